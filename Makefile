@@ -1,0 +1,49 @@
+# custom-launch-api. `make start` and `make test` install what is missing first.
+SHELL := /bin/bash
+export npm_config_nodedir ?= /usr
+export REDOCLY_TELEMETRY := off
+export REDOCLY_SUPPRESS_UPDATE_NOTICE := true
+NPM_STAMP := node_modules/.install-stamp
+
+.PHONY: install start test generate check-generated lint-spec lint typecheck unit bench clean
+
+# Installs the exact locked dependencies when node_modules is missing or older than the lock file.
+$(NPM_STAMP): package.json package-lock.json
+	@command -v node >/dev/null || { echo "Node.js 20 is required (node not found)"; exit 1; }
+	npm ci --no-audit --no-fund
+	@touch $(NPM_STAMP)
+
+install: $(NPM_STAMP)
+
+## Start the server on the embedded default (SQLite file var/custom-launch.sqlite, 127.0.0.1:8787).
+start: install
+	npm start
+
+## Everything CI runs: drift check, spec lint, code lint, type check, schema/example check, the vitest suite.
+test: install check-generated lint-spec lint typecheck unit
+
+generate: install
+	npm run generate
+
+check-generated: install
+	npm run check-generated
+
+lint-spec: install
+	npm run lint:spec
+
+lint: install
+	npx biome check .
+
+typecheck: install
+	npx tsc -p tsconfig.json --noEmit
+
+unit: install
+	npx tsx scripts/check-schemas.ts
+	npx vitest run
+
+## Throughput and p99 figures (not a test): validated GET-by-id and create vs a bare node:http GET.
+bench: install
+	npm run bench
+
+clean:
+	rm -rf var build

@@ -1,0 +1,60 @@
+import { fileURLToPath } from 'node:url';
+
+/** Runtime configuration, read once from the environment. README "Configuration" lists every variable. */
+export interface Config {
+  host: string;
+  port: number;
+  databasePath: string;
+  /** Validate responses against the spec (on in tests and CI; costs throughput in production). */
+  validateResponses: boolean;
+  /** New-request admission across the whole service (launch-transport.md Limits). */
+  admissionPerHour: number;
+  admissionPerDay: number;
+  /** Requests per minute per route and credential (or client address for public routes). Project design. */
+  routeBudgetPerMinute: number;
+  /** Body byte limit of V4 JSON routes. Project design: fits 16 targets of 24 KiB runtime code plus a 1 MiB image. */
+  v4BodyLimitBytes: number;
+  /** Whole V3 request limit (launch-transport.md Limits). */
+  v3BodyLimitBytes: number;
+  /** Serialized module upload limit (modules-subkeys-developer-api.md Limits). */
+  modulesBodyLimitBytes: number;
+  /** The one fixed recipient of the Native20 platform fee (launch-transport.md What the service does 6). */
+  platformFeeRecipient: string;
+  /** Seconds a client is told to wait when the price source is missing. */
+  quoteRetryAfterSeconds: number;
+}
+
+const projectRoot = fileURLToPath(new URL('..', import.meta.url));
+
+function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^[0-9]+$/.test(raw)) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
+  return Number(raw);
+}
+
+function address(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
+  const raw = env[name] ?? fallback;
+  if (!/^0x[0-9a-fA-F]{40}$/.test(raw)) throw new Error(`${name} must be a 0x address, got "${raw}"`);
+  return raw;
+}
+
+/** Builds the configuration from environment variables with the embedded defaults. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const inCi = env.CI === 'true' || env.NODE_ENV === 'test' || env.VITEST === 'true';
+  return {
+    host: env.HOST ?? '127.0.0.1',
+    port: int(env, 'PORT', 8787),
+    databasePath: env.DATABASE_PATH ?? `${projectRoot}var/custom-launch.sqlite`,
+    validateResponses: env.VALIDATE_RESPONSES ? env.VALIDATE_RESPONSES === 'true' : inCi,
+    admissionPerHour: int(env, 'ADMISSION_PER_HOUR', 120),
+    admissionPerDay: int(env, 'ADMISSION_PER_DAY', 500),
+    routeBudgetPerMinute: int(env, 'ROUTE_BUDGET_PER_MINUTE', 600),
+    v4BodyLimitBytes: int(env, 'V4_BODY_LIMIT_BYTES', 4 * 1024 * 1024),
+    v3BodyLimitBytes: 8_388_608,
+    modulesBodyLimitBytes: 24 * 1024 * 1024,
+    quoteRetryAfterSeconds: int(env, 'QUOTE_RETRY_AFTER_SECONDS', 30),
+    // Default: the devnet's second well-known test account, so a local deployment has a recipient it controls.
+    platformFeeRecipient: address(env, 'PLATFORM_FEE_RECIPIENT', '0x70997970C51812dc3A010C7d01b50e0d17dc79C8'),
+  };
+}

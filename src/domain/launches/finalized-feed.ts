@@ -1,0 +1,25 @@
+import type { components } from '../../../generated/types/service.ts';
+import type { Db } from '../../store/db.ts';
+import { decodeCursor, encodeCursor } from '../cursor.ts';
+
+/** The public V4 finalized feed, generated from spec/schemas/custom-launch-finalized-list.v4.schema.json. */
+export type CustomLaunchFinalizedListV4 = components['schemas']['CustomLaunchFinalizedListV4'];
+
+/**
+ * listFinalizedCustomLaunchesV4: public evidence of finalized router-backed launches, oldest first, paged by an
+ * opaque cursor. Rows are written only by the finality tracker; the feed serves them as stored.
+ * Spec: launch-transport.md Response resources (Finalized list).
+ */
+export function listFinalized(db: Db, chainId: string, limit: number, cursor: string | undefined): CustomLaunchFinalizedListV4 {
+  const listName = `v4-finalized:${chainId}`;
+  const after = cursor === undefined ? 0 : decodeCursor(listName, cursor);
+  const rows = db
+    .prepare('SELECT seq, item_json FROM finalized_feed WHERE chain_id = ? AND seq > ? ORDER BY seq LIMIT ?')
+    .all(chainId, after, limit + 1) as Array<{ seq: number; item_json: string }>;
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return {
+    launches: page.map((r) => JSON.parse(r.item_json)),
+    nextCursor: rows.length > limit && last ? encodeCursor(listName, last.seq) : null,
+  } as CustomLaunchFinalizedListV4;
+}

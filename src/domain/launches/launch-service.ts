@@ -1,0 +1,118 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { Principal } from '../../auth/keys.ts';
+import { ApiError } from '../../errors/api-error.ts';
+import type { Db } from '../../store/db.ts';
+import { decodeCursor, encodeCursor } from '../cursor.ts';
+import { findReplay, recordAnswer } from '../idempotency.ts';
+import { checkAdmissionQuota, recordAdmission } from './admission-quota.ts';
+import { type CustomLaunchResourceV4, type LaunchRow, toLaunchResource } from './launch-resource.ts';
+import { checkRequestRules, type CreateRequestV4 } from './request-rules.ts';
+
+const createOperation = 'createCustomLaunchV4';
+const columns =
+  'seq, launch_id, chain_id, lineage_id, partner_id, owner_key_id, profile, status, launch_wallet, request_digest, launch_intent_hash, created_at, updated_at';
+
+/** `sha256:` digest of the exact request bytes. */
+export function requestDigestOf(raw: Buffer): string {
+  return `sha256:${createHash('sha256').update(raw).digest('hex')}`;
+}
+
+/** Which launches a credential may see: a partner root sees its partner's, anyone else its own lineage. */
+function visibility(principal: Principal): { column: 'partner_id' | 'lineage_id'; value: string } {
+  if (principal.kind === 'partner-root' && principal.partnerId) return { column: 'partner_id', value: principal.partnerId };
+  return { column: 'lineage_id', value: principal.lineageId };
+}
+
+/** The V4 launch service: create with idempotency and admission quota, list, get. No Express here. */
+export class LaunchService {
+  constructor(
+    private readonly db: Db,
+    private readonly limits: { admissionPerHour: number; admissionPerDay: number },
+    private readonly now: () => number,
+  ) {}
+
+  /**
+   * createCustomLaunchV4: a new request is stored in `received` and answered 202 only after the commit is on disk
+   * (synchronous=FULL); the same key with the same bytes replays the first answer as 200 with the identical body;
+   * the same key with other bytes is 409 IDEMPOTENCY_CONFLICT. Replays consume no admission quota.
+   * Spec: launch-transport.md Endpoints, Limits.
+   */
+  create(input: {
+    principal: Principal;
+    idempotencyKey: string;
+    request: CreateRequestV4;
+    rawBody: Buffer;
+  }): { status: 200 | 202; body: string } {
+    const { principal, idempotencyKey, request, rawBody } = input;
+    const requestDigest = requestDigestOf(rawBody);
+    const idem = { keyId: principal.keyId, operation: createOperation, idempotencyKey, requestDigest };
+    return this.db
+      .transaction(() => {
+        const replay = findReplay(this.db, idem);
+        if (replay) return { status: 200 as const, body: replay.body };
+        checkRequestRules(principal, request);
+        const nowMs = this.now();
+        checkAdmissionQuota(this.db, nowMs, { perHour: this.limits.admissionPerHour, perDay: this.limits.admissionPerDay });
+        const at = new Date(nowMs).toISOString();
+        const launchId = randomUUID();
+        const row = this.db
+          .prepare(
+            `INSERT INTO launches (launch_id, chain_id, lineage_id, partner_id, owner_key_id, profile, status, launch_wallet,
+               request_digest, launch_intent_hash, request_bytes, created_at, updated_at)
+             VALUES (?, ?, ?, ?, ?, ?, 'received', ?, ?, ?, ?, ?, ?) RETURNING ${columns}`,
+          )
+          .get(
+            launchId,
+            request.chainId,
+            principal.lineageId,
+            principal.partnerId,
+            principal.keyId,
+            request.profile,
+            request.launchWallet,
+            requestDigest,
+            request.launchIntentHash,
+            rawBody,
+            at,
+            at,
+          ) as LaunchRow;
+        recordAdmission(this.db, nowMs, launchId);
+        const body = JSON.stringify(toLaunchResource(row));
+        recordAnswer(this.db, idem, { status: 202, body }, at);
+        return { status: 202 as const, body };
+      })
+      .immediate();
+  }
+
+  /** getCustomLaunchV4: a launch in the credential's visibility, else 404 NOT_FOUND (foreign looks like missing). */
+  get(principal: Principal, chainId: string, launchId: string): CustomLaunchResourceV4 {
+    const v = visibility(principal);
+    const row = this.db
+      .prepare(`SELECT ${columns} FROM launches WHERE chain_id = ? AND launch_id = ? AND ${v.column} = ?`)
+      .get(chainId, launchId, v.value) as LaunchRow | undefined;
+    if (!row) throw new ApiError('NOT_FOUND', { message: `No launch ${launchId} on chain ${chainId} for this credential.` });
+    return toLaunchResource(row);
+  }
+
+  /** listCustomLaunchesV4: newest first, `limit` per page, opaque cursor; scoped to the credential. */
+  list(
+    principal: Principal,
+    chainId: string,
+    limit: number,
+    cursor: string | undefined,
+  ): { launches: CustomLaunchResourceV4[]; nextCursor: string | null } {
+    const v = visibility(principal);
+    const listName = `v4:${chainId}:${v.column}:${v.value}`;
+    const before = cursor === undefined ? Number.MAX_SAFE_INTEGER : decodeCursor(listName, cursor);
+    const rows = this.db
+      .prepare(
+        `SELECT ${columns} FROM launches WHERE chain_id = ? AND ${v.column} = ? AND seq < ? ORDER BY seq DESC LIMIT ?`,
+      )
+      .all(chainId, v.value, before, limit + 1) as LaunchRow[];
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return {
+      launches: page.map(toLaunchResource),
+      nextCursor: rows.length > limit && last ? encodeCursor(listName, last.seq) : null,
+    };
+  }
+}

@@ -1,0 +1,98 @@
+import { createHash } from 'node:crypto';
+import type { components } from '../../../generated/types/service.ts';
+import type { Principal } from '../../auth/keys.ts';
+import { ApiError } from '../../errors/api-error.ts';
+import { canonicalJson, sha256Digest } from '../canonical-json.ts';
+
+/** The V4 create request (both profiles), generated from the spec. */
+export type CreateRequestV4 = components['schemas']['CustomLaunchCreateRequestV4'];
+type Profile410 = Extract<CreateRequestV4, { profile: '4.1.0' }>;
+type Issue = { location: string; message: string };
+
+/**
+ * Request rules that need no chain, checked after schema validation by preflight and create. A failure is a
+ * 400 INVALID_REQUEST listing every broken rule (nothing is persisted), except a foreign controller wallet,
+ * which is 403 WALLET_MISMATCH.
+ * Spec: launch-transport.md Request rules 1-2 and 9, What the service does 5, Authentication 5.
+ */
+export function checkRequestRules(principal: Principal, request: CreateRequestV4): void {
+  if (principal.kind === 'wallet' && principal.wallet?.toLowerCase() !== request.launchWallet.toLowerCase()) {
+    throw new ApiError('WALLET_MISMATCH');
+  }
+  const issues: Issue[] = [...metadataIssues(request), ...intentIssues(request)];
+  if (request.profile === '4.1.0') issues.push(...fundingPlanIssues(request as Profile410));
+  if (issues.length > 0) {
+    throw new ApiError('INVALID_REQUEST', {
+      message: `The request breaks ${issues.length} request rule(s); first: ${issues[0]?.location} ${issues[0]?.message}`,
+      issues,
+    });
+  }
+}
+
+/** 4.1.0: allocations sum to the positive wallet value, the value fits its budget, and the plan hash binds. */
+function fundingPlanIssues(request: Profile410): Issue[] {
+  const plan = request.fundingPlan;
+  const issues: Issue[] = [];
+  const a = plan.nativeAllocations;
+  const sum =
+    BigInt(a.initialLiquidityWei) +
+    BigInt(a.initialBuyWei) +
+    BigInt(a.reservesWei) +
+    a.otherNativeAllocations.reduce((s, o) => s + BigInt(o.amountWei), 0n);
+  if (sum !== BigInt(plan.walletTransactionValueWei)) {
+    issues.push({
+      location: '/fundingPlan/walletTransactionValueWei',
+      message: `must equal the sum of the native allocations (${sum}); the server never adjusts amounts`,
+    });
+  }
+  if (BigInt(plan.walletTransactionValueWei) > BigInt(plan.maxLaunchValueWei)) {
+    issues.push({ location: '/fundingPlan/maxLaunchValueWei', message: 'the wallet transaction value exceeds the launch-value budget' });
+  }
+  const labels = a.otherNativeAllocations.map((o) => o.label);
+  if (new Set(labels).size !== labels.length) {
+    issues.push({ location: '/fundingPlan/nativeAllocations/otherNativeAllocations', message: 'labels must be unique' });
+  }
+  if (plan.initialBuy.recipient.toLowerCase() !== request.launchWallet.toLowerCase()) {
+    issues.push({ location: '/fundingPlan/initialBuy/recipient', message: 'must be the launch controller (launchWallet)' });
+  }
+  const { fundingPlanHash, ...unhashed } = plan;
+  if (sha256Digest(canonicalJson(unhashed)) !== fundingPlanHash) {
+    issues.push({ location: '/fundingPlan/fundingPlanHash', message: 'does not match the canonical (RFC 8785) plan' });
+  }
+  if (request.funding.fundingPlanHash !== fundingPlanHash) {
+    issues.push({ location: '/funding/fundingPlanHash', message: 'must equal fundingPlan.fundingPlanHash' });
+  }
+  return issues;
+}
+
+/** Metadata is bound by projectMetadataHash, and the image artifact is the image the metadata names. */
+function metadataIssues(request: CreateRequestV4): Issue[] {
+  const issues: Issue[] = [];
+  if (sha256Digest(canonicalJson(request.projectMetadata)) !== request.projectMetadataHash) {
+    issues.push({ location: '/projectMetadataHash', message: 'does not match the canonical (RFC 8785) projectMetadata' });
+  }
+  const artifact = request.projectMetadataImageArtifact;
+  const bytes = Buffer.from(artifact.bytesBase64, 'base64');
+  if (bytes.length !== artifact.byteLength) {
+    issues.push({ location: '/projectMetadataImageArtifact/byteLength', message: `is ${artifact.byteLength} but the bytes are ${bytes.length}` });
+  }
+  if (`sha256:${createHash('sha256').update(bytes).digest('hex')}` !== artifact.sha256) {
+    issues.push({ location: '/projectMetadataImageArtifact/sha256', message: 'does not match the image bytes' });
+  }
+  if (request.projectMetadata.image.sha256 !== artifact.sha256) {
+    issues.push({ location: '/projectMetadata/image/sha256', message: 'must equal projectMetadataImageArtifact.sha256' });
+  }
+  if (request.projectMetadata.image.mediaType !== artifact.mediaType) {
+    issues.push({ location: '/projectMetadata/image/mediaType', message: 'must equal projectMetadataImageArtifact.mediaType' });
+  }
+  return issues;
+}
+
+/** launchIntentHash binds the whole request except itself and the agent attestation. */
+function intentIssues(request: CreateRequestV4): Issue[] {
+  const { launchIntentHash, agentAttestation: _attestation, ...intent } = request;
+  if (sha256Digest(canonicalJson(intent)) !== launchIntentHash) {
+    return [{ location: '/launchIntentHash', message: 'does not match the canonical (RFC 8785) request without launchIntentHash and agentAttestation' }];
+  }
+  return [];
+}

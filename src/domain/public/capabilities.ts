@@ -1,0 +1,57 @@
+import type { components } from '../../../generated/types/service.ts';
+import type { Config } from '../../config.ts';
+
+/** The V4 capabilities document, generated from spec/schemas/custom-launch-capabilities.v2.schema.json. */
+export type CustomLaunchCapabilitiesV2 = components['schemas']['CustomLaunchCapabilitiesV2'];
+
+/**
+ * getCustomLaunchCapabilitiesV4: the exact chain capabilities of this deployment, built from its configuration.
+ * Spec: launch-transport.md Response resources (capabilities), Limits, What the service does 6.
+ */
+export function capabilitiesV4(config: Config): CustomLaunchCapabilitiesV2 {
+  return {
+    schemaVersion: 'platform.custom-launch-capabilities.v2',
+    apiVersion: 4,
+    chainId: '4663',
+    caip2: 'eip155:4663',
+    profiles: [
+      { profile: '4.1.0', state: 'current', fundingPlanRequired: true, clientRelease: '4.1.1' },
+      { profile: '4.0.0', state: 'frozen', fundingPlanRequired: false, clientRelease: '4.0.0' },
+    ],
+    writes: { enabled: true, reasons: [] },
+    limits: {
+      pageSize: { default: 10, minimum: 1, maximum: 25 },
+      cursorLength: { minimum: 16, maximum: 512 },
+      idempotencyKeyLength: { minimum: 16, maximum: 128 },
+      graphTargets: { minimum: 3, maximum: 16 },
+      hookPermissionMask: { minimum: 0, maximum: 16383 },
+      initialBuy: { minimumUsd: 1, quoteMaxAgeSeconds: 60, staleFallback: false, appliesToProfile: '4.1.0' },
+      permit: { maxLifetimeSeconds: 3600 },
+      admission: {
+        newRequestsPerHour: config.admissionPerHour,
+        newRequestsPerDay: config.admissionPerDay,
+        exactReplaysConsume: false,
+      },
+    },
+    feePolicy: {
+      policyId: 'Native20',
+      feeBps: 20,
+      basis: 'gross_native_amount',
+      rounding: 'up_to_next_wei',
+      chargedPer: 'successful_buy_or_sell',
+      recipient: config.platformFeeRecipient,
+      creatorFeesAdditional: true,
+      lpFeesAdditional: true,
+      claimableByApiKey: false,
+      admissionProvesRevenue: false,
+    },
+    claims: { safetyClaim: false, feeBehaviorClaim: false },
+    scopes: {
+      preflight: 'custom-launch:create',
+      create: 'custom-launch:create',
+      list: 'custom-launch:read',
+      read: 'custom-launch:read',
+      reservedDisabled: ['fees:claim', 'buybacks:manage'],
+    },
+  } as CustomLaunchCapabilitiesV2;
+}

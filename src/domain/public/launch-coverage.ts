@@ -1,0 +1,62 @@
+import type { components } from '../../../generated/types/service.ts';
+import { findingCodes } from '../launches/finding-codes.ts';
+
+/** The coverage report, generated from spec/schemas/launch-coverage.v1.schema.json. */
+export type LaunchCoverageV1 = components['schemas']['LaunchCoverageV1'];
+
+const hookPermissions = [
+  'beforeInitialize',
+  'afterInitialize',
+  'beforeAddLiquidity',
+  'afterAddLiquidity',
+  'beforeRemoveLiquidity',
+  'afterRemoveLiquidity',
+  'beforeSwap',
+  'afterSwap',
+  'beforeDonate',
+  'afterDonate',
+  'beforeSwapReturnDelta',
+  'afterSwapReturnDelta',
+  'afterAddLiquidityReturnDelta',
+  'afterRemoveLiquidityReturnDelta',
+] as const;
+
+/**
+ * getLaunchCoverageV4: what this deployment verifies and what it does not. `requestAuthorization.requestAuthorized`
+ * is always false; listed permissions and funding models are declarations, not execution evidence.
+ * Spec: launch-transport.md Response resources (Coverage report).
+ */
+export function launchCoverageV4(nowMs: number, ready: boolean): LaunchCoverageV1 {
+  return {
+    schemaVersion: 'platform.l2-launch-coverage.v1',
+    chainId: '4663',
+    caip2: 'eip155:4663',
+    generatedAt: new Date(nowMs).toISOString(),
+    requestAuthorization: { requestAuthorized: false },
+    readiness: { status: ready ? 'ready' : 'not_ready' },
+    structuralFormat: {
+      onePhysicalTargetPerRole: true,
+      tokenAndHookMayShareAddress: false,
+      nativeTokenPoolCount: 1,
+      graphTargets: { minimum: 3, maximum: 16 },
+      hookPermissionBits: 14,
+    },
+    verifierCoverage: [
+      { verifierId: 'request.schema', coverage: 'covered', description: 'Closed JSON Schema validation of every request.' },
+      {
+        verifierId: 'request.rules',
+        coverage: 'partial',
+        description: 'Chain-free request rules: wallet binding, funding-plan sums and hash, metadata and intent hashes.',
+      },
+      { verifierId: 'static.baseline', coverage: 'not_covered', description: 'Static bytecode baseline: not evaluated yet.' },
+      { verifierId: 'router.simulation', coverage: 'not_covered', description: 'Exact router simulation: not run yet.' },
+      { verifierId: 'external.references', coverage: 'not_covered', description: 'External references gain no trust.' },
+    ],
+    findingObligations: Object.entries(findingCodes).map(([code, f]) => ({
+      code,
+      classification: f.classification,
+      obligation: f.obligation,
+    })),
+    declarations: { hookPermissions: [...hookPermissions], fundingModels: ['hash_bound_funding_plan', 'exact_wallet_value'], executionEvidence: false },
+  } as LaunchCoverageV1;
+}

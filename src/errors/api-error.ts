@@ -1,0 +1,60 @@
+import type { components } from '../../generated/types/service.ts';
+import { type ErrorCode, errorTable } from './codes.ts';
+
+/** The ApiError response body, generated from spec/schemas/api-error.schema.json. */
+export type ApiErrorBody = components['schemas']['ApiError'];
+type ApiErrorIssue = NonNullable<ApiErrorBody['error']['issues']>[number];
+
+/** Options of an ApiError beyond its code. */
+export interface ApiErrorOptions {
+  message?: string;
+  retryAfterSeconds?: number;
+  submissionMayExist?: boolean;
+  issues?: ApiErrorIssue[];
+  /** Extra response headers, such as `Allow` on a 405. */
+  headers?: Record<string, string>;
+}
+
+/**
+ * The one error class. Domain code throws it with a public code; the error middleware turns it into an ApiError
+ * body with the request id (spec: api-error.schema.json).
+ */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly retryable: boolean;
+  readonly retryAfterSeconds: number | undefined;
+  readonly submissionMayExist: boolean | undefined;
+  readonly issues: ApiErrorIssue[] | undefined;
+  readonly headers: Record<string, string>;
+
+  constructor(code: ErrorCode, options: ApiErrorOptions = {}) {
+    const entry = errorTable[code];
+    super(options.message ?? entry.message);
+    this.name = 'ApiError';
+    this.code = code;
+    this.status = entry.status;
+    this.retryable = entry.retryable;
+    this.retryAfterSeconds = options.retryAfterSeconds;
+    this.submissionMayExist = options.submissionMayExist;
+    this.issues = options.issues?.slice(0, 50);
+    this.headers = options.headers ?? {};
+    if ((entry.status === 429 || entry.status === 503) && this.retryAfterSeconds === undefined) {
+      this.retryAfterSeconds = code === 'UNAVAILABLE' ? 5 : 1;
+    }
+  }
+
+  /** The response body for this error, bound to one request id. */
+  toBody(requestId: string): ApiErrorBody {
+    const error: ApiErrorBody['error'] = {
+      code: this.code,
+      message: this.message.slice(0, 1024),
+      requestId,
+      retryable: this.retryable,
+    };
+    if (this.retryAfterSeconds !== undefined) error.retryAfterSeconds = this.retryAfterSeconds;
+    if (this.submissionMayExist !== undefined) error.submissionMayExist = this.submissionMayExist;
+    if (this.issues !== undefined && this.issues.length > 0) error.issues = this.issues;
+    return { error };
+  }
+}

@@ -1,0 +1,164 @@
+/**
+ * The one closed table of public error codes: HTTP status, whether the same bytes may be retried, and the default
+ * message. spec/schemas/api-error.schema.json `$defs.ApiErrorCode` must list exactly these codes
+ * (test/errors/error-table.test.ts walks both ways). Reference: launch-transport.md "Errors",
+ * modules-subkeys-developer-api.md "Errors".
+ */
+export const errorTable = {
+  INVALID_REQUEST: { status: 400, retryable: false, message: 'The request does not match the contract.' },
+  MALFORMED_JSON: { status: 400, retryable: false, message: 'The request body is not valid JSON.' },
+  UNAUTHENTICATED: { status: 401, retryable: false, message: 'Missing or invalid API key; verify the configured key.' },
+  INSUFFICIENT_SCOPE: { status: 403, retryable: false, message: 'The API key lacks the scope this operation needs.' },
+  CHAIN_NOT_ALLOWED: { status: 403, retryable: false, message: 'The API key has no grant for this chain.' },
+  WALLET_MISMATCH: {
+    status: 403,
+    retryable: false,
+    message: 'launchWallet must equal the wallet the API key is bound to.',
+  },
+  NOT_FOUND: {
+    status: 404,
+    retryable: false,
+    message: 'Not found: check the identifier, chain and credential lineage.',
+  },
+  METHOD_NOT_ALLOWED: { status: 405, retryable: false, message: 'The method is not allowed on this path.' },
+  NOT_ACCEPTABLE: { status: 406, retryable: false, message: 'The response can only be served as the documented type.' },
+  CHAIN_MISMATCH: {
+    status: 409,
+    retryable: false,
+    message: 'The path chainId does not equal the chainId bound in the request.',
+  },
+  IDEMPOTENCY_CONFLICT: {
+    status: 409,
+    retryable: false,
+    message: 'This Idempotency-Key was already used with different request bytes.',
+  },
+  CUSTOM_LAUNCH_V2_READ_ONLY: {
+    status: 409,
+    retryable: false,
+    message: 'V2 custom launches are read-only history; new creation is permanently refused.',
+  },
+  CUSTOM_LAUNCH_V1_READ_ONLY: {
+    status: 409,
+    retryable: false,
+    message: 'V1 custom launches are read-only history; new creation is permanently refused.',
+  },
+  PAYLOAD_TOO_LARGE: { status: 413, retryable: false, message: "The request body exceeds this route's byte limit." },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, retryable: false, message: 'The request body must be application/json.' },
+  RATE_LIMITED: { status: 429, retryable: true, message: 'Rate limit reached; retry the same bytes after Retry-After.' },
+  ADMISSION_QUOTA_EXHAUSTED: {
+    status: 429,
+    retryable: true,
+    message: 'The service-wide new-launch admission quota is used up; retry the same bytes after Retry-After.',
+  },
+  INTERNAL: {
+    status: 500,
+    retryable: false,
+    message: 'Internal error. Reconcile with the requestId before retrying; do not change the request bytes.',
+  },
+  NOT_IMPLEMENTED: { status: 501, retryable: false, message: 'This deployment does not implement this operation yet.' },
+  UNAVAILABLE: { status: 503, retryable: true, message: 'The service is unavailable; retry after Retry-After.' },
+  PRICE_SOURCE_UNAVAILABLE: {
+    status: 503,
+    retryable: true,
+    message: 'No fresh native/USD price is available; no stale value is served. Retry after Retry-After.',
+  },
+  AUTHENTICATION_REQUIRED: {
+    status: 401,
+    retryable: false,
+    message: 'Use an active, unexpired key for the author wallet.',
+  },
+  API_SCOPE_REQUIRED: {
+    status: 401,
+    retryable: false,
+    message: 'Use a key with the required scopes; see authorization.missingScopes.',
+  },
+  MODULE_SUBMISSION_NOT_FOUND: { status: 404, retryable: false, message: 'No such submission for this wallet.' },
+  MODULE_REVIEW_EXPORT_NOT_ACCEPTED: {
+    status: 409,
+    retryable: false,
+    message: 'The review is not accepted; follow nextAction of the review status.',
+  },
+  MODULE_REVIEW_EXPORT_BINDING_INVALID: {
+    status: 503,
+    retryable: false,
+    message: 'Inconsistent source, build or decision binding; no partial export is served.',
+  },
+  MODULE_REVIEW_EXPORT_UNAVAILABLE: {
+    status: 503,
+    retryable: true,
+    message: 'Review export is unavailable; keep the receipt and check readiness later.',
+  },
+  MODULE_REVIEW_UNAVAILABLE: {
+    status: 503,
+    retryable: true,
+    message: 'Review is unavailable; keep the receipt and check readiness later.',
+  },
+  MODULE_REVIEW_JOB_UNAVAILABLE: {
+    status: 503,
+    retryable: false,
+    message: 'The durable review job is missing; keep the submission identity and report the failure.',
+  },
+  MODULE_SUBMISSIONS_UNAVAILABLE: {
+    status: 503,
+    retryable: true,
+    message: 'This deployment does not accept module uploads.',
+  },
+  MODULE_AUTHOR_MISMATCH: {
+    status: 403,
+    retryable: false,
+    message: "descriptor.author must equal the API key's wallet.",
+  },
+  OPEN_ADDRESS: { status: 400, retryable: false, message: 'The reward wallet must be a nonzero EVM address.' },
+  OPEN_SOURCE_HASH: {
+    status: 400,
+    retryable: false,
+    message: 'A file hash in the descriptor does not match the inventory.',
+  },
+  MODULE_FILE_HASH: { status: 400, retryable: false, message: 'Submitted file bytes do not match their SHA-256.' },
+  OPEN_CONFIG_FIXED_OVERRIDE: {
+    status: 400,
+    retryable: false,
+    message: 'A fixed configuration value was overridden.',
+  },
+  MODULE_IDEMPOTENCY_CONFLICT: {
+    status: 409,
+    retryable: false,
+    message: 'This Idempotency-Key was already used with different request bytes.',
+  },
+  MODULE_PACKAGE_CONFLICT: {
+    status: 409,
+    retryable: false,
+    message: 'The package conflicts with an existing one; read it or submit a linked revision.',
+  },
+  MODULE_VERSION_ALREADY_SUBMITTED: {
+    status: 409,
+    retryable: false,
+    message: 'This version was already submitted; submit a new linked version.',
+  },
+  MODULE_REVISION_LINEAGE_INVALID: {
+    status: 409,
+    retryable: false,
+    message: 'The predecessor is not valid for this author and package family.',
+  },
+  MODULE_BUILD_SOURCE_ALIAS_COLLISION: {
+    status: 400,
+    retryable: false,
+    message: 'Two submitted files map to the same compiler source name.',
+  },
+  MODULE_BUILD_PROFILE_CAPACITY_EXCEEDED: {
+    status: 400,
+    retryable: false,
+    message: 'The source size exceeds the review profile capacity.',
+  },
+  SUBKEY_BOUNDS_EXCEEDED: {
+    status: 400,
+    retryable: false,
+    message: "A subkey cannot exceed the partner root's scopes, budgets or expiry.",
+  },
+} as const satisfies Record<string, { status: number; retryable: boolean; message: string }>;
+
+/** A public error code from the table. */
+export type ErrorCode = keyof typeof errorTable;
+
+/** Every public error code, in table order. */
+export const errorCodes = Object.keys(errorTable) as ErrorCode[];

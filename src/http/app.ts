@@ -1,0 +1,150 @@
+import { readFileSync } from 'node:fs';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import * as OpenApiValidator from 'express-openapi-validator';
+import { authenticate } from '../auth/authenticate.ts';
+import type { Config } from '../config.ts';
+import { ApiError } from '../errors/api-error.ts';
+import type { Db } from '../store/db.ts';
+import { errorMiddleware } from './error-middleware.ts';
+import type { OperationContext, OperationHandler, OperationResult } from './operation.ts';
+import { RouteBudgets } from './rate-limit.ts';
+import { requestId, state } from './request-context.ts';
+import { buildOperations } from './routes/index.ts';
+
+const specPath = new URL('../../generated/openapi/service.dereferenced.json', import.meta.url);
+const methods = ['get', 'post', 'put', 'patch', 'delete'] as const;
+
+interface SpecOperation {
+  operationId: string;
+  security?: Array<Record<string, string[]>>;
+}
+type SpecDocument = { paths: Record<string, Partial<Record<(typeof methods)[number], SpecOperation>>> };
+
+/** The dereferenced service spec, without `$id`, as express-openapi-validator needs it. */
+export function loadServiceSpec(): SpecDocument & Record<string, unknown> {
+  const doc = JSON.parse(readFileSync(specPath, 'utf8')) as SpecDocument & Record<string, unknown>;
+  delete doc['x-generated'];
+  return doc;
+}
+
+/** Removes `undefined` members so the response validator and the wire see the same object. */
+function stripUndefined(value: unknown): unknown {
+  return JSON.parse(JSON.stringify(value ?? null));
+}
+
+function send(res: Response, result: OperationResult): void {
+  for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
+  res.status(result.status);
+  if (result.rawJson !== undefined) {
+    res.type('application/json').send(result.rawJson);
+  } else if (result.text !== undefined) {
+    res.type(result.contentType ?? 'text/plain').send(result.text);
+  } else {
+    res.json(stripUndefined(result.body));
+  }
+}
+
+/**
+ * Builds the Express 5 app: request ids, JSON parsing with per-route byte limits, the validator fed the
+ * dereferenced spec (request validation always, response validation when configured), bearer auth and chain
+ * binding as the spec's security handler, per-route budgets, every spec operation routed to its handler or to
+ * 501 NOT_IMPLEMENTED, and the one error middleware.
+ */
+export function createApp(deps: { db: Db; config: Config; now?: () => number }) {
+  const { db, config } = deps;
+  const spec = loadServiceSpec();
+  const budgets = new RouteBudgets(config.routeBudgetPerMinute, deps.now);
+  const operations = buildOperations({ db, config, now: deps.now ?? Date.now });
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(requestId);
+  const keepRaw = (_req: Request, res: Response, buf: Buffer) => {
+    state(res).rawBody = buf;
+  };
+  const jsonTypes = ['application/json', 'application/*+json'];
+  app.use('/v1/modules', express.json({ limit: config.modulesBodyLimitBytes, type: jsonTypes, verify: keepRaw }));
+  app.use('/v3', express.json({ limit: config.v3BodyLimitBytes, type: jsonTypes, verify: keepRaw }));
+  app.use(express.json({ limit: config.v4BodyLimitBytes, type: jsonTypes, verify: keepRaw }));
+
+  app.use(
+    OpenApiValidator.middleware({
+      apiSpec: structuredClone(spec) as never,
+      validateApiSpec: true,
+      validateRequests: { allowUnknownQueryParameters: false },
+      validateResponses: config.validateResponses ? { onError: undefined } : false,
+      ajvFormats: { mode: 'full' },
+      ignoreUndocumented: false,
+      validateSecurity: {
+        handlers: {
+          bearerAuth: (req: Request, scopes: string[]) => {
+            const res = req.res as Response;
+            try {
+              const chainId = (req as Request & { openapi?: { pathParams?: Record<string, string> } }).openapi?.pathParams
+                ?.chainId;
+              state(res).principal = authenticate(db, req.headers.authorization, scopes, chainId);
+              checkChainBinding(chainId, req.body);
+              return true;
+            } catch (err) {
+              if (err instanceof ApiError) state(res).authError = err;
+              throw err;
+            }
+          },
+        },
+      },
+    }),
+  );
+
+  for (const [path, item] of Object.entries(spec.paths)) {
+    const expressPath = path.replace(/\{([^}]+)\}/g, ':$1');
+    for (const method of methods) {
+      const op = item[method];
+      if (!op) continue;
+      const handler: OperationHandler = operations[op.operationId] ?? notImplemented;
+      app[method](expressPath, async (req: Request, res: Response, next: NextFunction) => {
+        try {
+          const s = state(res);
+          budgets.take(op.operationId, s.principal?.keyId ?? req.socket.remoteAddress ?? 'unknown');
+          const ctx: OperationContext = {
+            operationId: op.operationId,
+            requestId: s.requestId,
+            params: req.params as Record<string, string>,
+            query: req.query as Record<string, unknown>,
+            headers: req.headers,
+            body: req.body,
+            rawBody: s.rawBody,
+            principal: s.principal,
+          };
+          send(res, await handler(ctx));
+        } catch (err) {
+          next(err);
+        }
+      });
+    }
+  }
+
+  app.use((_req: Request, _res: Response, next: NextFunction) => next(new ApiError('NOT_FOUND')));
+  app.use(errorMiddleware);
+  return app;
+}
+
+/**
+ * A V4 body bound to a chain must name the path's chain (launch-transport.md Endpoints: "it must equal the chain
+ * bound in any request body"). Checked before schema validation so a mismatch is a 409, not a 400.
+ */
+function checkChainBinding(pathChainId: string | undefined, body: unknown): void {
+  if (pathChainId === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) return;
+  const bodyChainId = (body as { chainId?: unknown }).chainId;
+  if (bodyChainId !== undefined && bodyChainId !== pathChainId) {
+    throw new ApiError('CHAIN_MISMATCH', {
+      message: `The path chainId ${pathChainId} does not equal the request's chainId ${JSON.stringify(bodyChainId).slice(0, 32)}.`,
+    });
+  }
+}
+
+const notImplemented: OperationHandler = (ctx) => {
+  throw new ApiError('NOT_IMPLEMENTED', {
+    message: `${ctx.operationId} is in the contract but this deployment does not implement it yet.`,
+  });
+};

@@ -1,0 +1,68 @@
+import type { NextFunction, Request, Response } from 'express';
+import { ApiError } from '../errors/api-error.ts';
+import type { ErrorCode } from '../errors/codes.ts';
+import { state } from './request-context.ts';
+
+interface HttpLikeError {
+  status?: number;
+  statusCode?: number;
+  type?: string;
+  message?: string;
+  headers?: Record<string, string>;
+  errors?: Array<{ path?: string; message?: string }>;
+}
+
+const statusCodes: Record<number, ErrorCode> = {
+  400: 'INVALID_REQUEST',
+  401: 'UNAUTHENTICATED',
+  403: 'INSUFFICIENT_SCOPE',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  406: 'NOT_ACCEPTABLE',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+};
+
+/**
+ * Maps anything thrown to an ApiError: our own, body-parser's (malformed JSON, oversized body), and the
+ * validator's (400 with issues, 401 security, 404/405 unknown routes, 415 media type). Anything else is a bounded
+ * 500 that carries the request id and no message, stack or secret of the failure.
+ */
+export function toApiError(err: unknown, res: Response): ApiError {
+  if (err instanceof ApiError) return err;
+  const e = (err ?? {}) as HttpLikeError;
+  const authError = state(res).authError;
+  const status = e.status ?? e.statusCode;
+  if (authError && (status === 401 || status === 403)) return authError;
+  if (e.type === 'entity.parse.failed') return new ApiError('MALFORMED_JSON');
+  if (e.type === 'entity.too.large') return new ApiError('PAYLOAD_TOO_LARGE');
+  if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') return new ApiError('UNSUPPORTED_MEDIA_TYPE');
+  const code = status !== undefined ? statusCodes[status] : undefined;
+  if (code === undefined) return new ApiError('INTERNAL');
+  const issues = (e.errors ?? []).map((i) => ({
+    location: String(i.path ?? '').slice(0, 512),
+    message: String(i.message ?? '').slice(0, 512),
+  }));
+  const message = code === 'INVALID_REQUEST' && issues.length > 0 ? `Invalid request: ${issues[0]?.location} ${issues[0]?.message}` : undefined;
+  return new ApiError(code, { issues, headers: e.headers ?? {}, ...(message ? { message } : {}) });
+}
+
+/** Logs a failure that is not a public ApiError, with the request id and without request data. */
+function logInternal(requestId: string, err: unknown): void {
+  const detail = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  console.error(JSON.stringify({ level: 'error', requestId, msg: 'unhandled failure', detail: detail.slice(0, 2000) }));
+}
+
+/** The one error middleware: every failure leaves as an ApiError body (STYLE habit 4). */
+export function errorMiddleware(err: unknown, _req: Request, res: Response, _next: NextFunction): void {
+  const { requestId } = state(res);
+  const apiError = toApiError(err, res);
+  if (apiError.code === 'INTERNAL' && !(err instanceof ApiError)) logInternal(requestId, err);
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  for (const [name, value] of Object.entries(apiError.headers)) res.setHeader(name, value);
+  if (apiError.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(apiError.retryAfterSeconds));
+  res.status(apiError.status).type('application/json').send(JSON.stringify(apiError.toBody(requestId)));
+}

@@ -1,0 +1,27 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Principal } from '../auth/keys.ts';
+
+/** What a route handler sees: validated input only, no Express objects (STYLE habit 6). */
+export interface OperationContext {
+  operationId: string;
+  requestId: string;
+  params: Record<string, string>;
+  query: Record<string, unknown>;
+  headers: IncomingHttpHeaders;
+  body: unknown;
+  rawBody: Buffer | undefined;
+  principal: Principal | undefined;
+}
+
+/** What a route handler returns: a status and a JSON body, exact JSON text (replays), or plain text. */
+export interface OperationResult {
+  status: number;
+  body?: unknown;
+  rawJson?: string;
+  text?: string;
+  contentType?: string;
+  headers?: Record<string, string>;
+}
+
+/** One spec operation's handler. */
+export type OperationHandler = (ctx: OperationContext) => OperationResult | Promise<OperationResult>;

@@ -1,0 +1,24 @@
+import type { Config } from '../../config.ts';
+import { LaunchService } from '../../domain/launches/launch-service.ts';
+import type { Db } from '../../store/db.ts';
+import type { OperationHandler } from '../operation.ts';
+import { legacyOperations } from './legacy.ts';
+import { publicReadOperations } from './public-reads.ts';
+import { v4LaunchOperations } from './v4-launches.ts';
+
+/**
+ * Every implemented operation by its spec operationId. An operation of the spec missing here answers
+ * 501 NOT_IMPLEMENTED (see createApp) and is listed in the README as not yet implemented.
+ */
+export function buildOperations(deps: { db: Db; config: Config; now: () => number }): Record<string, OperationHandler> {
+  const launches = new LaunchService(
+    deps.db,
+    { admissionPerHour: deps.config.admissionPerHour, admissionPerDay: deps.config.admissionPerDay },
+    deps.now,
+  );
+  return {
+    ...publicReadOperations(deps),
+    ...v4LaunchOperations(launches, deps.now),
+    ...legacyOperations,
+  };
+}

@@ -1,0 +1,38 @@
+import type { Config } from '../../config.ts';
+import { ApiError } from '../../errors/api-error.ts';
+import { listFinalized } from '../../domain/launches/finalized-feed.ts';
+import { capabilitiesV4 } from '../../domain/public/capabilities.ts';
+import { launchCoverageV4 } from '../../domain/public/launch-coverage.ts';
+import { launchGuideV4 } from '../../domain/public/launch-guide.ts';
+import { readiness } from '../../domain/public/readiness.ts';
+import type { Db } from '../../store/db.ts';
+import { migrations } from '../../store/migrations.ts';
+import type { OperationHandler } from '../operation.ts';
+
+/** Handlers of the unauthenticated reads (launch-transport.md Authentication 2, Endpoints). */
+export function publicReadOperations(deps: { db: Db; config: Config; now: () => number }): Record<string, OperationHandler> {
+  const { db, config, now } = deps;
+  const latestMigration = migrations.at(-1)?.version ?? 0;
+  return {
+    getReadiness: () => {
+      const doc = readiness(db, latestMigration, now());
+      if (doc.status === 'ready') return { status: 200, body: doc };
+      return { status: 503, body: doc, headers: { 'Retry-After': '5' } };
+    },
+    getCustomLaunchCapabilitiesV4: () => ({ status: 200, body: capabilitiesV4(config) }),
+    getLaunchGuideV4: () => ({ status: 200, body: launchGuideV4() }),
+    getLaunchCoverageV4: () => ({
+      status: 200,
+      body: launchCoverageV4(now(), readiness(db, latestMigration, now()).status === 'ready'),
+    }),
+    listFinalizedCustomLaunchesV4: (ctx) => {
+      const limit = ctx.query.limit === undefined ? 10 : Number(ctx.query.limit);
+      const cursor = ctx.query.cursor === undefined ? undefined : String(ctx.query.cursor);
+      return { status: 200, body: listFinalized(db, String(ctx.params.chainId), limit, cursor) };
+    },
+    // No price source is wired yet (issue 5 adds the devnet feed): never a made-up price, a retryable 503.
+    getL2InitialBuyUsdQuoteV1: () => {
+      throw new ApiError('PRICE_SOURCE_UNAVAILABLE', { retryAfterSeconds: config.quoteRetryAfterSeconds });
+    },
+  };
+}

@@ -1,0 +1,45 @@
+import type { Principal } from '../../auth/keys.ts';
+import { ApiError } from '../../errors/api-error.ts';
+import type { LaunchService } from '../../domain/launches/launch-service.ts';
+import { preflightV4 } from '../../domain/launches/preflight.ts';
+import type { CreateRequestV4 } from '../../domain/launches/request-rules.ts';
+import type { OperationContext, OperationHandler } from '../operation.ts';
+
+function principalOf(ctx: OperationContext): Principal {
+  // The validator's security handler sets the principal on every operation that declares bearerAuth.
+  if (!ctx.principal) throw new ApiError('UNAUTHENTICATED');
+  return ctx.principal;
+}
+
+function rawBodyOf(ctx: OperationContext): Buffer {
+  if (!ctx.rawBody) throw new ApiError('UNSUPPORTED_MEDIA_TYPE');
+  return ctx.rawBody;
+}
+
+/** Handlers of the authenticated V4 launch operations (launch-transport.md Endpoints). */
+export function v4LaunchOperations(launches: LaunchService, now: () => number): Record<string, OperationHandler> {
+  return {
+    preflightCustomLaunchV4: (ctx) => ({
+      status: 200,
+      body: preflightV4(principalOf(ctx), ctx.body as CreateRequestV4, rawBodyOf(ctx), now()),
+    }),
+    createCustomLaunchV4: (ctx) => {
+      const answer = launches.create({
+        principal: principalOf(ctx),
+        idempotencyKey: String(ctx.headers['idempotency-key']),
+        request: ctx.body as CreateRequestV4,
+        rawBody: rawBodyOf(ctx),
+      });
+      return { status: answer.status, rawJson: answer.body };
+    },
+    listCustomLaunchesV4: (ctx) => {
+      const limit = ctx.query.limit === undefined ? 10 : Number(ctx.query.limit);
+      const cursor = ctx.query.cursor === undefined ? undefined : String(ctx.query.cursor);
+      return { status: 200, body: launches.list(principalOf(ctx), String(ctx.params.chainId), limit, cursor) };
+    },
+    getCustomLaunchV4: (ctx) => ({
+      status: 200,
+      body: launches.get(principalOf(ctx), String(ctx.params.chainId), String(ctx.params.launchId)),
+    }),
+  };
+}

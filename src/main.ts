@@ -1,0 +1,36 @@
+/**
+ * `npm start`: opens the SQLite database (DATABASE_PATH, default var/custom-launch.sqlite) and serves the API on
+ * HOST:PORT (default 127.0.0.1:8787). Stops cleanly on SIGINT/SIGTERM.
+ */
+import { loadConfig } from './config.ts';
+import { createApp } from './http/app.ts';
+import { openDatabase } from './store/db.ts';
+
+const config = loadConfig();
+const db = openDatabase(config.databasePath);
+const app = createApp({ db, config });
+const server = app.listen(config.port, config.host, () => {
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  console.log(
+    JSON.stringify({
+      level: 'info',
+      msg: 'custom-launch-api listening',
+      url: `http://${config.host}:${port}`,
+      database: config.databasePath,
+      validateResponses: config.validateResponses,
+      pid: process.pid,
+    }),
+  );
+});
+
+function stop(signal: string): void {
+  console.log(JSON.stringify({ level: 'info', msg: 'stopping', signal }));
+  server.close(() => {
+    db.close();
+    process.exit(0);
+  });
+  setTimeout(() => process.exit(0), 5000).unref();
+}
+process.on('SIGINT', () => stop('SIGINT'));
+process.on('SIGTERM', () => stop('SIGTERM'));

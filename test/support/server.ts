@@ -1,0 +1,72 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { mintWalletKey } from '../../src/auth/keys.ts';
+import { type Config, loadConfig } from '../../src/config.ts';
+import { createApp } from '../../src/http/app.ts';
+import { type Db, openDatabase } from '../../src/store/db.ts';
+
+/** The devnet's first funded account: the example requests' launchWallet. */
+export const exampleWallet = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
+
+/** A real server over real HTTP on 127.0.0.1 with its own SQLite file, one per test file (STYLE habit 7). */
+export interface TestServer {
+  url: string;
+  db: Db;
+  dir: string;
+  config: Config;
+  /** Mints a wallet key straight into this server's database. */
+  key(input?: { wallet?: string; scopes?: string[]; chains?: string[] }): string;
+  close(): Promise<void>;
+}
+
+/** Starts a fresh app; `overrides` replace configuration values (limits made small for boundary tests). */
+export async function startServer(overrides: Partial<Config> = {}, now?: () => number): Promise<TestServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'custom-launch-test-'));
+  const config: Config = {
+    ...loadConfig({ CI: 'true' }),
+    databasePath: join(dir, 'test.sqlite'),
+    validateResponses: true,
+    ...overrides,
+  };
+  const db = openDatabase(config.databasePath);
+  const app = createApp({ db, config, ...(now ? { now } : {}) });
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    db,
+    dir,
+    config,
+    key: (input = {}) =>
+      mintWalletKey(db, {
+        wallet: input.wallet ?? exampleWallet,
+        scopes: input.scopes ?? ['custom-launch:create', 'custom-launch:read'],
+        chains: input.chains ?? ['4663'],
+      }).apiKey,
+    close: async () => {
+      await new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      });
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The raw bytes of a spec example. */
+export function exampleBytes(name: string): string {
+  return readFileSync(new URL(`../../spec/examples/${name}`, import.meta.url), 'utf8');
+}
+
+/** A parsed copy of a spec example. */
+export function example<T = Record<string, unknown>>(name: string): T {
+  return JSON.parse(exampleBytes(name)) as T;
+}
+
+/** The V4 4.1.0 create example, parsed. */
+export const v4Example = 'custom-launch-create-request.v4.json';
+export const v4FrozenExample = 'custom-launch-create-request.v4--profile-4.0.0.json';
