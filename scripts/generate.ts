@@ -8,6 +8,7 @@
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
+import $RefParser from '@apidevtools/json-schema-ref-parser';
 import { bundle, createConfig } from '@redocly/openapi-core';
 import { compile } from 'json-schema-to-typescript';
 import openapiTS, { astToString } from 'openapi-typescript';
@@ -22,13 +23,16 @@ const apis = {
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
-/** Removes `$id` and `$schema` everywhere: the validator needs a document without `$id`. */
+/**
+ * Removes `$id` and `$schema` everywhere (the validator needs a document without `$id`) and the `$defs` blocks,
+ * which are dead once every reference is inlined.
+ */
 function stripIds(node: Json): Json {
   if (Array.isArray(node)) return node.map(stripIds);
   if (node === null || typeof node !== 'object') return node;
   const out: { [key: string]: Json } = {};
   for (const [k, v] of Object.entries(node)) {
-    if (k === '$id' || k === '$schema') continue;
+    if (k === '$id' || k === '$schema' || k === '$defs') continue;
     out[k] = stripIds(v);
   }
   return out;
@@ -82,6 +86,12 @@ function renameComponents(doc: { [key: string]: Json }): { [key: string]: Json }
   for (const key of Object.keys(schemas).sort((a, b) => (renames.get(a) ?? a).localeCompare(renames.get(b) ?? b))) {
     renamed[renames.get(key) ?? key] = rewrite(schemas[key] ?? null);
   }
+  for (const [key, schema] of Object.entries(renamed)) {
+    // Redocly hoists every referenced $defs member into components; the leftover $defs blocks are dead weight
+    // that openapi-typescript would type as a property. A ref still pointing into a file means a bundling bug.
+    if (schema && typeof schema === 'object' && !Array.isArray(schema)) delete (schema as { [key: string]: Json }).$defs;
+    if (JSON.stringify(schema).includes('.schema.json#')) throw new Error(`component ${key} keeps an unresolved file reference`);
+  }
   const result = rewrite(doc) as { [key: string]: Json };
   (result.components as { [key: string]: Json }).schemas = renamed;
   return result;
@@ -91,9 +101,9 @@ function withBanner(doc: { [key: string]: Json }): string {
   return `${JSON.stringify({ 'x-generated': banner, ...doc }, null, 2)}\n`;
 }
 
-async function bundleApi(path: string, dereference: boolean): Promise<{ [key: string]: Json }> {
+async function bundleApi(path: string): Promise<{ [key: string]: Json }> {
   const config = await createConfig({}, {});
-  const result = await bundle({ ref: join(root, path), config, dereference });
+  const result = await bundle({ ref: join(root, path), config, dereference: false });
   const fatal = result.problems.filter((p) => p.ruleId === 'no-unresolved-refs' || p.severity === 'error');
   if (fatal.length > 0) {
     throw new Error(`${path}: cannot bundle:\n  ${fatal.map((p) => `${p.message} at ${p.location[0]?.pointer ?? ''}`).join('\n  ')}`);
@@ -104,9 +114,16 @@ async function bundleApi(path: string, dereference: boolean): Promise<{ [key: st
 async function build(): Promise<Map<string, string>> {
   const files = new Map<string, string>();
   for (const [name, path] of Object.entries(apis)) {
-    const bundled = renameComponents(await bundleApi(path, false));
+    // Without $id: inside a component that keeps its file's $id, `#/components/...` would resolve against that id.
+    const bundled = stripIds(renameComponents(await bundleApi(path))) as { [key: string]: Json };
     files.set(`generated/openapi/${name}.bundled.json`, withBanner(bundled));
-    const dereferenced = stripIds(await bundleApi(path, true)) as { [key: string]: Json };
+    // Dereference the one-file bundle (internal refs only); a cycle is an error, so the result is plain JSON.
+    const inlined = (await $RefParser.dereference(structuredClone(bundled), {
+      dereference: { circular: false },
+    })) as { [key: string]: Json };
+    const dereferenced = inlined as { [key: string]: { [key: string]: Json } };
+    // Every schema is inlined where it is used; the component copies would only be validated twice.
+    delete dereferenced.components?.schemas;
     files.set(`generated/openapi/${name}.dereferenced.json`, withBanner(dereferenced));
     const ast = await openapiTS(bundled as never, { exportType: true, alphabetize: true });
     files.set(`generated/types/${name}.ts`, `// ${banner}\n${astToString(ast)}`);

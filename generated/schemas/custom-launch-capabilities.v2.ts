@@ -131,8 +131,14 @@ export interface CapabilitiesLimitsV2 {
    * Global new-request admission; exact replays consume nothing.
    */
   admission: {
-    newRequestsPerHour: 120;
-    newRequestsPerDay: 500;
+    /**
+     * The admission quota this deployment enforces; the reference deployment's value is 120.
+     */
+    newRequestsPerHour: number;
+    /**
+     * The admission quota this deployment enforces; the reference deployment's value is 500.
+     */
+    newRequestsPerDay: number;
     exactReplaysConsume: false;
   };
 }

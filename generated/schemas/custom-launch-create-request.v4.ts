@@ -396,7 +396,7 @@ export interface DeploymentReceiptLog {
 export interface RootDeploymentEthereumFinalityEvidence {
   schemaVersion: 'platform.l2-ethereum-finality-evidence.v1';
   /**
-   * Digest of the finality policy applied; equals chainDeployment.finality.policyDigest (server rule).
+   * SHA-256 digest: sha256: followed by 64 lowercase hex digits.
    */
   policyDigest: string;
   /**

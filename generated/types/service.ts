@@ -897,14 +897,6 @@ export type components = {
                 /** @description True when a write may have been persisted: keep the idempotency key and the exact request bytes together for the retry. */
                 submissionMayExist?: boolean;
             };
-            $defs: {
-                /**
-                 * ApiErrorCode
-                 * @description Public error code. The closed table with HTTP status and retryable lives in src/errors/codes.ts.
-                 * @enum {string}
-                 */
-                ApiErrorCode: "INVALID_REQUEST" | "MALFORMED_JSON" | "UNAUTHENTICATED" | "INSUFFICIENT_SCOPE" | "CHAIN_NOT_ALLOWED" | "WALLET_MISMATCH" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "CHAIN_MISMATCH" | "IDEMPOTENCY_CONFLICT" | "CUSTOM_LAUNCH_V2_READ_ONLY" | "CUSTOM_LAUNCH_V1_READ_ONLY" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "ADMISSION_QUOTA_EXHAUSTED" | "INTERNAL" | "NOT_IMPLEMENTED" | "UNAVAILABLE" | "PRICE_SOURCE_UNAVAILABLE" | "AUTHENTICATION_REQUIRED" | "API_SCOPE_REQUIRED" | "MODULE_SUBMISSION_NOT_FOUND" | "MODULE_REVIEW_EXPORT_NOT_ACCEPTED" | "MODULE_REVIEW_EXPORT_BINDING_INVALID" | "MODULE_REVIEW_EXPORT_UNAVAILABLE" | "MODULE_REVIEW_UNAVAILABLE" | "MODULE_REVIEW_JOB_UNAVAILABLE" | "MODULE_SUBMISSIONS_UNAVAILABLE" | "MODULE_AUTHOR_MISMATCH" | "OPEN_ADDRESS" | "OPEN_SOURCE_HASH" | "MODULE_FILE_HASH" | "OPEN_CONFIG_FIXED_OVERRIDE" | "MODULE_IDEMPOTENCY_CONFLICT" | "MODULE_PACKAGE_CONFLICT" | "MODULE_VERSION_ALREADY_SUBMITTED" | "MODULE_REVISION_LINEAGE_INVALID" | "MODULE_BUILD_SOURCE_ALIAS_COLLISION" | "MODULE_BUILD_PROFILE_CAPACITY_EXCEEDED" | "SUBKEY_BOUNDS_EXCEEDED";
-            };
         };
         /**
          * ApiErrorCode
@@ -961,10 +953,10 @@ export type components = {
             admission: {
                 /** @constant */
                 exactReplaysConsume: false;
-                /** @constant */
-                newRequestsPerDay: 500;
-                /** @constant */
-                newRequestsPerHour: 120;
+                /** @description The admission quota this deployment enforces; the reference deployment's value is 500. */
+                newRequestsPerDay: number;
+                /** @description The admission quota this deployment enforces; the reference deployment's value is 120. */
+                newRequestsPerHour: number;
             };
             cursorLength: {
                 /** @constant */
@@ -1061,72 +1053,6 @@ export type components = {
             permitAuthoritySourceProvenance: components["schemas"]["PermitAuthoritySourceProvenance"];
             /** @constant */
             schemaVersion: "platform.custom-launch-chain-deployment.v1";
-            $defs: {
-                /**
-                 * ChainContractBinding
-                 * @description A contract on chain 4663: address and keccak-256 hash of its runtime code.
-                 */
-                ContractBinding: {
-                    address: components["schemas"]["Address"];
-                    runtimeCodeHash: components["schemas"]["Hex32"];
-                };
-                /**
-                 * ChainDeploymentContracts
-                 * @description The platform contracts and the canonical pool manager of this deployment.
-                 */
-                ChainDeploymentContracts: {
-                    /** @description The Uniswap v4 pool manager of chain 4663 as configured for this deployment. */
-                    canonicalPoolManager: components["schemas"]["ChainContractBinding"];
-                    graphFactory: components["schemas"]["ChainContractBinding"];
-                    permitAuthority: components["schemas"]["ChainContractBinding"];
-                    platformLaunchStampRouter: components["schemas"]["ChainContractBinding"];
-                };
-                /**
-                 * Permit2GenesisProvenance
-                 * @description Provenance of the Permit2 contract: present in the chain's genesis state at a fixed address with a fixed runtime code hash.
-                 */
-                Permit2GenesisProvenance: {
-                    address: components["schemas"]["Address"];
-                    evidenceDigest: components["schemas"]["Sha256Digest"];
-                    /** @description Hash of block 0 of chain 4663. */
-                    genesisBlockHash: components["schemas"]["TransactionHash"];
-                    runtimeCodeHash: components["schemas"]["Hex32"];
-                    /** @constant */
-                    schemaVersion: "platform.l2-permit2-genesis-provenance.v1";
-                };
-                /**
-                 * PermitAuthoritySourceProvenance
-                 * @description Provenance of the permitAuthority contract's source: the source commit and bundle, the exact compiler and the runtime code hash it builds to.
-                 */
-                PermitAuthoritySourceProvenance: {
-                    /** @description solc long version, e.g. 0.8.26+commit.8a97fa7a. */
-                    compilerVersion: string;
-                    evidenceDigest: components["schemas"]["Sha256Digest"];
-                    runtimeCodeHash: components["schemas"]["Hex32"];
-                    /** @constant */
-                    schemaVersion: "platform.l2-permit-authority-source-provenance.v1";
-                    sourceBundleDigest: components["schemas"]["Sha256Digest"];
-                    /** @description Git commit (SHA-1, 40 lowercase hex digits) of the permitAuthority source. */
-                    sourceCommit: string;
-                };
-                /**
-                 * ExternalRootDeploymentEvidence
-                 * @description Evidence of the external root the platform depends on: the canonical pool manager's deployment on chain 4663.
-                 */
-                ExternalRootDeploymentEvidence: {
-                    /** ExternalRootDeployment */
-                    canonicalPoolManager: {
-                        address: components["schemas"]["Address"];
-                        deploymentBlockHash: components["schemas"]["TransactionHash"];
-                        deploymentBlockNumber: components["schemas"]["PositiveDecimalString"];
-                        deploymentTransactionHash: components["schemas"]["TransactionHash"];
-                        runtimeCodeHash: components["schemas"]["Hex32"];
-                    };
-                    evidenceDigest: components["schemas"]["Sha256Digest"];
-                    /** @constant */
-                    schemaVersion: "platform.l2-external-root-deployment-evidence.v1";
-                };
-            };
         };
         /**
          * @description The base-layer chain: the decimal string 1.
@@ -1296,97 +1222,6 @@ export type components = {
                 enabled: boolean;
                 reasons: components["schemas"]["FindingCode"][];
             };
-            $defs: {
-                /**
-                 * CapabilitiesLimitsV2
-                 * @description The reference's limits that apply to the V4 lane.
-                 */
-                Limits: {
-                    /** @description Global new-request admission; exact replays consume nothing. */
-                    admission: {
-                        /** @constant */
-                        exactReplaysConsume: false;
-                        /** @constant */
-                        newRequestsPerDay: 500;
-                        /** @constant */
-                        newRequestsPerHour: 120;
-                    };
-                    cursorLength: {
-                        /** @constant */
-                        maximum: 512;
-                        /** @constant */
-                        minimum: 16;
-                    };
-                    graphTargets: {
-                        /** @constant */
-                        maximum: 16;
-                        /** @constant */
-                        minimum: 3;
-                    };
-                    hookPermissionMask: {
-                        /** @constant */
-                        maximum: 16383;
-                        /** @constant */
-                        minimum: 0;
-                    };
-                    idempotencyKeyLength: {
-                        /** @constant */
-                        maximum: 128;
-                        /** @constant */
-                        minimum: 16;
-                    };
-                    /** @description Profile 4.1.0 funded launch: at least USD 1 at permit authorization, from a server quote no older than 60 seconds, with no stale fallback. */
-                    initialBuy: {
-                        /** @constant */
-                        appliesToProfile: "4.1.0";
-                        /** @constant */
-                        minimumUsd: 1;
-                        /** @constant */
-                        quoteMaxAgeSeconds: 60;
-                        /** @constant */
-                        staleFallback: false;
-                    };
-                    /** @description limit of the list and finalized list. */
-                    pageSize: {
-                        /** @constant */
-                        default: 10;
-                        /** @constant */
-                        maximum: 25;
-                        /** @constant */
-                        minimum: 1;
-                    };
-                    permit: {
-                        /** @constant */
-                        maxLifetimeSeconds: 3600;
-                    };
-                };
-                /**
-                 * Native20FeePolicy
-                 * @description Native20: 20 bps (0.20%) of the gross native amount, charged once per successful buy or sell, rounded up to the next wei. The full amount belongs to the platform and is paid only to one fixed recipient bound by the profile. Creator fees and pool LP fees are additional. Fees accrue as pool-manager native claims anyone may trigger; API keys cannot claim fees. Admission does not prove collected revenue.
-                 */
-                FeePolicy: {
-                    /** @constant */
-                    admissionProvesRevenue: false;
-                    /** @constant */
-                    basis: "gross_native_amount";
-                    /** @constant */
-                    chargedPer: "successful_buy_or_sell";
-                    /** @constant */
-                    claimableByApiKey: false;
-                    /** @constant */
-                    creatorFeesAdditional: true;
-                    /** @constant */
-                    feeBps: 20;
-                    /** @constant */
-                    lpFeesAdditional: true;
-                    /** @constant */
-                    policyId: "Native20";
-                    /** @description The one fixed fee recipient bound by the profile. */
-                    recipient: components["schemas"]["Address"];
-                    /** @constant */
-                    rounding: "up_to_next_wei";
-                };
-            };
         };
         /**
          * CustomLaunchCapabilitiesV3
@@ -1413,121 +1248,6 @@ export type components = {
             profiles: components["schemas"]["ProfileEntry"][];
             /** @constant */
             schemaVersion: "platform.custom-launch-capabilities.v3";
-            $defs: {
-                ProfileEntry: {
-                    graphTargets: components["schemas"]["Range"];
-                    /**
-                     * @description optional: 3.0.0, 3.1.0. required_nullable_image: 3.2.0. required_strict: 3.3.0, 3.4.0.
-                     * @enum {string}
-                     */
-                    metadataPolicy: "optional" | "required_nullable_image" | "required_strict";
-                    /** @constant */
-                    profileSchema: "platform.direct-native-hook-graph-profile.v3";
-                    /** @enum {integer} */
-                    revision: 2 | 3;
-                    /**
-                     * @description default: 3.3.0. readable_retryable: 3.2.0, 3.1.0, 3.0.0 under their original rules. preparatory: 3.4.0, refused until activation. active: 3.4.0 after activation.
-                     * @enum {string}
-                     */
-                    state: "default" | "readable_retryable" | "preparatory" | "active";
-                    version: components["schemas"]["CustomLaunchProfileVersionV3"];
-                };
-                Range: {
-                    max: number;
-                    min: number;
-                };
-                Limits: {
-                    /**
-                     * @description Buy or sell rate cap (1,000 bps, 10%).
-                     * @constant
-                     */
-                    applicantRateCapHundredthsBip: 100000;
-                    /** @constant */
-                    applicantRateModes: [
-                        "additive",
-                        "inclusive"
-                    ];
-                    cursorLength: {
-                        /** @constant */
-                        max: 512;
-                        /** @constant */
-                        min: 16;
-                    };
-                    /** @constant */
-                    descriptionMinLettersOrDigits: 8;
-                    /** @description Profile 3.3.0 (and 3.4.0) metadata description. */
-                    descriptionUtf8Bytes: {
-                        /** @constant */
-                        max: 4096;
-                        /** @constant */
-                        min: 20;
-                    };
-                    graphTargets: {
-                        /** @constant */
-                        max: 16;
-                        /** @constant */
-                        min: 3;
-                    };
-                    graphTargetsProfile340: {
-                        /** @constant */
-                        max: 16;
-                        /** @constant */
-                        min: 4;
-                    };
-                    hookPermissionMask: {
-                        /** @constant */
-                        max: 16383;
-                        /** @constant */
-                        min: 0;
-                    };
-                    idempotencyKeyLength: {
-                        /** @constant */
-                        max: 128;
-                        /** @constant */
-                        min: 16;
-                    };
-                    /** @constant */
-                    maxDecodedStandardJsonBytesPerUnit: 5242880;
-                    /**
-                     * @description Across all compilation units.
-                     * @constant
-                     */
-                    maxDecodedStandardJsonBytesTotal: 5242880;
-                    /** @constant */
-                    maxInlineSources: 2048;
-                    /**
-                     * @description Whole V3 request.
-                     * @constant
-                     */
-                    maxRequestBytes: 8388608;
-                    /** @description Global new-request admission; exact replays consume nothing. */
-                    newRequestAdmission: {
-                        /** @constant */
-                        perDay: 500;
-                        /** @constant */
-                        perHour: 120;
-                    };
-                    pageSize: {
-                        /** @constant */
-                        default: 10;
-                        /** @constant */
-                        max: 25;
-                        /** @constant */
-                        min: 1;
-                    };
-                    /**
-                     * @description 10 bps, only for a fee-certified profile or adapter for the exact stamped pool key.
-                     * @constant
-                     */
-                    platformShareHundredthsBip: 1000;
-                    routerPrimitiveTargets: {
-                        /** @constant */
-                        max: 16;
-                        /** @constant */
-                        min: 2;
-                    };
-                };
-            };
         };
         /**
          * CustomLaunchChainEvidenceV3
@@ -1583,535 +1303,12 @@ export type components = {
             projectMetadataHash?: components["schemas"]["Sha256Digest"];
             /** @constant */
             schemaVersion: "platform.custom-launch-create-request.v3";
-            $defs: {
-                /**
-                 * @description The base-layer chain: the decimal string 1.
-                 * @constant
-                 */
-                ChainId1: "1";
-                /**
-                 * @description CAIP-2 identifier of the base layer.
-                 * @constant
-                 */
-                Caip2Chain1: "eip155:1";
-                /**
-                 * CustomLaunchProfileVersionV3
-                 * @description V3 launch profile. 3.3.0 is the default; 3.2.0, 3.1.0 and 3.0.0 remain readable and retryable under their original rules; 3.4.0 is preparatory and refused until activation.
-                 * @enum {string}
-                 */
-                ProfileVersion: "3.0.0" | "3.1.0" | "3.2.0" | "3.3.0" | "3.4.0";
-                /**
-                 * CustomLaunchProfileRefV3
-                 * @description The launch profile the request is bound to.
-                 */
-                Profile: {
-                    /** @enum {integer} */
-                    revision: 2 | 3;
-                    /** @constant */
-                    schemaVersion: "platform.direct-native-hook-graph-profile.v3";
-                    /** @default 3.3.0 */
-                    version: components["schemas"]["CustomLaunchProfileVersionV3"];
-                } & unknown;
-                /**
-                 * CustomLaunchGraphV3
-                 * @description The contract graph: 3 to 16 targets (4 to 16 for 3.4.0), exactly one project-owned token and one hook.
-                 */
-                Graph: {
-                    targets: components["schemas"]["CustomLaunchGraphTargetV3"][] & (unknown & unknown);
-                };
-                /**
-                 * CustomLaunchGraphTargetV3
-                 * @description One contract of the graph, compiled from one compilation unit. hookPermissionMask is present exactly for the hook.
-                 */
-                GraphTarget: {
-                    compilationUnitId: components["schemas"]["UnitId"];
-                    /** @description ABI-encoded constructor arguments (0x when none). */
-                    constructorArgs: components["schemas"]["HexData"];
-                    /** @description Fully qualified name: source path, colon, contract identifier. */
-                    contractName: string;
-                    hookPermissionMask?: components["schemas"]["HookPermissionMask"];
-                    /** @enum {string} */
-                    role: "token" | "hook" | "initializer" | "auxiliary";
-                    targetId: string;
-                };
-                /** @description Compilation unit identifier. */
-                UnitId: string;
-                /**
-                 * CustomLaunchCompilationV3
-                 * @description Solidity standard-JSON compilation input carried inline. Decoded standard JSON: at most 5,242,880 bytes per unit and across all units; at most 2,048 inline sources (server-enforced across units).
-                 */
-                Compilation: {
-                    /** @description solc long version. For revision 3 it must equal the one pinned compiler version. */
-                    compilerVersion: string;
-                    units: components["schemas"]["CustomLaunchCompilationUnitV3"][];
-                };
-                /** CustomLaunchCompilationUnitV3 */
-                CompilationUnit: {
-                    standardJson: components["schemas"]["SolidityStandardJsonInputV3"];
-                    unitId: components["schemas"]["UnitId"];
-                };
-                /** SolidityStandardJsonInputV3 */
-                StandardJsonInput: {
-                    /** @constant */
-                    language: "Solidity";
-                    settings: components["schemas"]["CompilerSettings"];
-                    /** @description Inline sources keyed by source path: 1 to 2,048. */
-                    sources: {
-                        [key: string]: components["schemas"]["InlineSource"];
-                    };
-                };
-                /** @description Relative source path: no leading slash, no . or .. segment. */
-                SourcePath: string;
-                InlineSource: {
-                    content: string;
-                };
-                CompilerSettings: {
-                    /** @enum {string} */
-                    evmVersion: "paris" | "shanghai" | "cancun" | "prague";
-                    metadata?: {
-                        /** @enum {string} */
-                        bytecodeHash: "none" | "ipfs" | "bzzr1";
-                    };
-                    optimizer: {
-                        enabled: boolean;
-                        runs: number;
-                    };
-                    remappings?: string[];
-                    viaIR?: boolean;
-                };
-                /**
-                 * CustomLaunchProjectMetadataV3
-                 * @description Launch metadata bound by projectMetadataHash: token name, symbol, description, image, one website, one X profile; other links optional. Required for 3.2.0, 3.3.0 and 3.4.0. image may be null only under 3.2.0 (and the optional metadata of 3.0.0 and 3.1.0); 3.3.0 and 3.4.0 apply the strict description.
-                 */
-                ProjectMetadata: {
-                    /** @description At most 4,096 UTF-8 bytes. */
-                    description: string;
-                    image: components["schemas"]["CustomLaunchImageV3"] | null;
-                    links?: {
-                        label: string;
-                        uri: components["schemas"]["HttpsUri"];
-                    }[];
-                    name: string;
-                    symbol: string;
-                    website: components["schemas"]["HttpsUri"];
-                    xProfile: string;
-                };
-                /** @description Strict description of 3.3.0 and 3.4.0: 20 to 4,096 UTF-8 bytes with at least 8 letters or digits. */
-                StrictDescription: string;
-                /**
-                 * CustomLaunchImageV3
-                 * @description An actual image: the bytes (base64) plus a public URI. PNG, JPEG, WebP or GIF.
-                 */
-                Image: {
-                    byteLength: number;
-                    contentBase64: string;
-                    /** @enum {string} */
-                    mediaType: "image/png" | "image/jpeg" | "image/webp" | "image/gif";
-                    sha256: components["schemas"]["Sha256Digest"];
-                    uri: components["schemas"]["HttpsUri"];
-                };
-                /**
-                 * CustomLaunchFundingV3
-                 * @description native: the wallet transaction carries valueWei. eip3009: an EIP-3009 token authorization funds the launch; the launch passes awaiting_funding_authorization and funding_authorization_verified.
-                 */
-                Funding: components["schemas"]["NativeFunding"] | components["schemas"]["Eip3009Funding"];
-                NativeFunding: {
-                    /** @constant */
-                    mode: "native";
-                    valueWei: components["schemas"]["WeiAmount"];
-                };
-                Eip3009Funding: {
-                    authorization: components["schemas"]["Eip3009FundingAuthorizationV3"];
-                    /** @constant */
-                    mode: "eip3009";
-                };
-                /**
-                 * Eip3009FundingAuthorizationV3
-                 * @description EIP-3009 TransferWithAuthorization or ReceiveWithAuthorization message and its 65-byte signature. The EIP-712 domain is read by the server from the token contract on chain 1; from must equal launchWallet; the server verifies the typed-data signature and that the nonce is unused.
-                 */
-                Eip3009Authorization: {
-                    from: components["schemas"]["Address"];
-                    /** @description bytes32 authorization nonce. */
-                    nonce: components["schemas"]["Hex32"];
-                    /** @enum {string} */
-                    primaryType: "TransferWithAuthorization" | "ReceiveWithAuthorization";
-                    /** @description 65-byte signature r || s || v. */
-                    signature: string;
-                    to: components["schemas"]["Address"];
-                    /** @description The EIP-3009 token contract (verifyingContract). */
-                    token: components["schemas"]["Address"];
-                    /** @description uint256 unix seconds. */
-                    validAfter: components["schemas"]["DecimalString"];
-                    /** @description uint256 unix seconds. */
-                    validBefore: components["schemas"]["PositiveDecimalString"];
-                    /** @description uint256 token amount in base units. */
-                    value: components["schemas"]["PositiveDecimalString"];
-                };
-                /**
-                 * CustomLaunchApplicantRatesV3
-                 * @description Applicant buy and sell rates in hundredths of a bip, each capped at 100,000 (1,000 bps, 10%) in both additive and inclusive modes.
-                 */
-                ApplicantRates: {
-                    buyRateHundredthsBip: number;
-                    /** @enum {string} */
-                    mode: "additive" | "inclusive";
-                    recipient: components["schemas"]["Address"];
-                    sellRateHundredthsBip: number;
-                };
-                /**
-                 * CustomLaunchFeeCertificationV3
-                 * @description The 10 bps platform share (1,000 hundredths of a bip) applies only to a fee-certified profile (adapter null) or adapter for the exact stamped pool key; otherwise the share is 0. The server checks the certification; the request cannot declare it verified.
-                 */
-                FeeCertification: {
-                    /** @constant */
-                    certified: false;
-                    /** @constant */
-                    platformShareHundredthsBip: 0;
-                } | {
-                    /** @description The fee-certified adapter, or null when the profile itself is fee-certified. */
-                    adapter: components["schemas"]["Address"] | null;
-                    /** @constant */
-                    certified: true;
-                    /** @constant */
-                    platformShareHundredthsBip: 1000;
-                    /** @description keccak256 of the ABI-encoded pool key that the certification is stamped for. */
-                    stampedPoolKeyHash: components["schemas"]["Hex32"];
-                };
-            };
         } & (unknown & unknown & unknown);
         /**
          * CustomLaunchCreateRequestV4
          * @description Body of the V4 preflight and create operations on chain 4663: a closed request that describes a token, a pool hook and a graph of related contracts. Two profiles share this schemaVersion: 4.1.0 (current, requires a hash-bound fundingPlan) and 4.0.0 (frozen: no funding plan, exact wallet transaction value).
          */
-        CustomLaunchCreateRequestV4: {
-            $defs: {
-                /**
-                 * CustomLaunchCreateRequestV4Profile410
-                 * @description Profile 4.1.0 (current): every field required, including the hash-bound fundingPlan.
-                 */
-                Profile410: {
-                    agentAttestation: components["schemas"]["AgentAttestation"];
-                    caip2: components["schemas"]["Caip2Chain4663"];
-                    chainDeployment: components["schemas"]["ChainDeploymentV1"];
-                    /** @description sha256: digest over the RFC 8785 canonical JSON of chainDeployment. */
-                    chainDeploymentDescriptorDigest: components["schemas"]["Sha256Digest"];
-                    /** @description Must equal the path chainId (server rule). */
-                    chainId: components["schemas"]["ChainId4663"];
-                    /** @description Bounded external-contract references of the graph, each accepted only when the server verifies address, live runtime hash, source-verification evidence, declared role and checkpoint. */
-                    externalContracts: components["schemas"]["ExternalContractReference"][];
-                    funding: components["schemas"]["CustomLaunchFundingV410"];
-                    /** @description Hash-bound funding plan (profile 4.1.0, revision 2) carrying the launch-value budget maxLaunchValueWei and the gas budget maxGasCostWei. */
-                    fundingPlan: components["schemas"]["FundingPlanV2"];
-                    graphBundle: components["schemas"]["GraphBundle"];
-                    /** @description sha256: digest over the RFC 8785 canonical JSON of this request without the launchIntentHash and agentAttestation fields. */
-                    launchIntentHash: components["schemas"]["Sha256Digest"];
-                    /** @description The launch controller: the only wallet that reviews, signs and broadcasts the launch transaction. A wallet key must be bound to this same wallet (server rule). */
-                    launchWallet: components["schemas"]["Address"];
-                    liquidityModel: components["schemas"]["LiquidityModel"];
-                    nonce: components["schemas"]["LaunchNonce"];
-                    permitWindow: components["schemas"]["PermitWindow"];
-                    /**
-                     * @description API profile.
-                     * @constant
-                     */
-                    profile: "4.1.0";
-                    projectMetadata: components["schemas"]["ProjectMetadata2"];
-                    /** @description sha256: digest over the RFC 8785 canonical JSON of projectMetadata. */
-                    projectMetadataHash: components["schemas"]["Sha256Digest"];
-                    projectMetadataImageArtifact: components["schemas"]["ProjectMetadataImageArtifact"];
-                    /** @constant */
-                    schemaVersion: "platform.custom-launch-create-request.v4";
-                    sourceBundleManifest: components["schemas"]["SourceBundleManifest"];
-                    sourceDescriptor: components["schemas"]["SourceDescriptor"];
-                    verificationBundle: components["schemas"]["VerificationBundle"];
-                };
-                /**
-                 * CustomLaunchCreateRequestV4Profile400
-                 * @description Profile 4.0.0 (frozen historical contract): no funding plan; funding states the exact wallet transaction value with no initial buy. Never add 4.1 fields to it.
-                 */
-                Profile400: {
-                    agentAttestation: components["schemas"]["AgentAttestation"];
-                    caip2: components["schemas"]["Caip2Chain4663"];
-                    chainDeployment: components["schemas"]["ChainDeploymentV1"];
-                    /** @description sha256: digest over the RFC 8785 canonical JSON of chainDeployment. */
-                    chainDeploymentDescriptorDigest: components["schemas"]["Sha256Digest"];
-                    /** @description Must equal the path chainId (server rule). */
-                    chainId: components["schemas"]["ChainId4663"];
-                    /** @description Bounded external-contract references of the graph, each accepted only when the server verifies address, live runtime hash, source-verification evidence, declared role and checkpoint. */
-                    externalContracts: components["schemas"]["ExternalContractReference"][];
-                    funding: components["schemas"]["CustomLaunchFundingV400"];
-                    graphBundle: components["schemas"]["GraphBundle"];
-                    /** @description sha256: digest over the RFC 8785 canonical JSON of this request without the launchIntentHash and agentAttestation fields. */
-                    launchIntentHash: components["schemas"]["Sha256Digest"];
-                    /** @description The launch controller: the only wallet that reviews, signs and broadcasts the launch transaction. A wallet key must be bound to this same wallet (server rule). */
-                    launchWallet: components["schemas"]["Address"];
-                    liquidityModel: components["schemas"]["LiquidityModel"];
-                    nonce: components["schemas"]["LaunchNonce"];
-                    permitWindow: components["schemas"]["PermitWindow"];
-                    /**
-                     * @description API profile.
-                     * @constant
-                     */
-                    profile: "4.0.0";
-                    projectMetadata: components["schemas"]["ProjectMetadata2"];
-                    /** @description sha256: digest over the RFC 8785 canonical JSON of projectMetadata. */
-                    projectMetadataHash: components["schemas"]["Sha256Digest"];
-                    projectMetadataImageArtifact: components["schemas"]["ProjectMetadataImageArtifact"];
-                    /** @constant */
-                    schemaVersion: "platform.custom-launch-create-request.v4";
-                    sourceBundleManifest: components["schemas"]["SourceBundleManifest"];
-                    sourceDescriptor: components["schemas"]["SourceDescriptor"];
-                    verificationBundle: components["schemas"]["VerificationBundle"];
-                };
-                /**
-                 * LaunchNonce
-                 * @description Client-chosen 32-byte request nonce: 0x + 64 lowercase hex digits, not all zeros. Never changed to work around an ambiguous result.
-                 */
-                LaunchNonce: string;
-                /**
-                 * PermitWindow
-                 * @description Requested lifetime of the launch permit. The permit is issued at authorization and carries a finalized checkpoint and a lifetime of at most one hour.
-                 */
-                PermitWindow: {
-                    lifetimeSeconds: number;
-                };
-                /** @description solc long version, e.g. 0.8.26+commit.8a97fa7a. */
-                SolcLongVersion: string;
-                /**
-                 * SourceDescriptor
-                 * @description How the graph sources are compiled.
-                 */
-                SourceDescriptor: {
-                    compilerVersion: components["schemas"]["SolcLongVersion"];
-                    /** @enum {string} */
-                    evmVersion: "london" | "paris" | "shanghai" | "cancun" | "prague";
-                    /** @constant */
-                    language: "Solidity";
-                    /** SourceOptimizerSettings */
-                    optimizer: {
-                        enabled: boolean;
-                        runs: number;
-                    };
-                    /** @constant */
-                    schemaVersion: "platform.custom-launch-source-descriptor.v1";
-                    viaIR: boolean;
-                };
-                /**
-                 * SourceBundleManifest
-                 * @description Inventory of the source files of the graph: relative path, bare SHA-256 of the file bytes and byte length.
-                 */
-                SourceBundleManifest: {
-                    files: {
-                        byteLength: number;
-                        path: components["schemas"]["SourcePath2"];
-                        sha256: components["schemas"]["Sha256Hex"];
-                    }[];
-                    /** @constant */
-                    schemaVersion: "platform.custom-launch-source-bundle-manifest.v1";
-                };
-                /** @description Relative source path: no leading slash, no . or .. segment. */
-                SourcePath: string;
-                /** @description Identifier of a graph target or external reference. */
-                TargetId: string;
-                /**
-                 * ChainCheckpoint
-                 * @description A chain-4663 block at which a reference was read.
-                 */
-                Checkpoint: {
-                    blockHash: components["schemas"]["TransactionHash"];
-                    blockNumber: components["schemas"]["PositiveDecimalString"];
-                };
-                /**
-                 * ExternalContractReference
-                 * @description An existing contract the graph depends on. Unbound references gain no trust and block admission.
-                 */
-                ExternalContractReference: {
-                    address: components["schemas"]["Address"];
-                    chainId: components["schemas"]["ChainId4663"];
-                    checkpoint: components["schemas"]["ChainCheckpoint"];
-                    /** @enum {string} */
-                    graphRole: "auxiliary";
-                    referenceId: components["schemas"]["TargetId"];
-                    /** @description keccak-256 of the live runtime code. */
-                    runtimeCodeHash: components["schemas"]["Hex32"];
-                    /**
-                     * ExternalSourceVerificationEvidence
-                     * @description Where the source verification of this contract can be read, and the digest of that evidence. A claim, verified by the server.
-                     */
-                    sourceVerification: {
-                        evidenceDigest: components["schemas"]["Sha256Digest"];
-                        evidenceUri: components["schemas"]["HttpsUri"];
-                        provider: string;
-                    };
-                };
-                /**
-                 * GraphBundle
-                 * @description The project graph: 3 to 16 physical targets, one role each; exactly one project-owned token, one project-owned hook and one distinct initializer, the rest auxiliary.
-                 */
-                GraphBundle: {
-                    graphBundleDigest: components["schemas"]["Sha256Digest"];
-                    /** @constant */
-                    schemaVersion: "platform.custom-launch-graph-bundle.v1";
-                    targets: components["schemas"]["GraphTarget2"][] & (unknown & unknown & unknown);
-                };
-                /**
-                 * GraphTarget
-                 * @description One physical target of the graph with its runtime bytecode (at most 24,576 bytes, EIP-170).
-                 */
-                GraphTarget: {
-                    /** @description CREATE2 salt of a target the graph factory deploys deterministically. */
-                    create2Salt?: components["schemas"]["Hex32"];
-                    hookPermissions?: components["schemas"]["HookPermissions"];
-                    /** @enum {string} */
-                    role: "token" | "hook" | "initializer" | "auxiliary";
-                    runtimeBytecode: components["schemas"]["HexData"];
-                    runtimeCodeHash: components["schemas"]["Hex32"];
-                    targetId: components["schemas"]["TargetId"];
-                };
-                /**
-                 * HookPermissions
-                 * @description The hook's Uniswap v4 permission mask and all fourteen permission flags (v4-core Hooks.sol; bit 13 beforeInitialize down to bit 0 afterRemoveLiquidityReturnDelta).
-                 */
-                HookPermissions: {
-                    /** @description Mask bit 10 (0x0400). */
-                    afterAddLiquidity: boolean;
-                    /** @description Mask bit 1 (0x0002). */
-                    afterAddLiquidityReturnDelta: boolean;
-                    /** @description Mask bit 4 (0x0010). */
-                    afterDonate: boolean;
-                    /** @description Mask bit 12 (0x1000). */
-                    afterInitialize: boolean;
-                    /** @description Mask bit 8 (0x0100). */
-                    afterRemoveLiquidity: boolean;
-                    /** @description Mask bit 0 (0x0001). */
-                    afterRemoveLiquidityReturnDelta: boolean;
-                    /** @description Mask bit 6 (0x0040). */
-                    afterSwap: boolean;
-                    /** @description Mask bit 2 (0x0004). */
-                    afterSwapReturnDelta: boolean;
-                    /** @description Mask bit 11 (0x0800). */
-                    beforeAddLiquidity: boolean;
-                    /** @description Mask bit 5 (0x0020). */
-                    beforeDonate: boolean;
-                    /** @description Mask bit 13 (0x2000). */
-                    beforeInitialize: boolean;
-                    /** @description Mask bit 9 (0x0200). */
-                    beforeRemoveLiquidity: boolean;
-                    /** @description Mask bit 7 (0x0080). */
-                    beforeSwap: boolean;
-                    /** @description Mask bit 3 (0x0008). */
-                    beforeSwapReturnDelta: boolean;
-                    mask: components["schemas"]["HookPermissionMask"];
-                };
-                /**
-                 * @description PNG or single-frame GIF. JPEG, WebP and animated GIF are rejected (single frame: packer and server rule).
-                 * @enum {string}
-                 */
-                ImageMediaType: "image/png" | "image/gif";
-                /**
-                 * ProjectMetadata
-                 * @description Launch metadata bound by projectMetadataHash: token name, symbol, description, an actual image, one website and one X profile; other links optional.
-                 */
-                ProjectMetadata: {
-                    description: string;
-                    /** ProjectMetadataImage */
-                    image: {
-                        mediaType: components["schemas"]["ImageMediaType"];
-                        /** @description SHA-256 of the image bytes; equals projectMetadataImageArtifact.sha256 (server rule). */
-                        sha256: components["schemas"]["Sha256Digest"];
-                        /** @description Public URI of the image. */
-                        uri: components["schemas"]["HttpsUri"];
-                    };
-                    /** ProjectMetadataLinks */
-                    links: {
-                        other?: {
-                            label: string;
-                            uri: components["schemas"]["HttpsUri"];
-                        }[];
-                        website: components["schemas"]["HttpsUri"];
-                        /** @description X profile URL: https://x.com/<handle>. */
-                        x: string;
-                    };
-                    name: string;
-                    symbol: string;
-                };
-                /**
-                 * ProjectMetadataImageArtifact
-                 * @description The actual image bytes (base64), their media type, length and SHA-256.
-                 */
-                ProjectMetadataImageArtifact: {
-                    byteLength: number;
-                    bytesBase64: string;
-                    mediaType: components["schemas"]["ImageMediaType"];
-                    sha256: components["schemas"]["Sha256Digest"];
-                };
-                /**
-                 * VerificationBundle
-                 * @description Binds each graph target to its source file and contract name for source verification.
-                 */
-                VerificationBundle: {
-                    /** @description Equals graphBundle.graphBundleDigest. */
-                    graphBundleDigest: components["schemas"]["Sha256Digest"];
-                    /** @constant */
-                    schemaVersion: "platform.custom-launch-verification-bundle.v1";
-                    /** @description sha256: over the RFC 8785 canonical JSON of sourceBundleManifest. */
-                    sourceBundleManifestDigest: components["schemas"]["Sha256Digest"];
-                    targets: {
-                        contractName: string;
-                        sourcePath: components["schemas"]["SourcePath2"];
-                        targetId: components["schemas"]["TargetId"];
-                    }[];
-                };
-                /**
-                 * CustomLaunchFundingV410
-                 * @description Funding of a 4.1.0 request: the hash of the bound fundingPlan.
-                 */
-                Funding410: {
-                    fundingPlanHash: components["schemas"]["Sha256Digest"];
-                    /** @constant */
-                    model: "hash-bound-funding-plan";
-                };
-                /**
-                 * CustomLaunchFundingV400
-                 * @description Funding of the frozen 4.0.0 profile: no funding plan, the exact wallet transaction value, and no initial buy.
-                 */
-                Funding400: {
-                    /** @constant */
-                    initialBuyWei: "0";
-                    /** @constant */
-                    model: "exact-wallet-value";
-                    walletTransactionValueWei: components["schemas"]["WeiAmount"];
-                };
-                /**
-                 * LiquidityModel
-                 * @description The one native-coin/token Uniswap v4 pool the launch initializes, with the project hook. An empty initialized pool is not funded liquidity.
-                 */
-                LiquidityModel: {
-                    initialSqrtPriceX96: components["schemas"]["PositiveDecimalString"];
-                    lpFeePips: number;
-                    /** @constant */
-                    model: "native-token-v4-pool";
-                    tickSpacing: number;
-                    tokenLiquidityAmount: components["schemas"]["DecimalString"];
-                };
-                /**
-                 * AgentAttestation
-                 * @description Optional-content attestation by the agent that packed the request. Caller attestations cannot declare evidence verified or bypass a gate: every claim is const false. Excluded from launchIntentHash.
-                 */
-                AgentAttestation: {
-                    agentId: string;
-                    agentVersion: components["schemas"]["SemVer"];
-                    /** @constant */
-                    evidenceVerifiedClaim: false;
-                    /** @constant */
-                    feeBehaviorClaim: false;
-                    /** @constant */
-                    safetyClaim: false;
-                    /** @constant */
-                    schemaVersion: "platform.custom-launch-agent-attestation.v1";
-                };
-            };
-        } & (components["schemas"]["CustomLaunchCreateRequestV4Profile410"] | components["schemas"]["CustomLaunchCreateRequestV4Profile400"]);
+        CustomLaunchCreateRequestV4: components["schemas"]["CustomLaunchCreateRequestV4Profile410"] | components["schemas"]["CustomLaunchCreateRequestV4Profile400"];
         /**
          * CustomLaunchCreateRequestV4Profile400
          * @description Profile 4.0.0 (frozen historical contract): no funding plan; funding states the exact wallet transaction value with no initial buy. Never add 4.1 fields to it.
@@ -2270,40 +1467,6 @@ export type components = {
             launches: components["schemas"]["CustomLaunchFinalizedItemV3"][];
             nextCursor: components["schemas"]["Cursor"] | null;
             quality: components["schemas"]["CustomLaunchFinalizedQualityV3"];
-            $defs: {
-                /** CustomLaunchFinalizedItemV3 */
-                FinalizedLaunch: {
-                    blockNumber: components["schemas"]["PositiveDecimalString"];
-                    chainId: components["schemas"]["ChainId1"];
-                    finalizedAt: components["schemas"]["Timestamp"];
-                    /** @description Null for a launch without a hook (V2 history). */
-                    hookAddress: components["schemas"]["Address"] | null;
-                    launchId: components["schemas"]["Uuid"];
-                    /**
-                     * @description The profile the launch was made under: 2.0.0 (V2 history) or a V3 profile.
-                     * @enum {string}
-                     */
-                    launchProfileVersion: "2.0.0" | "3.0.0" | "3.1.0" | "3.2.0" | "3.3.0" | "3.4.0";
-                    tokenAddress: components["schemas"]["Address"];
-                    transactionHash: components["schemas"]["TransactionHash"];
-                };
-                /** CustomLaunchFinalizedQualityV3 */
-                Quality: {
-                    /** @description One entry per quarantined source row, indexed by its position among this page's source rows. */
-                    diagnostics: components["schemas"]["Diagnostic"][];
-                    publishedRowCount: number;
-                    quarantinedRowCount: number;
-                    sourceRowCount: number;
-                    /** @enum {string} */
-                    status: "complete" | "partial";
-                };
-                Diagnostic: {
-                    /** @constant */
-                    code: "FINALIZED_ROW_QUARANTINED";
-                    message: string;
-                    rowIndex: number;
-                };
-            };
         };
         /**
          * CustomLaunchFinalizedListV4
@@ -2313,29 +1476,6 @@ export type components = {
             launches: components["schemas"]["CustomLaunchFinalizedItemV4"][];
             /** @description Opaque cursor of the next page; pass back unchanged. Null on the last page. */
             nextCursor: null | components["schemas"]["Cursor"];
-            $defs: {
-                /**
-                 * CustomLaunchFinalizedItemV4
-                 * @description One finalized launch: the broadcast transaction, its finalized block, the router it went through and the finality policy it satisfied.
-                 */
-                FinalizedLaunch: {
-                    blockHash: components["schemas"]["TransactionHash"];
-                    blockNumber: components["schemas"]["PositiveDecimalString"];
-                    caip2: components["schemas"]["Caip2Chain4663"];
-                    chainId: components["schemas"]["ChainId4663"];
-                    /** @description The published finality policy the evidence satisfied (its policyDigest binds the exact policy). */
-                    finalityPolicy: components["schemas"]["FinalityPolicyRefV1"];
-                    /** @description When the launch evidence satisfied the finality policy. */
-                    finalizedAt: components["schemas"]["Timestamp"];
-                    launchId: components["schemas"]["Uuid"];
-                    /** @enum {string} */
-                    profile: "4.1.0" | "4.0.0";
-                    /** @description The launch stamp router the transaction called. */
-                    router: components["schemas"]["Address"];
-                    sourceVerification: components["schemas"]["SourceVerificationV1"];
-                    transactionHash: components["schemas"]["TransactionHash"];
-                };
-            };
         };
         /** CustomLaunchFinalizedQualityV3 */
         CustomLaunchFinalizedQualityV3: {
@@ -2493,115 +1633,6 @@ export type components = {
             staticBaseline: components["schemas"]["StaticBaselineReportV2"];
             /** @description Nonblocking warnings (e.g. FUNDING_NONCE_DERIVATION_CONFLICT_SUSPECTED); neither a conformance nor a safety claim. */
             warningFindingCodes: components["schemas"]["FindingCodes2"];
-            $defs: {
-                FindingCodes: components["schemas"]["FindingCode"][];
-                /**
-                 * RiskClassificationV2
-                 * @description Bounded server classification of the request's risk at the evidence tier. Not an audit and not a safety claim.
-                 */
-                RiskClassification: {
-                    basisFindingCodes: components["schemas"]["FindingCodes2"];
-                    /** @enum {string} */
-                    level: "standard" | "elevated" | "high" | "unclassified";
-                    /** @constant */
-                    safetyClaim: false;
-                };
-                /**
-                 * BehaviorEvidenceDutyV2
-                 * @description A bound evidence duty, not a categorical block. not_observed: the static baseline found no such behavior. evidence_bound: the behavior is present and its required evidence is bound. evidence_required: the behavior is present or cannot be excluded and evidence is missing.
-                 */
-                BehaviorEvidenceDuty: {
-                    findingCodes: components["schemas"]["FindingCodes2"];
-                    /** @enum {string} */
-                    status: "not_observed" | "evidence_bound" | "evidence_required";
-                };
-                /**
-                 * BehaviorEvidenceV2
-                 * @description The reference's bound evidence duties: proxy or delegatecall use, mint, tax, pause and transfer controls, liquidity custody, external dependencies and return-delta accounting.
-                 */
-                BehaviorEvidence: {
-                    externalDependencies: components["schemas"]["BehaviorEvidenceDutyV2"];
-                    /** @constant */
-                    feeBehaviorClaim: false;
-                    liquidityCustody: components["schemas"]["BehaviorEvidenceDutyV2"];
-                    mint: components["schemas"]["BehaviorEvidenceDutyV2"];
-                    pause: components["schemas"]["BehaviorEvidenceDutyV2"];
-                    proxyOrDelegatecall: components["schemas"]["BehaviorEvidenceDutyV2"];
-                    returnDeltaAccounting: components["schemas"]["BehaviorEvidenceDutyV2"];
-                    tax: components["schemas"]["BehaviorEvidenceDutyV2"];
-                    transferControls: components["schemas"]["BehaviorEvidenceDutyV2"];
-                };
-                /**
-                 * ProductTruthAxisV2
-                 * @description One independent product-truth axis as seen by preflight. Preflight deploys and persists nothing, so no axis can be evidenced here: not_evidenced means the axis is open, not_applicable that it does not apply to this request.
-                 */
-                ProductTruthAxis: {
-                    findingCodes: components["schemas"]["FindingCodes2"];
-                    /** @enum {string} */
-                    status: "not_evidenced" | "not_applicable";
-                };
-                /**
-                 * ProductTruthAxesV2
-                 * @description The six independent axes; none implies another.
-                 */
-                ProductTruthAxes: {
-                    deployment: components["schemas"]["ProductTruthAxisV2"];
-                    featured: components["schemas"]["ProductTruthAxisV2"];
-                    indexing: components["schemas"]["ProductTruthAxisV2"];
-                    platform_fee_evidence: components["schemas"]["ProductTruthAxisV2"];
-                    source_verification: components["schemas"]["ProductTruthAxisV2"];
-                    trading: components["schemas"]["ProductTruthAxisV2"];
-                };
-                /** StaticBaselineFindingV2 */
-                StaticFinding: {
-                    code: components["schemas"]["FindingCode"];
-                    detail: string;
-                    /** @enum {string} */
-                    severity: "hard_block" | "evidence_duty" | "warning" | "info";
-                    targetId: null | components["schemas"]["GraphTargetId"];
-                };
-                /**
-                 * StaticBaselineReportV2
-                 * @description The server's exact static baseline report over the request's bytecode and source.
-                 */
-                StaticBaselineReport: {
-                    findings: components["schemas"]["StaticBaselineFindingV2"][];
-                    reportSha256: components["schemas"]["Sha256Digest"];
-                    /** @description Identifier and revision of the static rule set that ran. */
-                    rulesetId: string;
-                    /** @constant */
-                    schemaVersion: "platform.custom-launch-static-baseline-report.v1";
-                };
-                /** PlatformAdmissionNoBlockingStaticFindingV2 */
-                AdmissionNoBlockingStaticFinding: {
-                    /** @constant */
-                    feeBehaviorClaim: false;
-                    /** @constant */
-                    routerSimulationRequired: true;
-                    /** @constant */
-                    safetyClaim: false;
-                    /** @description Binds staticBaseline.reportSha256. */
-                    staticReportSha256: components["schemas"]["Sha256Digest"];
-                    /** @constant */
-                    status: "no_blocking_static_finding";
-                    warningFindingCodes: components["schemas"]["FindingCodes2"];
-                };
-                /**
-                 * PlatformAdmissionActionRequiredV2
-                 * @description A hard-block rule matched: fix it, rebuild and submit a new immutable request. Retrying unchanged bytes or asking for an allowlist cannot bypass it.
-                 */
-                AdmissionActionRequired: {
-                    blockingFindingCodes: components["schemas"]["FindingCode"][];
-                    /** @constant */
-                    feeBehaviorClaim: false;
-                    /** @constant */
-                    safetyClaim: false;
-                    /** @description The exact static report (equal to staticBaseline). */
-                    staticReport: components["schemas"]["StaticBaselineReportV2"];
-                    /** @constant */
-                    status: "action_required";
-                };
-            };
         } & (unknown & unknown & unknown & unknown & unknown);
         /**
          * CustomLaunchPreflightV3
@@ -2630,9 +1661,6 @@ export type components = {
             /** @constant */
             schemaVersion: "platform.custom-launch-preflight.v3";
             warningFindingCodes: components["schemas"]["FindingCodes"];
-            $defs: {
-                FindingCodes: components["schemas"]["FindingCode"][];
-            };
         } & (unknown & unknown & unknown & unknown);
         /**
          * CustomLaunchProfileRefV3
@@ -2714,52 +1742,6 @@ export type components = {
             status: components["schemas"]["CustomLaunchStatusV3"];
             updatedAt: components["schemas"]["Timestamp"];
             walletTransaction: components["schemas"]["CustomLaunchWalletTransactionV3"] | null;
-            $defs: {
-                /**
-                 * CustomLaunchStatusV3
-                 * @description Base-layer V3 launch status. failed and cancelled are terminal alternatives.
-                 * @enum {string}
-                 */
-                Status: "received" | "validating" | "pending_review" | "action_required" | "awaiting_funding_authorization" | "funding_authorization_verified" | "prepared" | "simulating" | "authorized" | "submitted" | "finalized" | "failed" | "cancelled";
-                /**
-                 * CustomLaunchWalletTransactionV3
-                 * @description The exact wallet transaction bound at authorized. Not signed or broadcast by the service; the controller reviews chain, sender, target, value and calldata, then signs and broadcasts.
-                 */
-                WalletTransaction: {
-                    chainId: components["schemas"]["ChainId1"];
-                    data: components["schemas"]["HexData"];
-                    from: components["schemas"]["Address"];
-                    to: components["schemas"]["Address"];
-                    valueWei: components["schemas"]["WeiAmount"];
-                };
-                /**
-                 * CustomLaunchPublicOutputV3
-                 * @description The public launch output: the token and hook addresses and the pool id the launch creates.
-                 */
-                PublicOutput: {
-                    hookAddress: components["schemas"]["Address"];
-                    poolId: components["schemas"]["Hex32"];
-                    tokenAddress: components["schemas"]["Address"];
-                };
-                /**
-                 * CustomLaunchChainEvidenceV3
-                 * @description The observed transaction of the launch and its block.
-                 */
-                ChainEvidence: {
-                    blockHash: components["schemas"]["TransactionHash"] | null;
-                    blockNumber: components["schemas"]["PositiveDecimalString"] | null;
-                    transactionHash: components["schemas"]["TransactionHash"];
-                };
-                /**
-                 * CustomLaunchFailureV3
-                 * @description The bound failure and its remediation; read it before a new request.
-                 */
-                Failure: {
-                    code: components["schemas"]["FindingCode"];
-                    message: string;
-                    remediation: string;
-                };
-            };
         } & (unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown);
         /**
          * CustomLaunchResourceV4
@@ -2805,88 +1787,6 @@ export type components = {
             updatedAt: components["schemas"]["Timestamp"];
             /** @description Null before authorized. From authorized on: the exact wallet transaction bound by the server gates, not signed or broadcast by the service. */
             walletTransaction: null | components["schemas"]["CustomLaunchWalletTransactionV4"];
-            $defs: {
-                /**
-                 * CustomLaunchStatusV4
-                 * @description V4 launch status. received: request durably accepted, no wallet action. validating: validation, admission, reference checks and exact router simulation bindings running. action_required: fix the server-authored finding, rebuild, submit a new immutable request (not a wallet action). authorized: gates passed, exact wallet transaction bound, not signed or broadcast. awaiting_wallet_signature: the controller reviews and signs through the wallet handoff. wallet_action_required: the controller verifies chain, sender, router, value and calldata, then submits through the wallet. submitted: no chain checkpoint implied. sequencer_soft_confirmed: reversible sequencer evidence. ethereum_posted: batch posted to the base layer, finality policy not yet satisfied. finalized: launch evidence satisfies the published finality policy. failed: terminal.
-                 * @enum {string}
-                 */
-                LaunchStatusV4: "received" | "validating" | "action_required" | "authorized" | "awaiting_wallet_signature" | "wallet_action_required" | "submitted" | "sequencer_soft_confirmed" | "ethereum_posted" | "finalized" | "failed";
-                /** PartnerAttributionV1 */
-                PartnerAttribution: {
-                    /** @enum {string} */
-                    credentialKind: "partner_root" | "partner_subkey";
-                    /** @description Lineage kept across rotations; a newly issued subkey starts a new lineage. */
-                    lineageId: components["schemas"]["Uuid"];
-                    partnerId: components["schemas"]["Uuid"];
-                    /** @description The subkey that created the launch; null for the partner root. */
-                    subkeyId: null | components["schemas"]["Uuid"];
-                };
-                /** CustomLaunchWalletTransactionV4 */
-                WalletTransaction: {
-                    chainId: components["schemas"]["ChainId4663"];
-                    /** @description Exact calldata. */
-                    data: components["schemas"]["HexData"];
-                    /** @description Sender: the launchWallet (controller). */
-                    from: components["schemas"]["Address"];
-                    /** @description Gas limit the exact router simulation supports. */
-                    gasLimit: components["schemas"]["PositiveDecimalString"];
-                    /** @description End of the launch permit's lifetime (at most one hour after issue). */
-                    permitExpiresAt: components["schemas"]["Timestamp"];
-                    /** @description SHA-256 digest of the exact router simulation evidence that passed. */
-                    simulationDigest: components["schemas"]["Sha256Digest"];
-                    /** @description The launch stamp router bound by the chain deployment. */
-                    to: components["schemas"]["Address"];
-                    /** @description Exact native value. For 4.1.0 positive and equal to the funding plan's native allocations; gas is additional. */
-                    valueWei: components["schemas"]["WeiAmount"];
-                };
-                /** CustomLaunchChainEvidenceV4 */
-                ChainEvidence: {
-                    blockHash: null | components["schemas"]["TransactionHash"];
-                    blockNumber: null | components["schemas"]["PositiveDecimalString"];
-                    finalizedAt: null | components["schemas"]["Timestamp"];
-                    transactionHash: components["schemas"]["TransactionHash"];
-                };
-                /** CustomLaunchFindingV4 */
-                Finding: {
-                    code: components["schemas"]["FindingCode"];
-                    message: string;
-                    /** @enum {string} */
-                    severity: "blocking" | "needs_evidence" | "warning" | "info";
-                    targetId: null | components["schemas"]["GraphTargetId"];
-                };
-                /** CustomLaunchRemediationV4 */
-                Remediation: {
-                    /** @description Human-readable remediation. */
-                    action: string;
-                    findingCodes: components["schemas"]["FindingCode"][];
-                    /** @constant */
-                    newRequestRequired: true;
-                };
-                /** CustomLaunchFailureV4 */
-                Failure: {
-                    code: components["schemas"]["FindingCode"];
-                    failedAt: components["schemas"]["Timestamp"];
-                    message: string;
-                    remediation: components["schemas"]["CustomLaunchRemediationV4"];
-                };
-                /**
-                 * CustomLaunchLifecycleQueueV4
-                 * @description Bounded worker scheduling and retry state. Never changes launch status.
-                 */
-                LifecycleQueue: {
-                    /** @description Attempts made for the current step, 0 before the first. */
-                    attempt: number;
-                    /** @description Public code of the last failed attempt, or null. */
-                    lastErrorCode: null | components["schemas"]["FindingCode"];
-                    maxAttempts: number;
-                    nextAttemptAt: null | components["schemas"]["Timestamp"];
-                    /** @enum {string} */
-                    state: "idle" | "scheduled" | "running" | "retry_wait" | "exhausted";
-                };
-                /** GraphTargetId */
-                TargetId: string;
-            };
         } & (unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown);
         /**
          * CustomLaunchStatusV3
@@ -2982,9 +1882,30 @@ export type components = {
             receiptStatus: "1";
             /** @description The three contracts the transaction created, in fixed order: permitAuthority, graphFactory, platformLaunchStampRouter. */
             resultingContracts: [
-                components["schemas"]["DeploymentResultingContract"],
-                components["schemas"]["DeploymentResultingContract"],
-                components["schemas"]["DeploymentResultingContract"]
+                components["schemas"]["DeploymentResultingContract"] & {
+                    /** @constant */
+                    contract?: "permitAuthority";
+                    providerReadbacks?: {
+                        /** @constant */
+                        contract?: "permitAuthority";
+                    }[];
+                },
+                components["schemas"]["DeploymentResultingContract"] & {
+                    /** @constant */
+                    contract?: "graphFactory";
+                    providerReadbacks?: {
+                        /** @constant */
+                        contract?: "graphFactory";
+                    }[];
+                },
+                components["schemas"]["DeploymentResultingContract"] & {
+                    /** @constant */
+                    contract?: "platformLaunchStampRouter";
+                    providerReadbacks?: {
+                        /** @constant */
+                        contract?: "platformLaunchStampRouter";
+                    }[];
+                }
             ];
             /** @constant */
             schemaVersion: "platform.l2-atomic-root-deployment-evidence.v1";
@@ -3002,127 +1923,6 @@ export type components = {
              * @constant
              */
             valueWei: "0";
-            $defs: {
-                /** @description Identifier of an evidence provider. */
-                ProviderId: string;
-                /** @description Trust domain (operator) of an evidence provider; the two providers are independent. */
-                TrustDomain: string;
-                /**
-                 * @description One of the three platform root contracts.
-                 * @enum {string}
-                 */
-                RootContractName: "permitAuthority" | "graphFactory" | "platformLaunchStampRouter";
-                /**
-                 * DeploymentReceiptLog
-                 * @description One log of the deployment receipt.
-                 */
-                ReceiptLog: {
-                    address: components["schemas"]["Address"];
-                    data: components["schemas"]["HexData"];
-                    logIndex: components["schemas"]["DecimalString"];
-                    topics: components["schemas"]["TransactionHash"][];
-                };
-                /**
-                 * DeploymentTransactionProviderReadback
-                 * @description One provider's readback of the deployment transaction and its receipt.
-                 */
-                TransactionProviderReadback: {
-                    /** @description SHA-256 digest of this readback's evidence. */
-                    evidenceDigest: components["schemas"]["Sha256Digest"];
-                    providerId: components["schemas"]["ProviderId"];
-                    transactionHash: components["schemas"]["TransactionHash"];
-                    /** @description SHA-256 digest of the provider's transaction receipt. */
-                    transactionReceiptDigest: components["schemas"]["Sha256Digest"];
-                    /** @description SHA-256 digest of the provider's transaction response. */
-                    transactionResponseDigest: components["schemas"]["Sha256Digest"];
-                    trustDomain: components["schemas"]["TrustDomain"];
-                };
-                /**
-                 * DeploymentResultingContract
-                 * @description One contract created by the deployment transaction with its runtime-code transition evidence.
-                 */
-                ResultingContract: {
-                    /** @description Fixed address of the contract. */
-                    address: components["schemas"]["Address"];
-                    contract: components["schemas"]["RootContractName"];
-                    /** @description Fixed keccak-256 hash of the runtime code at the address in the block before deployment. */
-                    previousBlockRuntimeCodeHash: components["schemas"]["Hex32"];
-                    /** @description Runtime-transition readbacks from the two independent providers, in fixed order. */
-                    providerReadbacks: [
-                        components["schemas"]["RuntimeTransitionProviderReadback"],
-                        components["schemas"]["RuntimeTransitionProviderReadback"]
-                    ];
-                    /** @description Fixed keccak-256 hash of the deployed runtime code. */
-                    runtimeCodeHash: components["schemas"]["Hex32"];
-                    /** @description SHA-256 digest of the contract's state evidence. */
-                    stateEvidenceDigest: components["schemas"]["Sha256Digest"];
-                };
-                /**
-                 * RuntimeTransitionProviderReadback
-                 * @description One provider's readback of a root contract's runtime code before and at the deployment block.
-                 */
-                RuntimeTransitionProviderReadback: {
-                    address: components["schemas"]["Address"];
-                    contract: components["schemas"]["RootContractName"];
-                    deploymentBlockHash: components["schemas"]["TransactionHash"];
-                    /** @description The deployment block: at least 1, no leading zero. */
-                    deploymentBlockNumber: components["schemas"]["PositiveDecimalString"];
-                    /** @description Fixed keccak-256 hash of the runtime code at the deployment block. */
-                    deploymentRuntimeCodeHash: components["schemas"]["Hex32"];
-                    evidenceDigest: components["schemas"]["Sha256Digest"];
-                    preDeploymentBlockHash: components["schemas"]["TransactionHash"];
-                    /** @description Block read before the deployment; zero allowed. */
-                    preDeploymentBlockNumber: components["schemas"]["DecimalString"];
-                    /** @description Fixed keccak-256 hash of the runtime code before deployment. */
-                    preDeploymentRuntimeCodeHash: components["schemas"]["Hex32"];
-                    providerId: components["schemas"]["ProviderId"];
-                    /** @constant */
-                    schemaVersion: "platform.l2-atomic-root-runtime-transition-provider-readback.v1";
-                    trustDomain: components["schemas"]["TrustDomain"];
-                };
-                /**
-                 * RootDeploymentEthereumFinalityEvidence
-                 * @description Evidence that the deployment block was posted to the base layer (chainId 1) and satisfies the bound finality policy.
-                 */
-                EthereumFinalityEvidence: {
-                    /** @description Sequencer batch that holds the L2 block. */
-                    batchSequenceNumber: components["schemas"]["DecimalString"];
-                    evidenceDigest: components["schemas"]["Sha256Digest"];
-                    l2BlockHash: components["schemas"]["TransactionHash"];
-                    l2BlockNumber: components["schemas"]["PositiveDecimalString"];
-                    parentChainBlockHash: components["schemas"]["TransactionHash"];
-                    /** @description Base-layer block that posted the batch. */
-                    parentChainBlockNumber: components["schemas"]["PositiveDecimalString"];
-                    /** @description The base layer's finalized block observed; at least parentChainBlockNumber (server rule). */
-                    parentChainFinalizedBlockNumber: components["schemas"]["PositiveDecimalString"];
-                    /**
-                     * @description The base layer: chainId 1.
-                     * @constant
-                     */
-                    parentChainId: "1";
-                    /** @description Digest of the finality policy applied; equals chainDeployment.finality.policyDigest (server rule). */
-                    policyDigest: components["schemas"]["Sha256Digest"];
-                    /** @constant */
-                    schemaVersion: "platform.l2-ethereum-finality-evidence.v1";
-                };
-                /**
-                 * RootDeploymentSourceVerification
-                 * @description Source verification of the three root contracts: exact match only, bound to a protected build and the finalized bytecode.
-                 */
-                RootSourceVerification: {
-                    finalizedBytecodeBindingDigest: components["schemas"]["Sha256Digest"];
-                    /** @description Provider whose observation is recorded; non-authoritative. */
-                    observationProvider: components["schemas"]["ProviderId"];
-                    protectedBuildDigest: components["schemas"]["Sha256Digest"];
-                    /**
-                     * @description A provider observation never carries release authority.
-                     * @constant
-                     */
-                    releaseAuthority: false;
-                    /** @constant */
-                    status: "exact_match";
-                };
-            };
         };
         /**
          * DeploymentReceiptLog
@@ -3216,14 +2016,6 @@ export type components = {
                     releaseReady: boolean;
                     state: components["schemas"]["DiscoveryState"];
                 };
-            };
-            $defs: {
-                /**
-                 * DiscoveryState
-                 * @description public: promoted. pending-public-discovery-promotion: stop. paused: writes halted by the operator; stop. withdrawn: no longer offered; stop.
-                 * @enum {string}
-                 */
-                DiscoveryState: "public" | "pending-public-discovery-promotion" | "paused" | "withdrawn";
             };
         };
         /**
@@ -3465,48 +2257,6 @@ export type components = {
             settlementAsset: components["schemas"]["FundingSettlementAsset"];
             /** @description The exact native value of the wallet transaction: positive, and equal to the sum of nativeAllocations (server rule). Gas is additional. */
             walletTransactionValueWei: components["schemas"]["PositiveWeiAmount"];
-            $defs: {
-                /**
-                 * FundingSettlementAsset
-                 * @description The asset the launch value is paid in. Only the chain's native coin in this revision; funding by ERC-20 settlement needs separate proof and is not expressible here.
-                 */
-                SettlementAsset: {
-                    /** @constant */
-                    kind: "native";
-                };
-                /**
-                 * FundingNativeAllocations
-                 * @description The separately stated native allocations; their sum equals walletTransactionValueWei (server rule). Virtual reserves are not spendable funds and an empty initialized pool is not funded liquidity.
-                 */
-                NativeAllocations: {
-                    /** @description Native coin spent on the atomic initial buy, budgeted once inside the wallet transaction value; positive when mode is funded. */
-                    initialBuyWei: components["schemas"]["WeiAmount"];
-                    /** @description Native coin added as initial pool liquidity. */
-                    initialLiquidityWei: components["schemas"]["WeiAmount"];
-                    /** @description Any other native allocation, each labelled; at most 8. */
-                    otherNativeAllocations: components["schemas"]["FundingOtherNativeAllocation"][];
-                    /** @description Native coin placed in reserves. */
-                    reservesWei: components["schemas"]["WeiAmount"];
-                };
-                /**
-                 * FundingOtherNativeAllocation
-                 * @description A labelled native allocation.
-                 */
-                OtherNativeAllocation: {
-                    amountWei: components["schemas"]["PositiveWeiAmount"];
-                    label: string;
-                };
-                /**
-                 * FundingInitialBuy
-                 * @description The atomic initial buy: it pays real tokens to the launch controller in the launch transaction; failure rolls the launch back.
-                 */
-                InitialBuy: {
-                    /** @description Minimum token output of the initial buy, in token base units; positive. */
-                    minTokenOut: components["schemas"]["PositiveDecimalString"];
-                    /** @description Recipient of the bought tokens: the launch controller (launchWallet). */
-                    recipient: components["schemas"]["Address"];
-                };
-            };
         };
         /**
          * FundingSettlementAsset
@@ -3991,255 +2741,6 @@ export type components = {
             source: components["schemas"]["Source"];
             /** @description Semantic version of this package revision. A linked revision carries a new version. */
             version: components["schemas"]["SemVer"];
-            $defs: {
-                /**
-                 * SourcePath
-                 * @description Relative file path below the explicit package root: at most 240 ASCII characters; segments of letters, digits and . _ @ + ( ) [ ] -; no empty, . or .. segments, no leading or trailing slash, no backslash, no control character. Ordinary files only (no symlinks), which the server checks on the bytes it stores.
-                 */
-                SourcePath: string;
-                /**
-                 * VersionedName
-                 * @description Open versioned name <org>.<name>@<n> of a runtime, port interface, host capability, extension namespace or review profile, for example platform.module-engine-solidity@1. org: lowercase letters, digits, hyphens; name: lowercase letters, digits, dots, hyphens; n: integer >= 1 without leading zero. Declares an interface and activates nothing.
-                 */
-                VersionedName: string;
-                /**
-                 * NonzeroAddress
-                 * @description EVM address other than the zero address.
-                 */
-                NonzeroAddress: string;
-                /**
-                 * Identifier
-                 * @description ABI-style identifier of a configuration field or parameter.
-                 */
-                Identifier: string;
-                /**
-                 * ComponentId
-                 * @description Component id, unique within the descriptor.
-                 */
-                ComponentId: string;
-                /**
-                 * Entrypoint
-                 * @description Name of a contract (component entrypoint) or function (management read or action) in the pinned source.
-                 */
-                Entrypoint: string;
-                /**
-                 * AbiType
-                 * @description Static Solidity ABI elementary type: address, bool, bytes1..bytes32, uint8..uint256 or int8..int256 in steps of 8.
-                 */
-                AbiType: string;
-                /**
-                 * AbiValue
-                 * @description A value of an AbiType in JSON: integers as signed decimal strings, address and bytesN as 0x hex strings, bool as a JSON boolean. The server checks that the value fits the declared type and bounds.
-                 */
-                AbiValue: string | boolean;
-                /**
-                 * SignedDecimalString
-                 * @description Signed decimal integer as a string, no leading zero.
-                 */
-                SignedDecimalString: string;
-                /**
-                 * Description
-                 * @description Human-readable text.
-                 */
-                Description: string;
-                /**
-                 * SourceFile
-                 * @description One pinned file of the inventory: source, dependency or documentation.
-                 */
-                SourceFile: {
-                    path: components["schemas"]["ModuleDescriptorV01DefsSourcePath"];
-                    /** @description Lowercase SHA-256 of the exact bytes (OPEN_SOURCE_HASH / MODULE_FILE_HASH on mismatch). */
-                    sha256: components["schemas"]["Sha256Hex"];
-                    /** @description Byte size of the file; at most 4 MiB. */
-                    size: number;
-                };
-                /**
-                 * Source
-                 * @description File inventory and optional Git provenance: repository and revision both or neither.
-                 */
-                Source: {
-                    /** @description Every source, dependency and documentation file. Paths are unique; the submission files must match this inventory exactly. Engine dependencies use the fixed alias prefixes (dependencies/scoped/...); contributor remappings are not accepted. */
-                    files: components["schemas"]["SourceFile"][];
-                    /** @description Optional Git repository of the source. A recorded claim; the service verifies nothing. */
-                    repository?: components["schemas"]["HttpsUri"];
-                    /** @description Optional Git commit of the source, with repository. A recorded claim; the service verifies nothing. */
-                    revision?: string;
-                };
-                /** Component */
-                Component: {
-                    entrypoint: components["schemas"]["Entrypoint"];
-                    id: components["schemas"]["ComponentId"];
-                    /** @description Versioned runtime, for example platform.module-native-runtime@1 or platform.module-engine-solidity@1. */
-                    runtime: components["schemas"]["VersionedName"];
-                    /** @description Pinned file (listed in source.files) that defines the entrypoint. */
-                    sourcePath: components["schemas"]["ModuleDescriptorV01DefsSourcePath"];
-                };
-                /**
-                 * InputBinding
-                 * @description The value is supplied at instantiation; optional default.
-                 */
-                InputBinding: {
-                    /** @description Value used when the input is omitted. */
-                    default?: components["schemas"]["AbiValue"];
-                    /** @constant */
-                    mode: "input";
-                };
-                /**
-                 * FixedBinding
-                 * @description The value is fixed by the package. An instantiation may omit it or repeat it exactly; any other value fails with OPEN_CONFIG_FIXED_OVERRIDE.
-                 */
-                FixedBinding: {
-                    /** @constant */
-                    mode: "fixed";
-                    value: components["schemas"]["AbiValue"];
-                };
-                /**
-                 * ConfigurationField
-                 * @description One typed configuration field with unit, optional bounds and a binding.
-                 */
-                ConfigurationField: {
-                    binding: components["schemas"]["InputBinding"] | components["schemas"]["FixedBinding"];
-                    description?: components["schemas"]["Description"];
-                    /** @description Inclusive upper bound for an integer type. */
-                    maximum?: components["schemas"]["SignedDecimalString"];
-                    /** @description Inclusive lower bound for an integer type. */
-                    minimum?: components["schemas"]["SignedDecimalString"];
-                    name: components["schemas"]["Identifier"];
-                    type: components["schemas"]["AbiType"];
-                    /** @description Unit of the value, for example wei, seconds, bps, token-units, or none. */
-                    unit: string;
-                };
-                /**
-                 * Configuration
-                 * @description Typed configuration schema with a documented ABI encoding.
-                 */
-                Configuration: {
-                    /**
-                     * @description ABI encoding of the configuration: platform.abi-tuple@1 means abi.encode of the field values in the order of fields, each as its declared type (a head-only static tuple, 32 bytes per field). The encoded configuration is at most 16 KiB.
-                     * @constant
-                     */
-                    codec: "platform.abi-tuple@1";
-                    /** @description Fields in encoding order; names unique. [] when the package takes no configuration. */
-                    fields: components["schemas"]["ConfigurationField"][];
-                };
-                /**
-                 * Port
-                 * @description A port: the map key names the versioned interface, the value binds it to a component.
-                 */
-                Port: {
-                    /** @description Component that implements the interface. */
-                    component: components["schemas"]["ComponentId"];
-                    description?: components["schemas"]["Description"];
-                };
-                /**
-                 * PortMap
-                 * @description Ports keyed by versioned interface name.
-                 */
-                PortMap: {
-                    [key: string]: components["schemas"]["Port"];
-                };
-                /**
-                 * Ports
-                 * @description Typed input and output interfaces; {inputs: {}, outputs: {}} when unused.
-                 */
-                Ports: {
-                    inputs: components["schemas"]["PortMap"];
-                    outputs: components["schemas"]["PortMap"];
-                };
-                /**
-                 * FieldOperand
-                 * @description Another configuration field.
-                 */
-                FieldOperand: {
-                    field: components["schemas"]["Identifier"];
-                };
-                /**
-                 * ValueOperand
-                 * @description A literal value.
-                 */
-                ValueOperand: {
-                    value: components["schemas"]["AbiValue"];
-                };
-                /**
-                 * Constraint
-                 * @description Comparison between a configuration field and another field or a literal.
-                 */
-                Constraint: {
-                    description?: components["schemas"]["Description"];
-                    /** @description Configuration field name. */
-                    left: components["schemas"]["Identifier"];
-                    /** @enum {string} */
-                    operator: "<" | "<=" | "==" | "!=" | ">=" | ">";
-                    right: components["schemas"]["FieldOperand"] | components["schemas"]["ValueOperand"];
-                };
-                /** Parameter */
-                Parameter: {
-                    name: components["schemas"]["Identifier"];
-                    type: components["schemas"]["AbiType"];
-                };
-                /**
-                 * ManagementRead
-                 * @description A read (view function) offered to operators.
-                 */
-                ManagementRead: {
-                    component: components["schemas"]["ComponentId"];
-                    description?: components["schemas"]["Description"];
-                    entrypoint: components["schemas"]["Entrypoint"];
-                };
-                /**
-                 * ManagementAction
-                 * @description A management action.
-                 */
-                ManagementAction: {
-                    component: components["schemas"]["ComponentId"];
-                    description?: components["schemas"]["Description"];
-                    entrypoint: components["schemas"]["Entrypoint"];
-                    /**
-                     * ActionInputSchema
-                     * @description Input of the action: ABI parameters in call order.
-                     */
-                    inputSchema: {
-                        parameters: components["schemas"]["Parameter"][];
-                    };
-                    /** @description Role allowed to call the action, for example owner or operator. */
-                    role: string;
-                };
-                /**
-                 * Management
-                 * @description Operator-facing summary, reads and actions.
-                 */
-                Management: {
-                    actions: components["schemas"]["ManagementAction"][];
-                    reads: components["schemas"]["ManagementRead"][];
-                    summary: string;
-                };
-                /**
-                 * ExtensionObject
-                 * @description Bounded JSON object of inert metadata: at most three levels of nesting below the namespace.
-                 */
-                ExtensionObject: {
-                    [key: string]: components["schemas"]["ExtensionValue"];
-                };
-                /**
-                 * ExtensionValue
-                 * @description A bounded JSON value (level 1).
-                 */
-                ExtensionValue: string | number | boolean | null | components["schemas"]["ExtensionValueLevel2"][] | {
-                    [key: string]: components["schemas"]["ExtensionValueLevel2"];
-                };
-                /**
-                 * ExtensionValueLevel2
-                 * @description A bounded JSON value (level 2).
-                 */
-                ExtensionValueLevel2: string | number | boolean | null | components["schemas"]["ExtensionScalar"][] | {
-                    [key: string]: components["schemas"]["ExtensionScalar"];
-                };
-                /**
-                 * ExtensionScalar
-                 * @description A JSON scalar (the deepest level).
-                 */
-                ExtensionScalar: string | number | boolean | null;
-            };
         };
         /**
          * SourcePath
@@ -4712,79 +3213,6 @@ export type components = {
             /** @constant */
             schemaVersion: "platform.multi-role-custom-launch-create-request.v2";
             source: components["schemas"]["Source2"];
-            $defs: {
-                /** @description 2 to 16 physical targets (the router primitive's bound, since token and hook occupy one target); exactly one token_hook target. */
-                Graph: {
-                    targets: components["schemas"]["GraphTarget"][];
-                };
-                /** @description One physical contract. token_hook is the shared token-and-hook contract and carries the hook permission mask. */
-                GraphTarget: {
-                    constructorArgs: components["schemas"]["HexData"];
-                    /** @description Fully qualified name: source path, colon, contract identifier. */
-                    contractName: string;
-                    hookPermissionMask?: components["schemas"]["HookPermissionMask"];
-                    /** @enum {string} */
-                    role: "token_hook" | "initializer" | "auxiliary";
-                    targetId: string;
-                };
-                /** @description Solidity standard-JSON input with inline sources (no URLs); outputSelection is chosen by the server. */
-                Source: {
-                    compilerVersion: string;
-                    /** @constant */
-                    language: "Solidity";
-                    settings: {
-                        /** @enum {string} */
-                        evmVersion: "paris" | "shanghai" | "cancun" | "prague";
-                        optimizer: {
-                            enabled: boolean;
-                            runs: number;
-                        };
-                        viaIR?: boolean;
-                    };
-                    sources: {
-                        [key: string]: {
-                            content: string;
-                        };
-                    };
-                };
-                /** @description Declared token economics. Applicant buy and sell rates in hundredths of a bip, capped at 100,000 (10%) in additive and inclusive modes. Economics the server cannot match to the lane's known economics yield evidence_required. */
-                Economics: {
-                    buyRateHundredthsBip: number;
-                    feeRecipient: components["schemas"]["Address"];
-                    /** @enum {string} */
-                    rateMode: "additive" | "inclusive";
-                    sellRateHundredthsBip: number;
-                    /** @description Total token supply in base units. */
-                    totalSupply: components["schemas"]["PositiveDecimalString"];
-                };
-                /** @description Native funding of the shared lane: the exact wallet transaction value and the gas budget. Budgets do not prove available funds; the service never raises them. */
-                Funding: {
-                    maxGasCostWei: components["schemas"]["PositiveWeiAmount"];
-                    valueWei: components["schemas"]["WeiAmount"];
-                };
-                /** @description Token name, symbol, description, an actual image (bytes plus a public URI), one website, one X profile; other links optional. */
-                ProjectMetadata: {
-                    description: string;
-                    image: components["schemas"]["Image"];
-                    links?: {
-                        label: string;
-                        uri: components["schemas"]["HttpsUri"];
-                    }[];
-                    name: string;
-                    symbol: string;
-                    website: components["schemas"]["HttpsUri"];
-                    xProfile: string;
-                };
-                /** @description PNG or single-frame GIF, as the chain-4663 packer accepts (frame count is a server rule). */
-                Image: {
-                    byteLength: number;
-                    contentBase64: string;
-                    /** @enum {string} */
-                    mediaType: "image/png" | "image/gif";
-                    sha256: components["schemas"]["Sha256Digest"];
-                    uri: components["schemas"]["HttpsUri"];
-                };
-            };
         };
         /**
          * MultiRoleCustomLaunchFinalizedListV2
@@ -4793,17 +3221,6 @@ export type components = {
         MultiRoleCustomLaunchFinalizedListV2: {
             launches: components["schemas"]["FinalizedLaunch"][];
             nextCursor: components["schemas"]["Cursor"] | null;
-            $defs: {
-                FinalizedLaunch: {
-                    blockNumber: components["schemas"]["PositiveDecimalString"];
-                    chainId: components["schemas"]["ChainId4663"];
-                    finalizedAt: components["schemas"]["Timestamp"];
-                    launchId: components["schemas"]["Uuid"];
-                    /** @description The one physical contract that is both token and hook. */
-                    tokenHookAddress: components["schemas"]["Address"];
-                    transactionHash: components["schemas"]["TransactionHash"];
-                };
-            };
         };
         /**
          * MultiRoleCustomLaunchListV2
@@ -4831,15 +3248,6 @@ export type components = {
             safetyClaim: false;
             /** @constant */
             schemaVersion: "platform.multi-role-custom-launch-preflight.v2";
-            $defs: {
-                Finding: {
-                    code: "evidence_required" | components["schemas"]["FindingCode"];
-                    /** @description For evidence_required: which verification is missing (source_code: the source differs from the lane's verified source; economics: the economics are unknown). Empty for every other code. */
-                    missingVerificationRequirements: ("source_code" | "economics")[];
-                    /** @enum {string} */
-                    severity: "blocking" | "needs_evidence" | "warning";
-                };
-            };
         } & (unknown & unknown & unknown & unknown);
         /**
          * MultiRoleCustomLaunchResourceV2
@@ -4862,16 +3270,6 @@ export type components = {
             transactionHash: components["schemas"]["TransactionHash"] | null;
             updatedAt: components["schemas"]["Timestamp"];
             walletTransaction: components["schemas"]["WalletTransaction"] | null;
-            $defs: {
-                /** @description The exact wallet transaction; the service never signs or broadcasts it. */
-                WalletTransaction: {
-                    chainId: components["schemas"]["ChainId4663"];
-                    data: components["schemas"]["HexData"];
-                    from: components["schemas"]["Address"];
-                    to: components["schemas"]["Address"];
-                    valueWei: components["schemas"]["WeiAmount"];
-                };
-            };
         };
         /**
          * Native20FeePolicy
@@ -4966,28 +3364,6 @@ export type components = {
             /** @constant */
             schemaVersion: "platform.partner-subkey-request.v1";
             scopes: components["schemas"]["ChildScopes"];
-            $defs: {
-                /**
-                 * DisplayName
-                 * @description Label shown to the partner; no control characters.
-                 */
-                DisplayName: string;
-                /**
-                 * ChildScopes
-                 * @description One or both launch scopes; never partner-subkeys:manage.
-                 */
-                ChildScopes: components["schemas"]["LaunchScope"][];
-                /**
-                 * PrepareRequestsPerHour
-                 * @description Preflight and create budget per hour; at most the root budget.
-                 */
-                PrepareRequestsPerHour: number;
-                /**
-                 * ReadRequestsPerMinute
-                 * @description Read budget per minute; at most the root budget.
-                 */
-                ReadRequestsPerMinute: number;
-            };
         };
         /**
          * PartnerSubkeyV1
@@ -5019,13 +3395,6 @@ export type components = {
              */
             status: "active" | "revoked" | "rotated";
             subkeyId: components["schemas"]["Uuid"];
-            $defs: {
-                /**
-                 * ApiKeySecret
-                 * @description Bearer API key of the child.
-                 */
-                ApiKeySecret: string;
-            };
         } & unknown;
         /**
          * Permit2GenesisProvenance
@@ -5273,16 +3642,6 @@ export type components = {
             schemaVersion: "platform.readiness.v1";
             /** @enum {string} */
             status: "ready" | "not_ready";
-            $defs: {
-                /** ReadinessCheckV1 */
-                Check: {
-                    /** @description Check name, e.g. database, deployment_evidence, chain_rpc, price_source. */
-                    name: string;
-                    ok: boolean;
-                    /** @description Public reason code when not ok (e.g. DEPLOYMENT_EVIDENCE_TAMPERED); null when ok. */
-                    reason: null | components["schemas"]["FindingCode"];
-                };
-            };
         };
         /**
          * ReadRequestsPerMinute
@@ -5517,54 +3876,6 @@ export type components = {
             status: components["schemas"]["SourceVerificationStatus"];
             /** @description The latest component updatedAt. */
             updatedAt: components["schemas"]["Timestamp"];
-            $defs: {
-                /**
-                 * SourceVerificationStatus
-                 * @enum {string}
-                 */
-                SourceVerificationStatus: "queued" | "retrying" | "exact_match" | "needs_attention";
-                HasNeedsAttention: {
-                    /** @constant */
-                    status: "needs_attention";
-                };
-                HasRetrying: {
-                    /** @constant */
-                    status: "retrying";
-                };
-                HasQueued: {
-                    /** @constant */
-                    status: "queued";
-                };
-                /**
-                 * SourceVerificationComponentV1
-                 * @description One verified target. nextAttemptAt exists only for queued or retrying rows. Rows that are not exact expose no provider and no evidence digest. An exact row requires a non-authoritative provider observation plus the protected-build and finalized-bytecode binding digests; a provider observation alone never yields exact_match.
-                 */
-                Component: {
-                    /** @description Binding digest of the runtime bytecode read at the finalized checkpoint. */
-                    finalizedBytecodeDigest?: components["schemas"]["Sha256Digest"];
-                    /** @description Next scheduled verification attempt (queued and retrying rows only). */
-                    nextAttemptAt?: components["schemas"]["Timestamp"];
-                    /** @description Binding digest of the protected build the verified source compiles to. */
-                    protectedBuildDigest?: components["schemas"]["Sha256Digest"];
-                    providerObservation?: components["schemas"]["SourceVerificationProviderObservationV1"];
-                    status: components["schemas"]["SourceVerificationStatus"];
-                    /** @description Graph target identifier. */
-                    targetId: components["schemas"]["GraphTargetId"];
-                    updatedAt: components["schemas"]["Timestamp"];
-                } & (unknown & unknown);
-                /**
-                 * SourceVerificationProviderObservationV1
-                 * @description What a source-verification provider reported. Non-authoritative: it never releases anything on its own.
-                 */
-                ProviderObservation: {
-                    /** @description SHA-256 digest of the provider's response as read. */
-                    observationDigest: components["schemas"]["Sha256Digest"];
-                    observedAt: components["schemas"]["Timestamp"];
-                    providerId: string;
-                    /** @constant */
-                    releaseAuthority: false;
-                };
-            };
         };
         /** StaticBaselineFindingV2 */
         StaticBaselineFindingV2: {
@@ -5694,6 +4005,16 @@ export type components = {
                 "application/json": components["schemas"]["ApiError"];
             };
         };
+        /** @description This deployment does not implement the operation yet (NOT_IMPLEMENTED). Project design; see the README's list. */
+        NotImplemented: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
         /** @description The request body exceeds the route's byte limit (PAYLOAD_TOO_LARGE). Nothing was persisted. */
         PayloadTooLarge: {
             headers: {
@@ -5794,6 +4115,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -5876,6 +4198,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -5903,6 +4226,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -5930,6 +4254,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -5960,6 +4285,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6005,6 +4331,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6036,6 +4363,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6067,6 +4395,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6102,6 +4431,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6129,6 +4459,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6174,6 +4505,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6205,6 +4537,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6254,6 +4587,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6299,6 +4633,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6331,6 +4666,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6376,6 +4712,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6407,6 +4744,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6440,6 +4778,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6472,6 +4811,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6660,6 +5000,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6858,6 +5199,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6906,6 +5248,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6939,6 +5282,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6969,6 +5313,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -7000,6 +5345,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -7035,6 +5381,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -7066,6 +5413,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -7102,6 +5450,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
