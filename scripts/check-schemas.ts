@@ -16,7 +16,9 @@ for (const file of files) {
     console.error(`schema ${file}: ${(err as Error).message}`);
   }
 }
-const examples = readdirSync(exampleDir).filter((f) => f.endsWith('.json')).sort();
+const examples = readdirSync(exampleDir)
+  .filter((f) => f.endsWith('.json'))
+  .sort();
 for (const example of examples) {
   const schemaFile = schemaFileForExample(example);
   const validate = ajv.getSchema(schemaIdBase + schemaFile);

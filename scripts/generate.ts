@@ -6,7 +6,7 @@
  *   generated/schemas/<resource>.ts            json-schema-to-typescript, one file per resource schema
  * With --check it writes nothing and exits 1 listing every file that differs (CI's drift check).
  */
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import $RefParser from '@apidevtools/json-schema-ref-parser';
 import { bundle, createConfig } from '@redocly/openapi-core';
@@ -58,12 +58,16 @@ function renameComponents(doc: { [key: string]: Json }): { [key: string]: Json }
   const schemas = (components.schemas as { [key: string]: Json } | undefined) ?? {};
   const renames = new Map<string, string>();
   const taken = new Set<string>();
-  const keys = Object.keys(schemas).sort((a, b) => Number(a.includes('.schema')) - Number(b.includes('.schema')) || a.localeCompare(b));
+  const keys = Object.keys(schemas).sort(
+    (a, b) => Number(a.includes('.schema')) - Number(b.includes('.schema')) || a.localeCompare(b),
+  );
   // Whole-file schemas claim their titles first: they are the named resources.
   keys.sort((a, b) => Number(/\.schema$/.test(b)) - Number(/\.schema$/.test(a)));
   for (const key of keys) {
     const schema = schemas[key] as { title?: string } | null;
-    const candidates = [schema?.title, pascal(key)].filter((c): c is string => typeof c === 'string' && /^[A-Za-z][A-Za-z0-9]*$/.test(c));
+    const candidates = [schema?.title, pascal(key)].filter(
+      (c): c is string => typeof c === 'string' && /^[A-Za-z][A-Za-z0-9]*$/.test(c),
+    );
     let name = candidates.find((c) => !taken.has(c)) ?? pascal(key);
     for (let i = 2; taken.has(name); i++) name = `${pascal(key)}${i}`;
     taken.add(name);
@@ -76,7 +80,11 @@ function renameComponents(doc: { [key: string]: Json }): { [key: string]: Json }
     for (const [k, v] of Object.entries(node)) {
       if (k === '$ref' && typeof v === 'string' && v.startsWith('#/components/schemas/')) {
         const [old, ...rest] = v.slice('#/components/schemas/'.length).split('/');
-        const name = renames.get(decodeURIComponent(old ?? '').replace(/~1/g, '/').replace(/~0/g, '~'));
+        const name = renames.get(
+          decodeURIComponent(old ?? '')
+            .replace(/~1/g, '/')
+            .replace(/~0/g, '~'),
+        );
         out[k] = name ? ['#/components/schemas', name, ...rest].join('/') : v;
       } else out[k] = rewrite(v);
     }
@@ -89,8 +97,10 @@ function renameComponents(doc: { [key: string]: Json }): { [key: string]: Json }
   for (const [key, schema] of Object.entries(renamed)) {
     // Redocly hoists every referenced $defs member into components; the leftover $defs blocks are dead weight
     // that openapi-typescript would type as a property. A ref still pointing into a file means a bundling bug.
-    if (schema && typeof schema === 'object' && !Array.isArray(schema)) delete (schema as { [key: string]: Json }).$defs;
-    if (JSON.stringify(schema).includes('.schema.json#')) throw new Error(`component ${key} keeps an unresolved file reference`);
+    if (schema && typeof schema === 'object' && !Array.isArray(schema))
+      delete (schema as { [key: string]: Json }).$defs;
+    if (JSON.stringify(schema).includes('.schema.json#'))
+      throw new Error(`component ${key} keeps an unresolved file reference`);
   }
   const result = rewrite(doc) as { [key: string]: Json };
   (result.components as { [key: string]: Json }).schemas = renamed;
@@ -106,7 +116,9 @@ async function bundleApi(path: string): Promise<{ [key: string]: Json }> {
   const result = await bundle({ ref: join(root, path), config, dereference: false });
   const fatal = result.problems.filter((p) => p.ruleId === 'no-unresolved-refs' || p.severity === 'error');
   if (fatal.length > 0) {
-    throw new Error(`${path}: cannot bundle:\n  ${fatal.map((p) => `${p.message} at ${p.location[0]?.pointer ?? ''}`).join('\n  ')}`);
+    throw new Error(
+      `${path}: cannot bundle:\n  ${fatal.map((p) => `${p.message} at ${p.location[0]?.pointer ?? ''}`).join('\n  ')}`,
+    );
   }
   return result.bundle.parsed as { [key: string]: Json };
 }
@@ -129,7 +141,9 @@ async function build(): Promise<Map<string, string>> {
     files.set(`generated/types/${name}.ts`, `// ${banner}\n${astToString(ast)}`);
   }
   const schemaDir = join(root, 'spec/schemas');
-  for (const file of readdirSync(schemaDir).filter((f) => f.endsWith('.schema.json')).sort()) {
+  for (const file of readdirSync(schemaDir)
+    .filter((f) => f.endsWith('.schema.json'))
+    .sort()) {
     const schema = JSON.parse(readFileSync(join(schemaDir, file), 'utf8'));
     const ts = await compile(schema, schema.title ?? file, {
       bannerComment: `// ${banner}`,
@@ -168,7 +182,9 @@ if (check) {
   }
   for (const path of listGenerated()) if (!files.has(path)) drift.push(`${path} (stale, not generated from spec/)`);
   if (drift.length > 0) {
-    console.error(`generated/ drifts from spec/ in ${drift.length} file(s); run \`make generate\` and commit:\n  ${drift.join('\n  ')}`);
+    console.error(
+      `generated/ drifts from spec/ in ${drift.length} file(s); run \`make generate\` and commit:\n  ${drift.join('\n  ')}`,
+    );
     process.exit(1);
   }
   console.log(`generated/ matches spec/ (${files.size} files)`);

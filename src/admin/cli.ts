@@ -20,7 +20,8 @@ function fail(message: string): never {
 }
 
 const [group, action, ...rest] = process.argv.slice(2);
-if (group !== 'keys' || action !== 'create') fail(group ? `unknown command "${[group, action].join(' ')}"` : 'no command');
+if (group !== 'keys' || action !== 'create')
+  fail(group ? `unknown command "${[group, action].join(' ')}"` : 'no command');
 let values: { wallet?: string; scopes?: string; chains?: string };
 try {
   ({ values } = parseArgs({

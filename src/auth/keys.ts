@@ -65,7 +65,15 @@ export function mintWalletKey(
   db.prepare(
     `INSERT INTO api_keys (key_id, key_hash, kind, wallet, scopes, chains, lineage_id, partner_id, created_at)
      VALUES (?, ?, 'wallet', ?, ?, ?, ?, NULL, ?)`,
-  ).run(keyId, hashKey(apiKey), principal.wallet, JSON.stringify(scopes), JSON.stringify(chains), keyId, new Date().toISOString());
+  ).run(
+    keyId,
+    hashKey(apiKey),
+    principal.wallet,
+    JSON.stringify(scopes),
+    JSON.stringify(chains),
+    keyId,
+    new Date().toISOString(),
+  );
   return { apiKey, principal };
 }
 
@@ -73,7 +81,8 @@ function checkScopes(requested: readonly string[]): Scope[] {
   const scopes = [...new Set(requested)];
   if (scopes.length === 0) throw new Error('at least one scope is required');
   for (const scope of scopes) {
-    if ((reservedScopes as readonly string[]).includes(scope)) throw new Error(`scope ${scope} is reserved and disabled`);
+    if ((reservedScopes as readonly string[]).includes(scope))
+      throw new Error(`scope ${scope} is reserved and disabled`);
     if (!(grantableScopes as readonly string[]).includes(scope)) {
       throw new Error(`unknown scope ${scope}; grantable scopes: ${grantableScopes.join(', ')}`);
     }
@@ -96,7 +105,9 @@ interface KeyRow {
 export function findPrincipal(db: Db, apiKey: string): Principal | null {
   if (!keyPattern.test(apiKey)) return null;
   const row = db
-    .prepare('SELECT key_id, kind, wallet, scopes, chains, lineage_id, partner_id, revoked_at FROM api_keys WHERE key_hash = ?')
+    .prepare(
+      'SELECT key_id, kind, wallet, scopes, chains, lineage_id, partner_id, revoked_at FROM api_keys WHERE key_hash = ?',
+    )
     .get(hashKey(apiKey)) as KeyRow | undefined;
   if (!row || row.revoked_at !== null) return null;
   return {

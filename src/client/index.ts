@@ -24,11 +24,15 @@ export function checkOrigin(baseUrl: string): string {
   try {
     url = new URL(baseUrl);
   } catch {
-    throw new TypeError(`baseUrl must be an absolute URL such as https://api.example or http://127.0.0.1:8787, got "${baseUrl}"`);
+    throw new TypeError(
+      `baseUrl must be an absolute URL such as https://api.example or http://127.0.0.1:8787, got "${baseUrl}"`,
+    );
   }
   const allowed = url.protocol === 'https:' || (url.protocol === 'http:' && loopbackHosts.has(url.hostname));
   if (!allowed) {
-    throw new TypeError(`baseUrl must be https, or http on localhost, 127.0.0.1 or [::1]; got ${url.protocol}//${url.hostname}`);
+    throw new TypeError(
+      `baseUrl must be https, or http on localhost, 127.0.0.1 or [::1]; got ${url.protocol}//${url.hostname}`,
+    );
   }
   if (url.username || url.password || (url.pathname !== '/' && url.pathname !== '') || url.search || url.hash) {
     throw new TypeError('baseUrl must be an origin only: no credentials, path, query or fragment');

@@ -12,7 +12,11 @@ export function encodeCursor(list: string, afterSeq: number): string {
 /** Decodes a cursor issued for `list`, or throws 400 INVALID_REQUEST. */
 export function decodeCursor(list: string, cursor: string): number {
   try {
-    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { v?: unknown; l?: unknown; s?: unknown };
+    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as {
+      v?: unknown;
+      l?: unknown;
+      s?: unknown;
+    };
     if (parsed.v === 1 && parsed.l === list && Number.isSafeInteger(parsed.s) && (parsed.s as number) > 0) {
       return parsed.s as number;
     }

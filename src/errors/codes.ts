@@ -44,7 +44,11 @@ export const errorTable = {
   },
   PAYLOAD_TOO_LARGE: { status: 413, retryable: false, message: "The request body exceeds this route's byte limit." },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, retryable: false, message: 'The request body must be application/json.' },
-  RATE_LIMITED: { status: 429, retryable: true, message: 'Rate limit reached; retry the same bytes after Retry-After.' },
+  RATE_LIMITED: {
+    status: 429,
+    retryable: true,
+    message: 'Rate limit reached; retry the same bytes after Retry-After.',
+  },
   ADMISSION_QUOTA_EXHAUSTED: {
     status: 429,
     retryable: true,

@@ -5,7 +5,7 @@ import { authenticate } from '../auth/authenticate.ts';
 import type { Config } from '../config.ts';
 import { ApiError } from '../errors/api-error.ts';
 import type { Db } from '../store/db.ts';
-import { errorMiddleware } from './error-middleware.ts';
+import { errorMiddleware, logInternal } from './error-middleware.ts';
 import type { OperationContext, OperationHandler, OperationResult } from './operation.ts';
 import { RouteBudgets } from './rate-limit.ts';
 import { requestId, state } from './request-context.ts';
@@ -81,13 +81,15 @@ export function createApp(deps: { db: Db; config: Config; now?: () => number }) 
           bearerAuth: (req: Request, scopes: string[]) => {
             const res = req.res as Response;
             try {
-              const chainId = (req as Request & { openapi?: { pathParams?: Record<string, string> } }).openapi?.pathParams
-                ?.chainId;
+              const chainId = (req as Request & { openapi?: { pathParams?: Record<string, string> } }).openapi
+                ?.pathParams?.chainId;
               state(res).principal = authenticate(db, req.headers.authorization, scopes, chainId);
               checkChainBinding(chainId, req.body);
               return true;
             } catch (err) {
-              if (err instanceof ApiError) state(res).authError = err;
+              // Anything but a public ApiError (a broken database, say) is an internal failure, never a 401.
+              if (!(err instanceof ApiError)) logInternal(state(res).requestId, err);
+              state(res).authError = err instanceof ApiError ? err : new ApiError('INTERNAL');
               throw err;
             }
           },

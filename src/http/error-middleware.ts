@@ -31,24 +31,28 @@ const statusCodes: Record<number, ErrorCode> = {
 export function toApiError(err: unknown, res: Response): ApiError {
   if (err instanceof ApiError) return err;
   const e = (err ?? {}) as HttpLikeError;
+  // The validator re-wraps whatever its security handler throws; the ApiError it stashed is the real cause.
   const authError = state(res).authError;
+  if (authError) return authError;
   const status = e.status ?? e.statusCode;
-  if (authError && (status === 401 || status === 403)) return authError;
   if (e.type === 'entity.parse.failed') return new ApiError('MALFORMED_JSON');
   if (e.type === 'entity.too.large') return new ApiError('PAYLOAD_TOO_LARGE');
-  if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') return new ApiError('UNSUPPORTED_MEDIA_TYPE');
+  if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported')
+    return new ApiError('UNSUPPORTED_MEDIA_TYPE');
   const code = status !== undefined ? statusCodes[status] : undefined;
   if (code === undefined) return new ApiError('INTERNAL');
+  if (code !== 'INVALID_REQUEST') return new ApiError(code, { headers: e.headers ?? {} });
+  // Only a validation failure lists its issues: they describe the caller's input, never the server's state.
   const issues = (e.errors ?? []).map((i) => ({
     location: String(i.path ?? '').slice(0, 512),
     message: String(i.message ?? '').slice(0, 512),
   }));
-  const message = code === 'INVALID_REQUEST' && issues.length > 0 ? `Invalid request: ${issues[0]?.location} ${issues[0]?.message}` : undefined;
+  const message = issues.length > 0 ? `Invalid request: ${issues[0]?.location} ${issues[0]?.message}` : undefined;
   return new ApiError(code, { issues, headers: e.headers ?? {}, ...(message ? { message } : {}) });
 }
 
 /** Logs a failure that is not a public ApiError, with the request id and without request data. */
-function logInternal(requestId: string, err: unknown): void {
+export function logInternal(requestId: string, err: unknown): void {
   const detail = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
   console.error(JSON.stringify({ level: 'error', requestId, msg: 'unhandled failure', detail: detail.slice(0, 2000) }));
 }
@@ -64,5 +68,8 @@ export function errorMiddleware(err: unknown, _req: Request, res: Response, _nex
   }
   for (const [name, value] of Object.entries(apiError.headers)) res.setHeader(name, value);
   if (apiError.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(apiError.retryAfterSeconds));
-  res.status(apiError.status).type('application/json').send(JSON.stringify(apiError.toBody(requestId)));
+  res
+    .status(apiError.status)
+    .type('application/json')
+    .send(JSON.stringify(apiError.toBody(requestId)));
 }

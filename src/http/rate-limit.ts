@@ -24,7 +24,9 @@ export class RouteBudgets {
       this.windows.set(key, w);
     }
     if (w.count >= this.perMinute) {
-      throw new ApiError('RATE_LIMITED', { retryAfterSeconds: Math.max(1, Math.ceil((w.start + 60_000 - now) / 1000)) });
+      throw new ApiError('RATE_LIMITED', {
+        retryAfterSeconds: Math.max(1, Math.ceil((w.start + 60_000 - now) / 1000)),
+      });
     }
     w.count++;
   }

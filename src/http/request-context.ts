@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
-import type { ApiError } from '../errors/api-error.ts';
 import type { Principal } from '../auth/keys.ts';
+import type { ApiError } from '../errors/api-error.ts';
 
 /** Per-request state the HTTP layer keeps on `res.locals`. */
 export interface RequestState {

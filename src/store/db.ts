@@ -23,7 +23,9 @@ export function openDatabase(path: string): Db {
 
 /** Applies every migration newer than the database's recorded version, each in its own transaction. */
 export function migrate(db: Db): number {
-  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL) STRICT');
+  db.exec(
+    'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL) STRICT',
+  );
   const row = db.prepare('SELECT max(version) AS v FROM schema_migrations').get() as { v: number | null };
   const current = row.v ?? 0;
   for (const m of migrations) {

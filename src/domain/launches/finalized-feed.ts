@@ -10,7 +10,12 @@ export type CustomLaunchFinalizedListV4 = components['schemas']['CustomLaunchFin
  * opaque cursor. Rows are written only by the finality tracker; the feed serves them as stored.
  * Spec: launch-transport.md Response resources (Finalized list).
  */
-export function listFinalized(db: Db, chainId: string, limit: number, cursor: string | undefined): CustomLaunchFinalizedListV4 {
+export function listFinalized(
+  db: Db,
+  chainId: string,
+  limit: number,
+  cursor: string | undefined,
+): CustomLaunchFinalizedListV4 {
   const listName = `v4-finalized:${chainId}`;
   const after = cursor === undefined ? 0 : decodeCursor(listName, cursor);
   const rows = db

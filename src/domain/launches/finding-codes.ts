@@ -5,9 +5,18 @@
  * reference describes without naming.
  */
 export const findingCodes = {
-  RUNTIME_CALLCODE: { classification: 'hard_block', obligation: 'Runtime CALLCODE blocks deployment; rebuild without it.' },
-  RUNTIME_SELFDESTRUCT: { classification: 'hard_block', obligation: 'Runtime SELFDESTRUCT blocks deployment; rebuild without it.' },
-  SOURCE_SELFDESTRUCT: { classification: 'hard_block', obligation: 'SELFDESTRUCT in source blocks deployment; rebuild without it.' },
+  RUNTIME_CALLCODE: {
+    classification: 'hard_block',
+    obligation: 'Runtime CALLCODE blocks deployment; rebuild without it.',
+  },
+  RUNTIME_SELFDESTRUCT: {
+    classification: 'hard_block',
+    obligation: 'Runtime SELFDESTRUCT blocks deployment; rebuild without it.',
+  },
+  SOURCE_SELFDESTRUCT: {
+    classification: 'hard_block',
+    obligation: 'SELFDESTRUCT in source blocks deployment; rebuild without it.',
+  },
   CALLBACK_GUARD_MISSING: {
     classification: 'hard_block',
     obligation: 'A definitively missing or invalid callback authentication guard blocks deployment.',
@@ -28,14 +37,20 @@ export const findingCodes = {
     classification: 'hard_block',
     obligation: 'The hook role must be one project-owned physical target whose address bits equal its mask.',
   },
-  PROXY_OR_DELEGATECALL: { classification: 'evidence_duty', obligation: 'Bind evidence for proxy or delegatecall use.' },
+  PROXY_OR_DELEGATECALL: {
+    classification: 'evidence_duty',
+    obligation: 'Bind evidence for proxy or delegatecall use.',
+  },
   MINT_CONTROL: { classification: 'evidence_duty', obligation: 'Bind evidence for mint controls.' },
   TAX_CONTROL: { classification: 'evidence_duty', obligation: 'Bind evidence for transfer taxes.' },
   PAUSE_CONTROL: { classification: 'evidence_duty', obligation: 'Bind evidence for pause controls.' },
   TRANSFER_CONTROL: { classification: 'evidence_duty', obligation: 'Bind evidence for transfer controls.' },
   LIQUIDITY_CUSTODY: { classification: 'evidence_duty', obligation: 'Bind evidence for liquidity custody.' },
   EXTERNAL_DEPENDENCY: { classification: 'evidence_duty', obligation: 'Bind evidence for external dependencies.' },
-  RETURN_DELTA_ACCOUNTING: { classification: 'evidence_duty', obligation: 'Bind evidence for return-delta accounting.' },
+  RETURN_DELTA_ACCOUNTING: {
+    classification: 'evidence_duty',
+    obligation: 'Bind evidence for return-delta accounting.',
+  },
   EXTERNAL_REFERENCE_UNBOUND: {
     classification: 'hard_block',
     obligation: 'An external contract reference must bind address, runtime hash, source evidence, role and checkpoint.',
@@ -44,7 +59,10 @@ export const findingCodes = {
     classification: 'evidence_duty',
     obligation: 'The static baseline has not been evaluated by this deployment.',
   },
-  ROUTER_SIMULATION_NOT_RUN: { classification: 'evidence_duty', obligation: 'The exact router simulation has not run.' },
+  ROUTER_SIMULATION_NOT_RUN: {
+    classification: 'evidence_duty',
+    obligation: 'The exact router simulation has not run.',
+  },
   FUNDING_NONCE_DERIVATION_CONFLICT_SUSPECTED: {
     classification: 'warning',
     obligation: 'Tooling warning; neither a conformance nor a safety claim.',
@@ -55,6 +73,10 @@ export const findingCodes = {
   },
   TX_SIMULATION_PENDING: {
     classification: 'info',
-    obligation: 'Deployable: submit the exact validated request for the remaining server simulation; no source rewrite.',
+    obligation:
+      'Deployable: submit the exact validated request for the remaining server simulation; no source rewrite.',
   },
-} as const satisfies Record<string, { classification: 'hard_block' | 'evidence_duty' | 'warning' | 'info'; obligation: string }>;
+} as const satisfies Record<
+  string,
+  { classification: 'hard_block' | 'evidence_duty' | 'warning' | 'info'; obligation: string }
+>;

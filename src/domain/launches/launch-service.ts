@@ -6,7 +6,7 @@ import { decodeCursor, encodeCursor } from '../cursor.ts';
 import { findReplay, recordAnswer } from '../idempotency.ts';
 import { checkAdmissionQuota, recordAdmission } from './admission-quota.ts';
 import { type CustomLaunchResourceV4, type LaunchRow, toLaunchResource } from './launch-resource.ts';
-import { checkRequestRules, type CreateRequestV4 } from './request-rules.ts';
+import { type CreateRequestV4, checkRequestRules } from './request-rules.ts';
 
 const createOperation = 'createCustomLaunchV4';
 const columns =
@@ -19,7 +19,8 @@ export function requestDigestOf(raw: Buffer): string {
 
 /** Which launches a credential may see: a partner root sees its partner's, anyone else its own lineage. */
 function visibility(principal: Principal): { column: 'partner_id' | 'lineage_id'; value: string } {
-  if (principal.kind === 'partner-root' && principal.partnerId) return { column: 'partner_id', value: principal.partnerId };
+  if (principal.kind === 'partner-root' && principal.partnerId)
+    return { column: 'partner_id', value: principal.partnerId };
   return { column: 'lineage_id', value: principal.lineageId };
 }
 
@@ -37,12 +38,10 @@ export class LaunchService {
    * the same key with other bytes is 409 IDEMPOTENCY_CONFLICT. Replays consume no admission quota.
    * Spec: launch-transport.md Endpoints, Limits.
    */
-  create(input: {
-    principal: Principal;
-    idempotencyKey: string;
-    request: CreateRequestV4;
-    rawBody: Buffer;
-  }): { status: 200 | 202; body: string } {
+  create(input: { principal: Principal; idempotencyKey: string; request: CreateRequestV4; rawBody: Buffer }): {
+    status: 200 | 202;
+    body: string;
+  } {
     const { principal, idempotencyKey, request, rawBody } = input;
     const requestDigest = requestDigestOf(rawBody);
     const idem = { keyId: principal.keyId, operation: createOperation, idempotencyKey, requestDigest };
@@ -52,7 +51,10 @@ export class LaunchService {
         if (replay) return { status: 200 as const, body: replay.body };
         checkRequestRules(principal, request);
         const nowMs = this.now();
-        checkAdmissionQuota(this.db, nowMs, { perHour: this.limits.admissionPerHour, perDay: this.limits.admissionPerDay });
+        checkAdmissionQuota(this.db, nowMs, {
+          perHour: this.limits.admissionPerHour,
+          perDay: this.limits.admissionPerDay,
+        });
         const at = new Date(nowMs).toISOString();
         const launchId = randomUUID();
         const row = this.db
@@ -89,7 +91,8 @@ export class LaunchService {
     const row = this.db
       .prepare(`SELECT ${columns} FROM launches WHERE chain_id = ? AND launch_id = ? AND ${v.column} = ?`)
       .get(chainId, launchId, v.value) as LaunchRow | undefined;
-    if (!row) throw new ApiError('NOT_FOUND', { message: `No launch ${launchId} on chain ${chainId} for this credential.` });
+    if (!row)
+      throw new ApiError('NOT_FOUND', { message: `No launch ${launchId} on chain ${chainId} for this credential.` });
     return toLaunchResource(row);
   }
 

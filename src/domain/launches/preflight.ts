@@ -19,7 +19,12 @@ export const routerSimulationNotRun = 'ROUTER_SIMULATION_NOT_RUN';
  * and the chain gates exist, the report says so as needs-evidence findings instead of claiming a result.
  * Spec: launch-transport.md What the service does 4, 7; Response resources (preflight).
  */
-export function preflightV4(principal: Principal, request: CreateRequestV4, rawBody: Buffer, nowMs: number): CustomLaunchPreflightV2 {
+export function preflightV4(
+  principal: Principal,
+  request: CreateRequestV4,
+  rawBody: Buffer,
+  nowMs: number,
+): CustomLaunchPreflightV2 {
   checkRequestRules(principal, request);
   const needsEvidence = [staticBaselineNotEvaluated, routerSimulationNotRun];
   const unsignedReport = {

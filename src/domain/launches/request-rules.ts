@@ -46,14 +46,23 @@ function fundingPlanIssues(request: Profile410): Issue[] {
     });
   }
   if (BigInt(plan.walletTransactionValueWei) > BigInt(plan.maxLaunchValueWei)) {
-    issues.push({ location: '/fundingPlan/maxLaunchValueWei', message: 'the wallet transaction value exceeds the launch-value budget' });
+    issues.push({
+      location: '/fundingPlan/maxLaunchValueWei',
+      message: 'the wallet transaction value exceeds the launch-value budget',
+    });
   }
   const labels = a.otherNativeAllocations.map((o) => o.label);
   if (new Set(labels).size !== labels.length) {
-    issues.push({ location: '/fundingPlan/nativeAllocations/otherNativeAllocations', message: 'labels must be unique' });
+    issues.push({
+      location: '/fundingPlan/nativeAllocations/otherNativeAllocations',
+      message: 'labels must be unique',
+    });
   }
   if (plan.initialBuy.recipient.toLowerCase() !== request.launchWallet.toLowerCase()) {
-    issues.push({ location: '/fundingPlan/initialBuy/recipient', message: 'must be the launch controller (launchWallet)' });
+    issues.push({
+      location: '/fundingPlan/initialBuy/recipient',
+      message: 'must be the launch controller (launchWallet)',
+    });
   }
   const { fundingPlanHash, ...unhashed } = plan;
   if (sha256Digest(canonicalJson(unhashed)) !== fundingPlanHash) {
@@ -69,21 +78,33 @@ function fundingPlanIssues(request: Profile410): Issue[] {
 function metadataIssues(request: CreateRequestV4): Issue[] {
   const issues: Issue[] = [];
   if (sha256Digest(canonicalJson(request.projectMetadata)) !== request.projectMetadataHash) {
-    issues.push({ location: '/projectMetadataHash', message: 'does not match the canonical (RFC 8785) projectMetadata' });
+    issues.push({
+      location: '/projectMetadataHash',
+      message: 'does not match the canonical (RFC 8785) projectMetadata',
+    });
   }
   const artifact = request.projectMetadataImageArtifact;
   const bytes = Buffer.from(artifact.bytesBase64, 'base64');
   if (bytes.length !== artifact.byteLength) {
-    issues.push({ location: '/projectMetadataImageArtifact/byteLength', message: `is ${artifact.byteLength} but the bytes are ${bytes.length}` });
+    issues.push({
+      location: '/projectMetadataImageArtifact/byteLength',
+      message: `is ${artifact.byteLength} but the bytes are ${bytes.length}`,
+    });
   }
   if (`sha256:${createHash('sha256').update(bytes).digest('hex')}` !== artifact.sha256) {
     issues.push({ location: '/projectMetadataImageArtifact/sha256', message: 'does not match the image bytes' });
   }
   if (request.projectMetadata.image.sha256 !== artifact.sha256) {
-    issues.push({ location: '/projectMetadata/image/sha256', message: 'must equal projectMetadataImageArtifact.sha256' });
+    issues.push({
+      location: '/projectMetadata/image/sha256',
+      message: 'must equal projectMetadataImageArtifact.sha256',
+    });
   }
   if (request.projectMetadata.image.mediaType !== artifact.mediaType) {
-    issues.push({ location: '/projectMetadata/image/mediaType', message: 'must equal projectMetadataImageArtifact.mediaType' });
+    issues.push({
+      location: '/projectMetadata/image/mediaType',
+      message: 'must equal projectMetadataImageArtifact.mediaType',
+    });
   }
   return issues;
 }
@@ -92,7 +113,12 @@ function metadataIssues(request: CreateRequestV4): Issue[] {
 function intentIssues(request: CreateRequestV4): Issue[] {
   const { launchIntentHash, agentAttestation: _attestation, ...intent } = request;
   if (sha256Digest(canonicalJson(intent)) !== launchIntentHash) {
-    return [{ location: '/launchIntentHash', message: 'does not match the canonical (RFC 8785) request without launchIntentHash and agentAttestation' }];
+    return [
+      {
+        location: '/launchIntentHash',
+        message: 'does not match the canonical (RFC 8785) request without launchIntentHash and agentAttestation',
+      },
+    ];
   }
   return [];
 }

@@ -42,14 +42,27 @@ export function launchCoverageV4(nowMs: number, ready: boolean): LaunchCoverageV
       hookPermissionBits: 14,
     },
     verifierCoverage: [
-      { verifierId: 'request.schema', coverage: 'covered', description: 'Closed JSON Schema validation of every request.' },
+      {
+        verifierId: 'request.schema',
+        coverage: 'covered',
+        description: 'Closed JSON Schema validation of every request.',
+      },
       {
         verifierId: 'request.rules',
         coverage: 'partial',
-        description: 'Chain-free request rules: wallet binding, funding-plan sums and hash, metadata and intent hashes.',
+        description:
+          'Chain-free request rules: wallet binding, funding-plan sums and hash, metadata and intent hashes.',
       },
-      { verifierId: 'static.baseline', coverage: 'not_covered', description: 'Static bytecode baseline: not evaluated yet.' },
-      { verifierId: 'router.simulation', coverage: 'not_covered', description: 'Exact router simulation: not run yet.' },
+      {
+        verifierId: 'static.baseline',
+        coverage: 'not_covered',
+        description: 'Static bytecode baseline: not evaluated yet.',
+      },
+      {
+        verifierId: 'router.simulation',
+        coverage: 'not_covered',
+        description: 'Exact router simulation: not run yet.',
+      },
       { verifierId: 'external.references', coverage: 'not_covered', description: 'External references gain no trust.' },
     ],
     findingObligations: Object.entries(findingCodes).map(([code, f]) => ({
@@ -57,6 +70,10 @@ export function launchCoverageV4(nowMs: number, ready: boolean): LaunchCoverageV
       classification: f.classification,
       obligation: f.obligation,
     })),
-    declarations: { hookPermissions: [...hookPermissions], fundingModels: ['hash_bound_funding_plan', 'exact_wallet_value'], executionEvidence: false },
+    declarations: {
+      hookPermissions: [...hookPermissions],
+      fundingModels: ['hash_bound_funding_plan', 'exact_wallet_value'],
+      executionEvidence: false,
+    },
   } as LaunchCoverageV1;
 }

@@ -114,7 +114,8 @@ export function launchGuideV4(): LaunchGuideV1 {
         summary: 'A 4.1.0 launch with a hash-bound funding plan and an atomic initial buy worth at least USD 1.',
         disposition: 'needs_evidence',
         findingCodes: ['STATIC_BASELINE_NOT_EVALUATED', 'ROUTER_SIMULATION_NOT_RUN'],
-        guidance: 'This deployment validates and stores the request; the static baseline and chain gates are not evaluated yet.',
+        guidance:
+          'This deployment validates and stores the request; the static baseline and chain gates are not evaluated yet.',
       },
       {
         scenarioId: 'shared_token_and_hook',

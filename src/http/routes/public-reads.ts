@@ -1,16 +1,20 @@
 import type { Config } from '../../config.ts';
-import { ApiError } from '../../errors/api-error.ts';
 import { listFinalized } from '../../domain/launches/finalized-feed.ts';
 import { capabilitiesV4 } from '../../domain/public/capabilities.ts';
 import { launchCoverageV4 } from '../../domain/public/launch-coverage.ts';
 import { launchGuideV4 } from '../../domain/public/launch-guide.ts';
 import { readiness } from '../../domain/public/readiness.ts';
+import { ApiError } from '../../errors/api-error.ts';
 import type { Db } from '../../store/db.ts';
 import { migrations } from '../../store/migrations.ts';
 import type { OperationHandler } from '../operation.ts';
 
 /** Handlers of the unauthenticated reads (launch-transport.md Authentication 2, Endpoints). */
-export function publicReadOperations(deps: { db: Db; config: Config; now: () => number }): Record<string, OperationHandler> {
+export function publicReadOperations(deps: {
+  db: Db;
+  config: Config;
+  now: () => number;
+}): Record<string, OperationHandler> {
   const { db, config, now } = deps;
   const latestMigration = migrations.at(-1)?.version ?? 0;
   return {

@@ -1,8 +1,8 @@
 import type { Principal } from '../../auth/keys.ts';
-import { ApiError } from '../../errors/api-error.ts';
 import type { LaunchService } from '../../domain/launches/launch-service.ts';
 import { preflightV4 } from '../../domain/launches/preflight.ts';
 import type { CreateRequestV4 } from '../../domain/launches/request-rules.ts';
+import { ApiError } from '../../errors/api-error.ts';
 import type { OperationContext, OperationHandler } from '../operation.ts';
 
 function principalOf(ctx: OperationContext): Principal {

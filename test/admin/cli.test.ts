@@ -1,0 +1,175 @@
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
+import { createApp } from '../../src/http/app.ts';
+import { openDatabase } from '../../src/store/db.ts';
+import { call } from '../support/http.ts';
+
+// The operator command as a user runs it: a child process over a real SQLite file (launch-transport.md
+// Authentication 4-5: the key is printed once and only its hash is stored).
+const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
+const wallet = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
+
+let dir: string;
+let databasePath: string;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'custom-launch-cli-'));
+  databasePath = join(dir, 'cli.sqlite');
+});
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function runCli(args: string[]): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('npx', ['tsx', 'src/admin/cli.ts', ...args], {
+      cwd: projectRoot,
+      env: { ...process.env, DATABASE_PATH: databasePath },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** The database's bytes on disk: the main file and, when present, its WAL and shared-memory files. */
+function bytesOnDisk(): Buffer {
+  const files = [databasePath, `${databasePath}-wal`, `${databasePath}-shm`].filter((f) => existsSync(f));
+  return Buffer.concat(files.map((f) => readFileSync(f)));
+}
+
+function keyCount(): number {
+  const db = openDatabase(databasePath);
+  try {
+    return (db.prepare('SELECT count(*) AS n FROM api_keys').get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
+}
+
+const createArgs = [
+  'keys',
+  'create',
+  '--wallet',
+  wallet,
+  '--scopes',
+  'custom-launch:create,custom-launch:read',
+  '--chains',
+  '4663',
+];
+
+describe('npm run admin -- keys create', () => {
+  let apiKey = '';
+
+  it('prints exactly one JSON line with the key once and stores only its hash', async () => {
+    const run = await runCli(createArgs);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout.endsWith('\n')).toBe(true);
+    const lines = run.stdout.slice(0, -1).split('\n');
+    expect(lines).toHaveLength(1);
+    const printed = JSON.parse(lines[0] as string) as Record<string, unknown>;
+    expect(Object.keys(printed).sort()).toEqual(['apiKey', 'chains', 'keyId', 'scopes', 'wallet']);
+    expect(printed.apiKey).toMatch(/^clk_[A-Za-z0-9_-]{43}$/);
+    expect(printed.keyId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(printed.wallet).toBe(wallet.toLowerCase());
+    expect(printed.scopes).toEqual(['custom-launch:create', 'custom-launch:read']);
+    expect(printed.chains).toEqual(['4663']);
+    apiKey = printed.apiKey as string;
+
+    // Read the raw bytes before anything else opens the file, so they are exactly what the command left behind.
+    const raw = bytesOnDisk();
+    expect(raw.length).toBeGreaterThan(0);
+    expect(raw.includes(apiKey)).toBe(false);
+    expect(raw.includes(apiKey.slice('clk_'.length))).toBe(false);
+
+    const hash = createHash('sha256').update(apiKey, 'utf8').digest('hex');
+    const db = openDatabase(databasePath);
+    try {
+      const rows = db.prepare('SELECT key_id, key_hash, wallet FROM api_keys').all() as Array<Record<string, string>>;
+      expect(rows).toEqual([{ key_id: printed.keyId, key_hash: hash, wallet: wallet.toLowerCase() }]);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('mints a key a real server accepts', async () => {
+    expect(apiKey).not.toBe('');
+    const db = openDatabase(databasePath);
+    const app = createApp({ db, config: { ...loadConfig({ CI: 'true' }), databasePath, validateResponses: true } });
+    const server = app.listen(0, '127.0.0.1');
+    try {
+      await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const ok = await call(`${url}/v4/chains/4663/custom-launches`, {
+        headers: { Authorization: `Bearer ${apiKey}` },
+      });
+      expect(ok.status).toBe(200);
+      expect(ok.json).toEqual({ launches: [], nextCursor: null });
+      const anonymous = await call(`${url}/v4/chains/4663/custom-launches`);
+      expect(anonymous.status).toBe(401);
+    } finally {
+      await new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      });
+      db.close();
+    }
+  });
+
+  const withArg = (name: string, value: string) => {
+    const args = [...createArgs];
+    args[args.indexOf(name) + 1] = value;
+    return args;
+  };
+  it.each([
+    [
+      'missing --wallet',
+      createArgs.slice(0, 2).concat(createArgs.slice(4)),
+      /--wallet, --scopes and --chains are all required/,
+    ],
+    ['a bad wallet', withArg('--wallet', '0x1234'), /--wallet must be a 0x address/],
+    [
+      'an unknown scope',
+      withArg('--scopes', 'custom-launch:read,launches:everything'),
+      /unknown scope launches:everything/,
+    ],
+    [
+      'the reserved scope fees:claim',
+      withArg('--scopes', 'custom-launch:read,fees:claim'),
+      /scope fees:claim is reserved/,
+    ],
+    ['an unknown chain', withArg('--chains', '4663,10'), /unknown chain 10/],
+    ['an unknown command', ['keys', 'delete', '--wallet', wallet], /unknown command "keys delete"/],
+    ['an unknown flag', [...createArgs, '--admin'], /--admin/],
+    ['no command', [], /no command/],
+  ])('refuses %s: exit 2, a message on stderr, nothing on stdout, no key stored', async (_name, args, message) => {
+    const before = keyCount();
+    const run = await runCli(args);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(message);
+    expect(run.stderr).toMatch(/usage:/);
+    expect(keyCount()).toBe(before);
+  });
+});

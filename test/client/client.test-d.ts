@@ -1,0 +1,69 @@
+import { describe, expectTypeOf, it } from 'vitest';
+import type { components } from '../../generated/types/service.ts';
+import { type CreateRequestV4, createLaunchClient, type LaunchClient } from '../../src/client/index.ts';
+
+// STYLE habit 8: the client's shapes come from the spec, and its wrong paths and bodies do not compile.
+type Resource = components['schemas']['CustomLaunchResourceV4'];
+type ApiError = components['schemas']['ApiError'];
+type GetResult = Awaited<ReturnType<LaunchClient['get']>>;
+
+declare const client: LaunchClient;
+declare const body: CreateRequestV4;
+
+describe('client types', () => {
+  it('types get() data as the V4 resource and its error as the ApiError body', () => {
+    expectTypeOf<GetResult['data']>().toEqualTypeOf<Resource | undefined>();
+    expectTypeOf<NonNullable<GetResult['data']>['status']>().toEqualTypeOf<
+      | 'received'
+      | 'validating'
+      | 'action_required'
+      | 'authorized'
+      | 'awaiting_wallet_signature'
+      | 'wallet_action_required'
+      | 'submitted'
+      | 'sequencer_soft_confirmed'
+      | 'ethereum_posted'
+      | 'finalized'
+      | 'failed'
+    >();
+    expectTypeOf<GetResult['error']>().toEqualTypeOf<ApiError | undefined>();
+    expectTypeOf<NonNullable<GetResult['error']>['error']['code']>().toEqualTypeOf<
+      components['schemas']['ApiErrorCode']
+    >();
+  });
+
+  it('types create() data as the V4 resource', () => {
+    expectTypeOf<Awaited<ReturnType<LaunchClient['create']>>['data']>().toEqualTypeOf<Resource | undefined>();
+    expectTypeOf(createLaunchClient).parameter(0).toHaveProperty('baseUrl').toEqualTypeOf<string>();
+  });
+
+  it('rejects wrong calls at compile time', () => {
+    // Type-only: the lambdas are never run.
+    void (() => {
+      // @ts-expect-error create needs an idempotency key
+      client.create(body);
+      // @ts-expect-error a body missing required fields is not a create request
+      client.create({}, 'idempotency-key-0001');
+      // @ts-expect-error no such path in the spec
+      client.raw.GET('/v4/chains/{chainId}/no-such-thing', { params: { path: { chainId: '4663' } } });
+      client.raw.GET('/v4/chains/{chainId}/custom-launches/{launchId}', {
+        // @ts-expect-error the launchId path parameter is required
+        params: { path: { chainId: '4663' } },
+      });
+      // @ts-expect-error the V4 lane's chainId is the const '4663'
+      client.raw.GET('/v4/chains/{chainId}/custom-launches', { params: { path: { chainId: '1' } } });
+      // @ts-expect-error limit is a number
+      client.list({ limit: '10' });
+    });
+  });
+
+  it('accepts the right calls', () => {
+    void (() => {
+      client.create(body, 'idempotency-key-0001');
+      client.list({ limit: 10 });
+      client.raw.GET('/v4/chains/{chainId}/custom-launches/{launchId}', {
+        params: { path: { chainId: '4663', launchId: '00000000-0000-4000-8000-000000000000' } },
+      });
+    });
+  });
+});

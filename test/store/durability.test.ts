@@ -1,0 +1,81 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { mintWalletKey } from '../../src/auth/keys.ts';
+import { migrate, openDatabase } from '../../src/store/db.ts';
+import { migrations } from '../../src/store/migrations.ts';
+import { auth, call } from '../support/http.ts';
+import { exampleBytes, exampleWallet, v4Example } from '../support/server.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'custom-launch-durability-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('SQLite store', () => {
+  it('opens with WAL and synchronous=FULL and records every migration once', () => {
+    const path = join(dir, 'pragmas.sqlite');
+    const db = openDatabase(path);
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    // 2 = FULL: a commit returns only after the WAL is synced to disk.
+    expect(db.pragma('synchronous', { simple: true })).toBe(2);
+    expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
+    const versions = db.prepare('SELECT version FROM schema_migrations ORDER BY version').all();
+    expect(versions).toEqual(migrations.map((m) => ({ version: m.version })));
+    expect(migrate(db)).toBe(migrations.at(-1)?.version);
+    expect(db.prepare('SELECT count(*) AS n FROM schema_migrations').get()).toEqual({ n: migrations.length });
+    db.close();
+    const reopened = openDatabase(path);
+    expect(reopened.prepare('SELECT count(*) AS n FROM schema_migrations').get()).toEqual({ n: migrations.length });
+    reopened.close();
+  });
+});
+
+describe('a 202 is sent only after the commit is on disk', () => {
+  it('keeps a created launch when the server process is killed right after the 202', async () => {
+    const path = join(dir, 'killed.sqlite');
+    const setup = openDatabase(path);
+    const { apiKey } = mintWalletKey(setup, {
+      wallet: exampleWallet,
+      scopes: ['custom-launch:create', 'custom-launch:read'],
+      chains: ['4663'],
+    });
+    setup.close();
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: new URL('../..', import.meta.url).pathname,
+      env: { ...process.env, DATABASE_PATH: path, PORT: '0', HOST: '127.0.0.1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        child.stdout.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          const m = /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(out);
+          if (m?.[1]) resolve(m[1]);
+        });
+        child.once('exit', (code) => reject(new Error(`server exited early with ${code}`)));
+        setTimeout(() => reject(new Error('server did not start')), 30_000);
+      });
+      const created = await call(`${url}/v4/chains/4663/custom-launches`, {
+        method: 'POST',
+        headers: auth(apiKey, { 'Idempotency-Key': 'durability-kill-test' }),
+        body: exampleBytes(v4Example),
+      });
+      expect(created.status, created.text).toBe(202);
+      child.kill('SIGKILL');
+      await new Promise((resolve) => child.once('exit', resolve));
+      const db = new Database(path, { readonly: true });
+      const row = db.prepare('SELECT status FROM launches WHERE launch_id = ?').get(created.json.launchId);
+      const replayable = db
+        .prepare('SELECT response_status FROM idempotency_records WHERE idempotency_key = ?')
+        .get('durability-kill-test');
+      db.close();
+      expect(row).toEqual({ status: 'received' });
+      expect(replayable).toEqual({ response_status: 202 });
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  });
+});
