@@ -7,10 +7,13 @@ NPM_STAMP := node_modules/.install-stamp
 
 .PHONY: install start test generate check-generated lint-spec lint typecheck unit bench clean
 
-# Installs the exact locked dependencies when node_modules is missing or older than the lock file.
+# Installs the locked dependencies when node_modules is missing or older than the lock file.
+# Not `npm ci`: the registry this project installs from does not carry every platform's optional packages (for
+# example biome's Android and musl binaries), so npm leaves them out of the lock and `npm ci` then refuses the lock
+# as out of sync. `npm install` installs exactly the locked versions and leaves the lock unchanged.
 $(NPM_STAMP): package.json package-lock.json
 	@command -v node >/dev/null || { echo "Node.js 20 is required (node not found)"; exit 1; }
-	npm ci --no-audit --no-fund
+	npm install --no-audit --no-fund
 	@touch $(NPM_STAMP)
 
 install: $(NPM_STAMP)

@@ -240,13 +240,22 @@ async function main(): Promise<void> {
     for (const [mode, r] of Object.entries(ratios.bareOverValidatedGet)) {
       console.log(`bare / validated GET (${mode}): requests/s x${r.requestsPerSecond}, p99 x${r.p99}`);
     }
+    // Every completed create should have been a fresh 202: the seed plus one launch per completed create.
+    const launchesStored = (plain.db.prepare('SELECT count(*) AS n FROM launches').get() as { n: number }).n;
+    console.log(
+      `launches stored: ${launchesStored} (create requests sent, counting those in flight at stop: ${counter})`,
+    );
     console.log('');
     console.log(
-      JSON.stringify(
-        { connections, seconds, host: '127.0.0.1', figures, ratios, createRequestsSent: counter },
-        null,
-        0,
-      ),
+      JSON.stringify({
+        connections,
+        seconds,
+        host: '127.0.0.1',
+        figures,
+        ratios,
+        createRequestsSent: counter,
+        launchesStored,
+      }),
     );
   } finally {
     for (const r of running.reverse()) await r.close();

@@ -64,7 +64,10 @@ describe('every operation of the service spec', () => {
     const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
     const section = readme.split('### Not yet implemented')[1]?.split('\n## ')[0] ?? '';
     const listed = [...section.matchAll(/^\| `([A-Za-z0-9]+)` \|/gm)].map((m) => m[1]).sort();
-    const declared = operations.filter((o) => !implemented.has(o.operationId)).map((o) => o.operationId).sort();
+    const declared = operations
+      .filter((o) => !implemented.has(o.operationId))
+      .map((o) => o.operationId)
+      .sort();
     expect(listed).toEqual(declared);
   });
 

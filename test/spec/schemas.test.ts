@@ -70,12 +70,25 @@ describe('spec/schemas', () => {
   });
 
   it.each(files)('%s closes every object and pins every prefixItems', (file) => {
-    for (const [pointer, node] of subschemas(load(file))) {
+    const doc = load(file);
+    const narrowingContext = /\/(then|else|if|allOf\/\d+|not|contains)(\/|$)/;
+    // A $defs entry referenced only from narrowing positions (a `contains` predicate, say) is a condition, not a shape.
+    const refsTo = new Map<string, string[]>();
+    for (const [pointer, node] of subschemas(doc)) {
+      if (typeof node.$ref === 'string' && node.$ref.startsWith('#/$defs/')) {
+        const list = refsTo.get(node.$ref.slice(1)) ?? [];
+        list.push(pointer);
+        refsTo.set(node.$ref.slice(1), list);
+      }
+    }
+    const predicates = [...refsTo].filter(([, at]) => at.every((p) => narrowingContext.test(p))).map(([def]) => def);
+    for (const [pointer, node] of subschemas(doc)) {
       const isObject = node.type === 'object' || (node.properties !== undefined && node.type === undefined);
       if (isObject && node.properties !== undefined) {
         const closed = node.additionalProperties === false || node.unevaluatedProperties === false;
         // An if/then/else branch or allOf member that only narrows known properties is closed by its parent.
-        const narrowing = /\/(then|else|if|allOf\/\d+|not|contains)(\/|$)/.test(pointer);
+        const narrowing =
+          narrowingContext.test(pointer) || predicates.some((d) => pointer === d || pointer.startsWith(`${d}/`));
         if (!narrowing) expect(closed, `${file}#${pointer} must be closed`).toBe(true);
       }
       if (Array.isArray(node.prefixItems)) {
