@@ -42,7 +42,8 @@ typecheck: install
 
 unit: install
 	npx tsx scripts/check-schemas.ts
-	npx vitest run
+	@rm -f build/vitest-report.json
+	npx vitest run; status=$$?; npx tsx scripts/test-summary.ts build/vitest-report.json; exit $$status
 
 ## Throughput and p99 figures (not a test): validated GET-by-id and create vs a bare node:http GET.
 bench: install

@@ -8,6 +8,6 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     typecheck: { enabled: true, include: ['test/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
-    reporters: ['default'],
+    reporters: ['default', ['json', { outputFile: 'build/vitest-report.json' }]],
   },
 });
