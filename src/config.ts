@@ -5,6 +5,8 @@ export interface Config {
   host: string;
   port: number;
   databasePath: string;
+  /** How long a write waits for a lock held by another connection before a retryable 503. */
+  busyTimeoutMs: number;
   /** Validate responses against the spec (on in tests and CI; costs throughput in production). */
   validateResponses: boolean;
   /** New-request admission across the whole service (launch-transport.md Limits). */
@@ -46,6 +48,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST ?? '127.0.0.1',
     port: int(env, 'PORT', 8787),
     databasePath: env.DATABASE_PATH ?? `${projectRoot}var/custom-launch.sqlite`,
+    busyTimeoutMs: int(env, 'SQLITE_BUSY_TIMEOUT_MS', 5000),
     validateResponses: env.VALIDATE_RESPONSES ? env.VALIDATE_RESPONSES === 'true' : inCi,
     admissionPerHour: int(env, 'ADMISSION_PER_HOUR', 120),
     admissionPerDay: int(env, 'ADMISSION_PER_DAY', 500),

@@ -7,7 +7,7 @@ import { createApp } from './http/app.ts';
 import { openDatabase } from './store/db.ts';
 
 const config = loadConfig();
-const db = openDatabase(config.databasePath);
+const db = openDatabase(config.databasePath, { busyTimeoutMs: config.busyTimeoutMs });
 const app = createApp({ db, config });
 const server = app.listen(config.port, config.host, () => {
   const address = server.address();

@@ -21,7 +21,6 @@ export const errorTable = {
     message: 'Not found: check the identifier, chain and credential lineage.',
   },
   METHOD_NOT_ALLOWED: { status: 405, retryable: false, message: 'The method is not allowed on this path.' },
-  NOT_ACCEPTABLE: { status: 406, retryable: false, message: 'The response can only be served as the documented type.' },
   CHAIN_MISMATCH: {
     status: 409,
     retryable: false,

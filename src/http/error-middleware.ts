@@ -18,7 +18,6 @@ const statusCodes: Record<number, ErrorCode> = {
   403: 'INSUFFICIENT_SCOPE',
   404: 'NOT_FOUND',
   405: 'METHOD_NOT_ALLOWED',
-  406: 'NOT_ACCEPTABLE',
   413: 'PAYLOAD_TOO_LARGE',
   415: 'UNSUPPORTED_MEDIA_TYPE',
 };
@@ -35,6 +34,9 @@ export function toApiError(err: unknown, res: Response): ApiError {
   const authError = state(res).authError;
   if (authError) return authError;
   const status = e.status ?? e.statusCode;
+  // The database stayed locked past the busy timeout: transient, so the same bytes may be retried.
+  if ((err as { code?: string } | null)?.code === 'SQLITE_BUSY')
+    return new ApiError('UNAVAILABLE', { retryAfterSeconds: 1 });
   if (e.type === 'entity.parse.failed') return new ApiError('MALFORMED_JSON');
   if (e.type === 'entity.too.large') return new ApiError('PAYLOAD_TOO_LARGE');
   if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported')

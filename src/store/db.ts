@@ -10,13 +10,13 @@ export type Db = Database.Database;
  * Opens (creating if needed) the SQLite file, sets WAL and synchronous=FULL so a committed write is on disk before
  * the call returns (a 202 is sent only after that), and applies pending migrations.
  */
-export function openDatabase(path: string): Db {
+export function openDatabase(path: string, options: { busyTimeoutMs?: number } = {}): Db {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
+  db.pragma(`busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5000)}`);
   migrate(db);
   return db;
 }

@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { auth, call, type Reply } from '../support/http.ts';
 import { exampleBytes, startServer, type TestServer, v4Example } from '../support/server.ts';
@@ -147,6 +148,29 @@ describe('public reads', () => {
       exactReplaysConsume: false,
     });
     expect(r.json.feePolicy).toMatchObject({ policyId: 'Native20', feeBps: 20, rounding: 'up_to_next_wei' });
+  });
+});
+
+describe('a locked database', () => {
+  it('answers a retryable 503 UNAVAILABLE with Retry-After and persists nothing', async () => {
+    const locked = await startServer({ busyTimeoutMs: 50 });
+    const lockedKey = locked.key();
+    const other = new Database(locked.config.databasePath);
+    other.exec('BEGIN IMMEDIATE');
+    try {
+      const r = await call(`${locked.url}/v4/chains/4663/custom-launches`, {
+        method: 'POST',
+        headers: auth(lockedKey, { 'Idempotency-Key': 'locked-database-key' }),
+        body: exampleBytes(v4Example),
+      });
+      expectApiError(r, 503, 'UNAVAILABLE', true);
+      expect(r.headers.get('retry-after')).toBe('1');
+    } finally {
+      other.exec('ROLLBACK');
+      other.close();
+    }
+    expect((locked.db.prepare('SELECT count(*) AS n FROM launches').get() as { n: number }).n).toBe(0);
+    await locked.close();
   });
 });
 

@@ -30,7 +30,7 @@ export async function startServer(overrides: Partial<Config> = {}, now?: () => n
     validateResponses: true,
     ...overrides,
   };
-  const db = openDatabase(config.databasePath);
+  const db = openDatabase(config.databasePath, { busyTimeoutMs: config.busyTimeoutMs });
   const app = createApp({ db, config, ...(now ? { now } : {}) });
   const server = app.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
