@@ -25,3 +25,11 @@ export interface OperationResult {
 
 /** One spec operation's handler. */
 export type OperationHandler = (ctx: OperationContext) => OperationResult | Promise<OperationResult>;
+
+/** The validated `limit` (default 10) and `cursor` of a list operation (launch-transport.md Parameter shapes). */
+export function pageOf(ctx: OperationContext): { limit: number; cursor: string | undefined } {
+  return {
+    limit: ctx.query.limit === undefined ? 10 : Number(ctx.query.limit),
+    cursor: ctx.query.cursor === undefined ? undefined : String(ctx.query.cursor),
+  };
+}

@@ -7,7 +7,7 @@ import { readiness } from '../../domain/public/readiness.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import type { Db } from '../../store/db.ts';
 import { migrations } from '../../store/migrations.ts';
-import type { OperationHandler } from '../operation.ts';
+import { type OperationHandler, pageOf } from '../operation.ts';
 
 /** Handlers of the unauthenticated reads (launch-transport.md Authentication 2, Endpoints). */
 export function publicReadOperations(deps: {
@@ -30,8 +30,7 @@ export function publicReadOperations(deps: {
       body: launchCoverageV4(now(), readiness(db, latestMigration, now()).status === 'ready'),
     }),
     listFinalizedCustomLaunchesV4: (ctx) => {
-      const limit = ctx.query.limit === undefined ? 10 : Number(ctx.query.limit);
-      const cursor = ctx.query.cursor === undefined ? undefined : String(ctx.query.cursor);
+      const { limit, cursor } = pageOf(ctx);
       return { status: 200, body: listFinalized(db, String(ctx.params.chainId), limit, cursor) };
     },
     // No price source is wired yet (issue 5 adds the devnet feed): never a made-up price, a retryable 503.

@@ -3,7 +3,7 @@ import type { LaunchService } from '../../domain/launches/launch-service.ts';
 import { preflightV4 } from '../../domain/launches/preflight.ts';
 import type { CreateRequestV4 } from '../../domain/launches/request-rules.ts';
 import { ApiError } from '../../errors/api-error.ts';
-import type { OperationContext, OperationHandler } from '../operation.ts';
+import { type OperationContext, type OperationHandler, pageOf } from '../operation.ts';
 
 function principalOf(ctx: OperationContext): Principal {
   // The validator's security handler sets the principal on every operation that declares bearerAuth.
@@ -33,8 +33,7 @@ export function v4LaunchOperations(launches: LaunchService, now: () => number): 
       return { status: answer.status, rawJson: answer.body };
     },
     listCustomLaunchesV4: (ctx) => {
-      const limit = ctx.query.limit === undefined ? 10 : Number(ctx.query.limit);
-      const cursor = ctx.query.cursor === undefined ? undefined : String(ctx.query.cursor);
+      const { limit, cursor } = pageOf(ctx);
       return { status: 200, body: launches.list(principalOf(ctx), String(ctx.params.chainId), limit, cursor) };
     },
     getCustomLaunchV4: (ctx) => ({
