@@ -50,11 +50,17 @@ function send(res: Response, result: OperationResult): void {
  * binding as the spec's security handler, per-route budgets, every spec operation routed to its handler or to
  * 501 NOT_IMPLEMENTED, and the one error middleware.
  */
-export function createApp(deps: { db: Db; config: Config; now?: () => number }) {
+export function createApp(deps: {
+  db: Db;
+  config: Config;
+  now?: () => number;
+  /** Replaces every route handler (the validator and auth stay): lets a test observe what the validator admits. */
+  operations?: Record<string, OperationHandler>;
+}) {
   const { db, config } = deps;
   const spec = loadServiceSpec();
   const budgets = new RouteBudgets(config.routeBudgetPerMinute, deps.now);
-  const operations = buildOperations({ db, config, now: deps.now ?? Date.now });
+  const operations = deps.operations ?? buildOperations({ db, config, now: deps.now ?? Date.now });
 
   const app = express();
   app.disable('x-powered-by');

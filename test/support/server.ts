@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { mintWalletKey } from '../../src/auth/keys.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { createApp } from '../../src/http/app.ts';
+import type { OperationHandler } from '../../src/http/operation.ts';
 import { type Db, openDatabase } from '../../src/store/db.ts';
 
 /** The devnet's first funded account: the example requests' launchWallet. */
@@ -22,7 +23,11 @@ export interface TestServer {
 }
 
 /** Starts a fresh app; `overrides` replace configuration values (limits made small for boundary tests). */
-export async function startServer(overrides: Partial<Config> = {}, now?: () => number): Promise<TestServer> {
+export async function startServer(
+  overrides: Partial<Config> = {},
+  now?: () => number,
+  operations?: Record<string, OperationHandler>,
+): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'custom-launch-test-'));
   const config: Config = {
     ...loadConfig({ CI: 'true' }),
@@ -31,7 +36,7 @@ export async function startServer(overrides: Partial<Config> = {}, now?: () => n
     ...overrides,
   };
   const db = openDatabase(config.databasePath, { busyTimeoutMs: config.busyTimeoutMs });
-  const app = createApp({ db, config, ...(now ? { now } : {}) });
+  const app = createApp({ db, config, ...(now ? { now } : {}), ...(operations ? { operations } : {}) });
   const server = app.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   const { port } = server.address() as AddressInfo;
