@@ -5,7 +5,8 @@ export REDOCLY_TELEMETRY := off
 export REDOCLY_SUPPRESS_UPDATE_NOTICE := true
 NPM_STAMP := node_modules/.install-stamp
 
-.PHONY: install start test generate check-generated lint-spec lint typecheck unit bench clean
+.PHONY: install start test generate check-generated lint-spec lint typecheck unit conformance bench clean
+VENV_STAMP := .venv/.install-stamp
 
 # Installs the locked dependencies when node_modules is missing or older than the lock file.
 # Not `npm ci`: the registry this project installs from does not carry every platform's optional packages (for
@@ -18,12 +19,20 @@ $(NPM_STAMP): package.json package-lock.json
 
 install: $(NPM_STAMP)
 
+# The conformance tools (Schemathesis, the Python client generator) in a project virtualenv, exact versions.
+$(VENV_STAMP): conformance/requirements.txt
+	@command -v python3 >/dev/null || { echo "Python 3 is required for make conformance (python3 not found)"; exit 1; }
+	python3 -m venv .venv
+	.venv/bin/pip install --quiet --disable-pip-version-check -r conformance/requirements.txt
+	@touch $(VENV_STAMP)
+
 ## Start the server on the embedded default (SQLite file var/custom-launch.sqlite, 127.0.0.1:8787).
 start: install
 	npm start
 
-## Everything CI runs: drift check, spec lint, code lint, type check, schema/example check, the vitest suite.
-test: install check-generated lint-spec lint typecheck unit
+## Everything CI runs: drift check, spec lint, code lint, type check, schema/example check, the vitest suite,
+## then the conformance run against a real server.
+test: install check-generated lint-spec lint typecheck unit conformance
 
 generate: install
 	npm run generate
@@ -44,6 +53,10 @@ unit: install
 	npx tsx scripts/check-schemas.ts
 	@rm -f build/vitest-report.json
 	npx vitest run; status=$$?; npx tsx scripts/test-summary.ts build/vitest-report.json; exit $$status
+
+## Schemathesis and the generated Python and Go clients against a real server on a fresh SQLite file.
+conformance: install $(VENV_STAMP)
+	npx tsx conformance/run.ts
 
 ## Throughput and p99 figures (not a test): validated GET-by-id and create vs a bare node:http GET.
 bench: install

@@ -107,6 +107,80 @@ function renameComponents(doc: { [key: string]: Json }): { [key: string]: Json }
   return result;
 }
 
+/**
+ * Puts every example of spec/examples on the request bodies whose schema it instantiates (`X--variant.json` are
+ * variants of `X.json`), so generators and Schemathesis' examples phase send real, valid requests.
+ */
+function attachExamples(doc: { [key: string]: Json }): { [key: string]: Json } {
+  const exampleDir = join(root, 'spec/examples');
+  const byTitle = new Map<string, { [key: string]: Json }>();
+  for (const file of readdirSync(exampleDir).filter((f) => f.endsWith('.json')).sort()) {
+    const schemaFile = `${file.replace(/\.json$/, '').split('--')[0]}.schema.json`;
+    const title = (JSON.parse(readFileSync(join(root, 'spec/schemas', schemaFile), 'utf8')) as { title: string }).title;
+    const examples = byTitle.get(title) ?? {};
+    const name = file.replace(/\.json$/, '').replace(/[^A-Za-z0-9_-]+/g, '_');
+    examples[name] = { summary: `spec/examples/${file}`, value: JSON.parse(readFileSync(join(exampleDir, file), 'utf8')) };
+    byTitle.set(title, examples);
+  }
+  for (const item of Object.values((doc.paths ?? {}) as { [key: string]: { [key: string]: Json } })) {
+    for (const op of Object.values(item)) {
+      const media = (op as { requestBody?: { content?: { [type: string]: { [key: string]: Json } } } } | null)?.requestBody
+        ?.content?.['application/json'];
+      const ref = (media?.schema as { $ref?: string } | undefined)?.$ref ?? '';
+      const examples = byTitle.get(ref.replace('#/components/schemas/', ''));
+      if (media && examples) media.examples = examples;
+    }
+  }
+  return doc;
+}
+
+/**
+ * The bundle for other languages' client generators (generated/openapi/service.clients.json). Common generators
+ * cannot load two JSON Schema 2020-12 forms this contract uses, so it states them in forms they accept:
+ * a closed tuple (`prefixItems` + `items: false`) becomes an array of the same length whose items are any of the
+ * tuple's members, a `const` array becomes an array of the same length over those values, and a boolean schema
+ * in a subschema position becomes its object form (`false` is `{not: {}}`, `true` is `{}`). Responses are
+ * unchanged on the wire; the server and Schemathesis validate against the exact bundle.
+ */
+function forClientGenerators(node: Json): Json {
+  if (Array.isArray(node)) return node.map(forClientGenerators);
+  if (node === null || typeof node !== 'object') return node;
+  const out: { [key: string]: Json } = {};
+  const asObject = (v: Json): Json => (v === false ? { not: {} } : v === true ? {} : forClientGenerators(v));
+  for (const [k, v] of Object.entries(node)) {
+    if (k === 'properties' && v && typeof v === 'object' && !Array.isArray(v)) {
+      out[k] = Object.fromEntries(Object.entries(v).map(([name, sub]) => [name, asObject(sub)]));
+    } else if (['items', 'not', 'if', 'then', 'else', 'contains'].includes(k) && typeof v === 'boolean') {
+      out[k] = asObject(v);
+    } else if (['allOf', 'anyOf', 'oneOf'].includes(k) && Array.isArray(v)) {
+      out[k] = v.map(asObject);
+    } else out[k] = forClientGenerators(v);
+  }
+  if (Array.isArray(out.prefixItems)) {
+    const members = out.prefixItems;
+    const unique = [...new Map(members.map((m) => [JSON.stringify(m), m])).values()];
+    delete out.prefixItems;
+    const consts = unique.map((m) => (m && typeof m === 'object' && !Array.isArray(m) ? m.const : undefined));
+    if (unique.length > 1 && consts.every((c) => typeof c === 'string')) {
+      // Members that are only string constants are one string enum (generators mishandle anyOf of consts).
+      out.items = { type: 'string', enum: consts as string[] };
+    } else {
+      out.items = unique.length === 1 ? (unique[0] ?? {}) : { anyOf: unique };
+    }
+    out.minItems = members.length;
+    out.maxItems = members.length;
+  }
+  if (Array.isArray(out.const)) {
+    const values = out.const;
+    delete out.const;
+    out.type = 'array';
+    out.items = { enum: [...new Set(values.map((v) => JSON.stringify(v)))].map((v) => JSON.parse(v) as Json) };
+    out.minItems = values.length;
+    out.maxItems = values.length;
+  }
+  return out;
+}
+
 function withBanner(doc: { [key: string]: Json }): string {
   return `${JSON.stringify({ 'x-generated': banner, ...doc }, null, 2)}\n`;
 }
@@ -127,8 +201,9 @@ async function build(): Promise<Map<string, string>> {
   const files = new Map<string, string>();
   for (const [name, path] of Object.entries(apis)) {
     // Without $id: inside a component that keeps its file's $id, `#/components/...` would resolve against that id.
-    const bundled = stripIds(renameComponents(await bundleApi(path))) as { [key: string]: Json };
+    const bundled = attachExamples(stripIds(renameComponents(await bundleApi(path))) as { [key: string]: Json });
     files.set(`generated/openapi/${name}.bundled.json`, withBanner(bundled));
+    files.set(`generated/openapi/${name}.clients.json`, withBanner(forClientGenerators(bundled) as { [key: string]: Json }));
     // Dereference the one-file bundle (internal refs only); a cycle is an error, so the result is plain JSON.
     const inlined = (await $RefParser.dereference(structuredClone(bundled), {
       dereference: { circular: false },

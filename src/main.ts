@@ -9,7 +9,9 @@ import { openDatabase } from './store/db.ts';
 const config = loadConfig();
 const db = openDatabase(config.databasePath, { busyTimeoutMs: config.busyTimeoutMs });
 const app = createApp({ db, config });
-const server = app.listen(config.port, config.host, () => {
+// Not the listen callback: Express 5 calls it on failure too.
+const server = app.listen(config.port, config.host);
+server.once('listening', () => {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   console.log(
@@ -22,6 +24,13 @@ const server = app.listen(config.port, config.host, () => {
       pid: process.pid,
     }),
   );
+});
+
+server.on('error', (err: NodeJS.ErrnoException) => {
+  const hint = err.code === 'EADDRINUSE' ? ` (port ${config.port} is taken: stop the other process or set PORT)` : '';
+  console.error(JSON.stringify({ level: 'error', msg: `cannot listen on ${config.host}:${config.port}${hint}`, code: err.code }));
+  db.close();
+  process.exit(1);
 });
 
 function stop(signal: string): void {

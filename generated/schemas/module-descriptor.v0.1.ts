@@ -9,13 +9,15 @@ export type NonzeroAddress = string;
  */
 export type NonzeroAddress1 = string;
 /**
- * Relative file path below the explicit package root: at most 240 ASCII characters; segments of letters, digits and . _ @ + ( ) [ ] -; no empty, . or .. segments, no leading or trailing slash, no backslash, no control character. Ordinary files only (no symlinks), which the server checks on the bytes it stores.
+ * File inventory and optional Git provenance: repository and revision both or neither.
  */
-export type SourcePath = string;
+export type Source = {
+  [k: string]: unknown | undefined;
+};
 /**
  * Relative file path below the explicit package root: at most 240 ASCII characters; segments of letters, digits and . _ @ + ( ) [ ] -; no empty, . or .. segments, no leading or trailing slash, no backslash, no control character. Ordinary files only (no symlinks), which the server checks on the bytes it stores.
  */
-export type SourcePath1 = string;
+export type SourcePath = string;
 /**
  * Component id, unique within the descriptor.
  */
@@ -27,7 +29,7 @@ export type VersionedName = string;
 /**
  * Relative file path below the explicit package root: at most 240 ASCII characters; segments of letters, digits and . _ @ + ( ) [ ] -; no empty, . or .. segments, no leading or trailing slash, no backslash, no control character. Ordinary files only (no symlinks), which the server checks on the bytes it stores.
  */
-export type SourcePath2 = string;
+export type SourcePath1 = string;
 /**
  * Name of a contract (component entrypoint) or function (management read or action) in the pinned source.
  */
@@ -127,7 +129,7 @@ export interface ModuleDescriptor {
    */
   familySalt: string;
   source: Source;
-  documentation: SourcePath1;
+  documentation: SourcePath;
   /**
    * Deployable components, at least one.
    *
@@ -157,44 +159,10 @@ export interface ModuleDescriptor {
     [k: string]: ExtensionObject | undefined;
   };
 }
-/**
- * File inventory and optional Git provenance: repository and revision both or neither.
- */
-export interface Source {
-  /**
-   * Every source, dependency and documentation file. Paths are unique; the submission files must match this inventory exactly. Engine dependencies use the fixed alias prefixes (dependencies/scoped/...); contributor remappings are not accepted.
-   *
-   * @minItems 1
-   * @maxItems 128
-   */
-  files: [SourceFile, ...SourceFile[]];
-  /**
-   * Optional Git repository of the source. A recorded claim; the service verifies nothing.
-   */
-  repository?: string;
-  /**
-   * Optional Git commit of the source, with repository. A recorded claim; the service verifies nothing.
-   */
-  revision?: string;
-}
-/**
- * One pinned file of the inventory: source, dependency or documentation.
- */
-export interface SourceFile {
-  path: SourcePath;
-  /**
-   * Lowercase SHA-256 of the exact bytes (OPEN_SOURCE_HASH / MODULE_FILE_HASH on mismatch).
-   */
-  sha256: string;
-  /**
-   * Byte size of the file; at most 4 MiB.
-   */
-  size: number;
-}
 export interface Component {
   id: ComponentId;
   runtime: VersionedName;
-  sourcePath: SourcePath2;
+  sourcePath: SourcePath1;
   entrypoint: Entrypoint;
 }
 /**

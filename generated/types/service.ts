@@ -1303,7 +1303,7 @@ export type components = {
             projectMetadataHash?: components["schemas"]["Sha256Digest"];
             /** @constant */
             schemaVersion: "platform.custom-launch-create-request.v3";
-        } & (unknown & unknown & unknown);
+        } & (unknown & unknown & unknown & unknown & unknown);
         /**
          * CustomLaunchCreateRequestV4
          * @description Body of the V4 preflight and create operations on chain 4663: a closed request that describes a token, a pool hook and a graph of related contracts. Two profiles share this schemaVersion: 4.1.0 (current, requires a hash-bound fundingPlan) and 4.0.0 (frozen: no funding plan, exact wallet transaction value).
@@ -3763,7 +3763,7 @@ export type components = {
             repository?: components["schemas"]["HttpsUri"];
             /** @description Optional Git commit of the source, with repository. A recorded claim; the service verifies nothing. */
             revision?: string;
-        };
+        } & (unknown & unknown);
         /** @description Solidity standard-JSON input with inline sources (no URLs); outputSelection is chosen by the server. */
         Source2: {
             compilerVersion: string;

@@ -70,9 +70,10 @@ export function createApp(deps: {
     state(res).rawBody = buf;
   };
   const jsonTypes = ['application/json', 'application/*+json'];
-  app.use('/v1/modules', express.json({ limit: config.modulesBodyLimitBytes, type: jsonTypes, verify: keepRaw }));
-  app.use('/v3', express.json({ limit: config.v3BodyLimitBytes, type: jsonTypes, verify: keepRaw }));
-  app.use(express.json({ limit: config.v4BodyLimitBytes, type: jsonTypes, verify: keepRaw }));
+  // Not strict: any JSON value parses (a bare `0` is valid JSON), and the schema then rejects what is not an object.
+  app.use('/v1/modules', express.json({ limit: config.modulesBodyLimitBytes, type: jsonTypes, verify: keepRaw, strict: false }));
+  app.use('/v3', express.json({ limit: config.v3BodyLimitBytes, type: jsonTypes, verify: keepRaw, strict: false }));
+  app.use(express.json({ limit: config.v4BodyLimitBytes, type: jsonTypes, verify: keepRaw, strict: false }));
 
   app.use(
     OpenApiValidator.middleware({
