@@ -114,18 +114,23 @@ function renameComponents(doc: { [key: string]: Json }): { [key: string]: Json }
 function attachExamples(doc: { [key: string]: Json }): { [key: string]: Json } {
   const exampleDir = join(root, 'spec/examples');
   const byTitle = new Map<string, { [key: string]: Json }>();
-  for (const file of readdirSync(exampleDir).filter((f) => f.endsWith('.json')).sort()) {
+  for (const file of readdirSync(exampleDir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()) {
     const schemaFile = `${file.replace(/\.json$/, '').split('--')[0]}.schema.json`;
     const title = (JSON.parse(readFileSync(join(root, 'spec/schemas', schemaFile), 'utf8')) as { title: string }).title;
     const examples = byTitle.get(title) ?? {};
     const name = file.replace(/\.json$/, '').replace(/[^A-Za-z0-9_-]+/g, '_');
-    examples[name] = { summary: `spec/examples/${file}`, value: JSON.parse(readFileSync(join(exampleDir, file), 'utf8')) };
+    examples[name] = {
+      summary: `spec/examples/${file}`,
+      value: JSON.parse(readFileSync(join(exampleDir, file), 'utf8')),
+    };
     byTitle.set(title, examples);
   }
   for (const item of Object.values((doc.paths ?? {}) as { [key: string]: { [key: string]: Json } })) {
     for (const op of Object.values(item)) {
-      const media = (op as { requestBody?: { content?: { [type: string]: { [key: string]: Json } } } } | null)?.requestBody
-        ?.content?.['application/json'];
+      const media = (op as { requestBody?: { content?: { [type: string]: { [key: string]: Json } } } } | null)
+        ?.requestBody?.content?.['application/json'];
       const ref = (media?.schema as { $ref?: string } | undefined)?.$ref ?? '';
       const examples = byTitle.get(ref.replace('#/components/schemas/', ''));
       if (media && examples) media.examples = examples;
@@ -203,7 +208,10 @@ async function build(): Promise<Map<string, string>> {
     // Without $id: inside a component that keeps its file's $id, `#/components/...` would resolve against that id.
     const bundled = attachExamples(stripIds(renameComponents(await bundleApi(path))) as { [key: string]: Json });
     files.set(`generated/openapi/${name}.bundled.json`, withBanner(bundled));
-    files.set(`generated/openapi/${name}.clients.json`, withBanner(forClientGenerators(bundled) as { [key: string]: Json }));
+    files.set(
+      `generated/openapi/${name}.clients.json`,
+      withBanner(forClientGenerators(bundled) as { [key: string]: Json }),
+    );
     // Dereference the one-file bundle (internal refs only); a cycle is an error, so the result is plain JSON.
     const inlined = (await $RefParser.dereference(structuredClone(bundled), {
       dereference: { circular: false },

@@ -28,7 +28,9 @@ server.once('listening', () => {
 
 server.on('error', (err: NodeJS.ErrnoException) => {
   const hint = err.code === 'EADDRINUSE' ? ` (port ${config.port} is taken: stop the other process or set PORT)` : '';
-  console.error(JSON.stringify({ level: 'error', msg: `cannot listen on ${config.host}:${config.port}${hint}`, code: err.code }));
+  console.error(
+    JSON.stringify({ level: 'error', msg: `cannot listen on ${config.host}:${config.port}${hint}`, code: err.code }),
+  );
   db.close();
   process.exit(1);
 });

@@ -69,11 +69,12 @@ export function createApp(deps: {
   const keepRaw = (_req: Request, res: Response, buf: Buffer) => {
     state(res).rawBody = buf;
   };
-  const jsonTypes = ['application/json', 'application/*+json'];
   // Not strict: any JSON value parses (a bare `0` is valid JSON), and the schema then rejects what is not an object.
-  app.use('/v1/modules', express.json({ limit: config.modulesBodyLimitBytes, type: jsonTypes, verify: keepRaw, strict: false }));
-  app.use('/v3', express.json({ limit: config.v3BodyLimitBytes, type: jsonTypes, verify: keepRaw, strict: false }));
-  app.use(express.json({ limit: config.v4BodyLimitBytes, type: jsonTypes, verify: keepRaw, strict: false }));
+  const json = (limit: number) =>
+    express.json({ limit, type: ['application/json', 'application/*+json'], verify: keepRaw, strict: false });
+  app.use('/v1/modules', json(config.modulesBodyLimitBytes));
+  app.use('/v3', json(config.v3BodyLimitBytes));
+  app.use(json(config.v4BodyLimitBytes));
 
   app.use(
     OpenApiValidator.middleware({
