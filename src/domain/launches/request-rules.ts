@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { components } from '../../../generated/types/service.ts';
 import type { Principal } from '../../auth/keys.ts';
 import { ApiError } from '../../errors/api-error.ts';
-import { canonicalJson, sha256Digest } from '../canonical-json.ts';
+import { fundingPlanHashOf, graphBundleDigestOf, launchIntentHashOf, projectMetadataHashOf } from './request-hashes.ts';
 
 /** The V4 create request (both profiles), generated from the spec. */
 export type CreateRequestV4 = components['schemas']['CustomLaunchCreateRequestV4'];
@@ -19,7 +19,7 @@ export function checkRequestRules(principal: Principal, request: CreateRequestV4
   if (principal.kind === 'wallet' && principal.wallet?.toLowerCase() !== request.launchWallet.toLowerCase()) {
     throw new ApiError('WALLET_MISMATCH');
   }
-  const issues: Issue[] = [...metadataIssues(request), ...intentIssues(request)];
+  const issues: Issue[] = [...metadataIssues(request), ...graphIssues(request), ...intentIssues(request)];
   if (request.profile === '4.1.0') issues.push(...fundingPlanIssues(request as Profile410));
   if (issues.length > 0) {
     throw new ApiError('INVALID_REQUEST', {
@@ -64,8 +64,8 @@ function fundingPlanIssues(request: Profile410): Issue[] {
       message: 'must be the launch controller (launchWallet)',
     });
   }
-  const { fundingPlanHash, ...unhashed } = plan;
-  if (sha256Digest(canonicalJson(unhashed)) !== fundingPlanHash) {
+  const { fundingPlanHash } = plan;
+  if (fundingPlanHashOf(plan) !== fundingPlanHash) {
     issues.push({ location: '/fundingPlan/fundingPlanHash', message: 'does not match the canonical (RFC 8785) plan' });
   }
   if (request.funding.fundingPlanHash !== fundingPlanHash) {
@@ -77,7 +77,7 @@ function fundingPlanIssues(request: Profile410): Issue[] {
 /** Metadata is bound by projectMetadataHash, and the image artifact is the image the metadata names. */
 function metadataIssues(request: CreateRequestV4): Issue[] {
   const issues: Issue[] = [];
-  if (sha256Digest(canonicalJson(request.projectMetadata)) !== request.projectMetadataHash) {
+  if (projectMetadataHashOf(request) !== request.projectMetadataHash) {
     issues.push({
       location: '/projectMetadataHash',
       message: 'does not match the canonical (RFC 8785) projectMetadata',
@@ -109,10 +109,19 @@ function metadataIssues(request: CreateRequestV4): Issue[] {
   return issues;
 }
 
+/** graphBundleDigest binds the graph targets. */
+function graphIssues(request: CreateRequestV4): Issue[] {
+  if (graphBundleDigestOf(request.graphBundle) !== request.graphBundle.graphBundleDigest) {
+    return [
+      { location: '/graphBundle/graphBundleDigest', message: 'does not match the canonical (RFC 8785) graph bundle' },
+    ];
+  }
+  return [];
+}
+
 /** launchIntentHash binds the whole request except itself and the agent attestation. */
 function intentIssues(request: CreateRequestV4): Issue[] {
-  const { launchIntentHash, agentAttestation: _attestation, ...intent } = request;
-  if (sha256Digest(canonicalJson(intent)) !== launchIntentHash) {
+  if (launchIntentHashOf(request) !== request.launchIntentHash) {
     return [
       {
         location: '/launchIntentHash',
