@@ -33,6 +33,7 @@ start: install
 ## Everything CI runs: drift check, spec lint, code lint, type check, schema/example check, the vitest suite,
 ## then the conformance run against a real server.
 test: install check-generated lint-spec lint typecheck unit conformance
+	@echo; echo "== summary"; npx tsx scripts/test-summary.ts build/vitest-report.json; cat build/conformance/summary.txt
 
 generate: install
 	npm run generate

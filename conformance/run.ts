@@ -205,4 +205,11 @@ for (const f of reports.flatMap((r) => r.failures))
 for (const line of clientResults) console.log(`client ${line}`);
 console.log(`failures: ${failures + errors + (failed && failures + errors === 0 ? 1 : 0)}`);
 console.log(`reports: ${join(out, 'reports')}`);
+const failing = reports.reduce((n, r) => n + r.test_cases.with_failures, 0) + errors;
+const cases = reports.reduce((n, r) => n + r.test_cases.generated, 0);
+const clientFailures = clientResults.filter((line) => line.includes('FAILED')).length;
+writeFileSync(
+  join(out, 'summary.txt'),
+  `conformance: ${cases - failing + clientResults.length - clientFailures} passed, ${failing + clientFailures} failed\n`,
+);
 process.exit(failed ? 1 : 0);
