@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bindRequestHashes } from '../../src/domain/launches/request-hashes.ts';
 import { auth, call, type Reply } from '../support/http.ts';
 import { example, exampleBytes, startServer, type TestServer, v4Example, v4FrozenExample } from '../support/server.ts';
 
@@ -178,6 +179,56 @@ describe('request rules that need no chain (launch-transport.md Request rules)',
       expect(r.json.error.issues.map((i: { location: string }) => i.location)).toContain(location);
     }
     expect(counts()).toEqual(before);
+  });
+});
+
+describe('graph rules, each alone: every other hash rebound (launch-transport.md Request rules 5)', () => {
+  const hookOf = (b: any) => b.graphBundle.targets.find((t: { role: string }) => t.role === 'hook');
+  const graphRules: Array<[string, (b: any) => void, string]> = [
+    [
+      'a runtimeCodeHash that is not the keccak of the code',
+      (b) => (b.graphBundle.targets[0].runtimeCodeHash = `0x${'ab'.repeat(32)}`),
+      '/graphBundle/targets/0/runtimeCodeHash',
+    ],
+    [
+      'a repeated target id',
+      (b) => (b.graphBundle.targets[1].targetId = b.graphBundle.targets[0].targetId),
+      '/graphBundle/targets/1/targetId',
+    ],
+    [
+      'the same code at the same CREATE2 salt twice',
+      (b) => {
+        const [first, second] = b.graphBundle.targets;
+        second.runtimeBytecode = first.runtimeBytecode;
+        second.runtimeCodeHash = first.runtimeCodeHash;
+        second.create2Salt = first.create2Salt;
+      },
+      '/graphBundle/targets/1',
+    ],
+    ['a hook mask that is not its flags', (b) => (hookOf(b).hookPermissions.mask ^= 1 << 13), 'hookPermissions/mask'],
+    [
+      'a returns-delta flag without its base flag',
+      (b) => {
+        const p = hookOf(b).hookPermissions;
+        p.beforeSwap = false;
+        p.beforeSwapReturnDelta = true;
+        p.mask = (p.mask & ~(1 << 7)) | (1 << 3);
+      },
+      'hookPermissions/beforeSwapReturnDelta',
+    ],
+  ];
+  it.each(graphRules)('%s: 400 naming only that rule', async (_name, mutate, location) => {
+    const body = example(v4Example) as any;
+    mutate(body);
+    const r = await call(`${base()}/preflight`, {
+      method: 'POST',
+      headers: auth(key),
+      body: JSON.stringify(bindRequestHashes(body)),
+    });
+    expectApiError(r, 400, 'INVALID_REQUEST');
+    const locations = r.json.error.issues.map((i: { location: string }) => i.location);
+    expect(locations).toHaveLength(1);
+    expect(locations[0]).toContain(location);
   });
 });
 

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
+import { type Hex, keccak256 } from 'viem';
 import type { components } from '../../../generated/types/service.ts';
 import type { Principal } from '../../auth/keys.ts';
 import { ApiError } from '../../errors/api-error.ts';
+import { maskOf, returnsDeltaBase } from './hook-permissions.ts';
 import { fundingPlanHashOf, graphBundleDigestOf, launchIntentHashOf, projectMetadataHashOf } from './request-hashes.ts';
 
 /** The V4 create request (both profiles), generated from the spec. */
@@ -109,14 +111,54 @@ function metadataIssues(request: CreateRequestV4): Issue[] {
   return issues;
 }
 
-/** graphBundleDigest binds the graph targets. */
+/**
+ * The graph: its digest binds the targets; each target's runtimeCodeHash is the keccak-256 of its code; targets
+ * are distinct physical contracts (unique ids, never the same code at the same CREATE2 salt, so token and hook never
+ * share an address); the hook's mask is exactly its fourteen flags, and no returns-delta flag stands without its
+ * base flag. Spec: launch-transport.md Request rules 5; CHAIN-NOTES.md (hook permissions).
+ */
 function graphIssues(request: CreateRequestV4): Issue[] {
+  const issues: Issue[] = [];
+  const { targets } = request.graphBundle;
   if (graphBundleDigestOf(request.graphBundle) !== request.graphBundle.graphBundleDigest) {
-    return [
-      { location: '/graphBundle/graphBundleDigest', message: 'does not match the canonical (RFC 8785) graph bundle' },
-    ];
+    issues.push({
+      location: '/graphBundle/graphBundleDigest',
+      message: 'does not match the canonical (RFC 8785) graph bundle',
+    });
   }
-  return [];
+  const ids = new Set<string>();
+  const placements = new Set<string>();
+  targets.forEach((target, i) => {
+    const at = `/graphBundle/targets/${i}`;
+    if (ids.has(target.targetId)) issues.push({ location: `${at}/targetId`, message: 'target ids must be unique' });
+    ids.add(target.targetId);
+    if (keccak256(target.runtimeBytecode as Hex) !== target.runtimeCodeHash.toLowerCase()) {
+      issues.push({ location: `${at}/runtimeCodeHash`, message: 'is not the keccak-256 of runtimeBytecode' });
+    }
+    const placement = `${target.runtimeCodeHash}:${target.create2Salt ?? `unsalted-${i}`}`;
+    if (placements.has(placement)) {
+      issues.push({
+        location: at,
+        message: 'two targets with the same code and CREATE2 salt would be one physical contract',
+      });
+    }
+    placements.add(placement);
+    if (target.hookPermissions) {
+      const { mask, ...flags } = target.hookPermissions;
+      if (maskOf(flags) !== mask) {
+        issues.push({
+          location: `${at}/hookPermissions/mask`,
+          message: `must equal the mask of the fourteen flags (${maskOf(flags)})`,
+        });
+      }
+      for (const [flag, base] of Object.entries(returnsDeltaBase)) {
+        if (flags[flag as keyof typeof flags] && !flags[base]) {
+          issues.push({ location: `${at}/hookPermissions/${flag}`, message: `needs ${base}` });
+        }
+      }
+    }
+  });
+  return issues;
 }
 
 /** launchIntentHash binds the whole request except itself and the agent attestation. */
