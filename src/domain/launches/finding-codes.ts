@@ -47,6 +47,10 @@ export const findingCodes = {
   TRANSFER_CONTROL: { classification: 'evidence_duty', obligation: 'Bind evidence for transfer controls.' },
   LIQUIDITY_CUSTODY: { classification: 'evidence_duty', obligation: 'Bind evidence for liquidity custody.' },
   EXTERNAL_DEPENDENCY: { classification: 'evidence_duty', obligation: 'Bind evidence for external dependencies.' },
+  POOL_MANAGER_NOT_STATIC: {
+    classification: 'evidence_duty',
+    obligation: 'The hook pool manager is not a static constant; bind evidence that it is the canonical pool manager.',
+  },
   RETURN_DELTA_ACCOUNTING: {
     classification: 'evidence_duty',
     obligation: 'Bind evidence for return-delta accounting.',

@@ -1,0 +1,25 @@
+import type { components } from '../../../generated/types/service.ts';
+import { canonicalJson, sha256Digest } from '../canonical-json.ts';
+import { type StaticBaselineFinding, sortFindings } from './rules.ts';
+
+/** The static baseline report, generated from the spec. */
+export type StaticBaselineReport = components['schemas']['StaticBaselineReportV2'];
+
+/** Identifier and revision of the rule set in `rules.ts`; bump the revision when a rule's outcome can change. */
+export const staticBaselineRulesetId = 'platform.static-baseline.v1';
+
+/**
+ * Builds the exact static baseline report that the preflight result carries as `staticBaseline` and that
+ * `platformAdmission` binds. Spec: launch-transport.md "Response resources" (staticBaseline, platformAdmission).
+ *
+ * @param findings Findings from `evaluateStaticBaseline`; sorted again here so the digest never depends on order.
+ * @returns The report; `reportSha256` is the SHA-256 of the canonical JSON of the report without that field.
+ */
+export function buildStaticBaselineReport(findings: readonly StaticBaselineFinding[]): StaticBaselineReport {
+  const unsigned = {
+    schemaVersion: 'platform.custom-launch-static-baseline-report.v1' as const,
+    rulesetId: staticBaselineRulesetId,
+    findings: sortFindings(findings).map((f) => ({ ...f })),
+  };
+  return { ...unsigned, reportSha256: sha256Digest(canonicalJson(unsigned)) };
+}

@@ -1,0 +1,187 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { scanRuntime } from '../../src/domain/static-baseline/opcode-scanner.ts';
+import {
+  decidePoolManager,
+  evaluateStaticBaseline,
+  type StaticBaselineTarget,
+  selectorDuties,
+} from '../../src/domain/static-baseline/rules.ts';
+import { type CompiledFixture, compileFixtures, fillImmutables } from './compile-fixtures.ts';
+
+const canonicalPoolManager = '0x4444444444444444444444444444444444444444';
+const otherManager = '0x5555555555555555555555555555555555555555';
+const graphImplementation = '0x6666666666666666666666666666666666666666';
+const config = { canonicalPoolManager };
+
+let withCbor: Record<string, CompiledFixture>;
+let withoutCbor: Record<string, CompiledFixture>;
+
+beforeAll(() => {
+  withCbor = compileFixtures({ appendCBOR: true });
+  withoutCbor = compileFixtures({ appendCBOR: false });
+});
+
+type Build = Record<string, CompiledFixture>;
+type Given = (build: Build) => StaticBaselineTarget[];
+
+const fixture = (build: Build, name: string): CompiledFixture => {
+  const compiled = build[name];
+  if (!compiled) throw new Error(`fixture ${name} was not compiled`);
+  return compiled;
+};
+const target = (
+  targetId: string,
+  role: StaticBaselineTarget['role'],
+  runtimeBytecode: string,
+): StaticBaselineTarget => ({
+  targetId,
+  role,
+  runtimeBytecode,
+});
+const runtime =
+  (name: string, role: StaticBaselineTarget['role'] = 'auxiliary'): Given =>
+  (build) => [target(name, role, fixture(build, name).runtime)];
+const filled =
+  (name: string, role: StaticBaselineTarget['role'], address: string): Given =>
+  (build) => [target(name, role, fillImmutables(fixture(build, name), address))];
+
+const cases: Array<[name: string, given: Given, want: string[]]> = [
+  ['clean token: nothing', runtime('CleanToken', 'token'), []],
+  [
+    'controlled token: mint, pause and blacklist are evidence duties',
+    runtime('ControlledToken', 'token'),
+    ['MINT_CONTROL', 'PAUSE_CONTROL', 'PAUSE_CONTROL', 'TRANSFER_CONTROL'],
+  ],
+  [
+    'clean hook with the canonical pool manager filled in: nothing',
+    filled('CleanHook', 'hook', canonicalPoolManager),
+    [],
+  ],
+  [
+    'clean hook with a noncanonical pool manager filled in: hard block',
+    filled('CleanHook', 'hook', otherManager),
+    ['NONCANONICAL_POOL_MANAGER'],
+  ],
+  ['hook with an unfilled immutable: not static, a duty', runtime('CleanHook', 'hook'), ['POOL_MANAGER_NOT_STATIC']],
+  ['unfilled immutable on a non-hook role: nothing', runtime('CleanHook', 'auxiliary'), []],
+  [
+    'hook with a literal noncanonical pool manager: hard block',
+    runtime('NoncanonicalHook', 'hook'),
+    ['NONCANONICAL_POOL_MANAGER'],
+  ],
+  ['the getter rule is role-agnostic', runtime('NoncanonicalHook', 'auxiliary'), ['NONCANONICAL_POOL_MANAGER']],
+  ['reachable selfdestruct: hard block', runtime('Destructible'), ['RUNTIME_SELFDESTRUCT']],
+  ['factory embedding a selfdestructing child: hard block', runtime('Factory'), ['RUNTIME_SELFDESTRUCT']],
+  ['the child itself: hard block', runtime('Child'), ['RUNTIME_SELFDESTRUCT']],
+  ['Yul CALLCODE forwarder: hard block', runtime('CallcodeForwarder'), ['RUNTIME_CALLCODE']],
+  ['0xff / 0xf2 / 0xf4 bytes32 constants: nothing', runtime('ConstantTrap'), []],
+  [
+    'minimal proxy to an external implementation: delegatecall and dependency duties',
+    filled('MinimalProxy', 'auxiliary', otherManager),
+    ['EXTERNAL_DEPENDENCY', 'PROXY_OR_DELEGATECALL'],
+  ],
+  [
+    'minimal proxy to a graph target: delegatecall duty only',
+    (build) => [
+      { ...target('MinimalProxy', 'auxiliary', fillImmutables(fixture(build, 'MinimalProxy'), graphImplementation)) },
+      { ...target('Implementation', 'auxiliary', '0x00'), address: graphImplementation },
+    ],
+    ['PROXY_OR_DELEGATECALL'],
+  ],
+];
+
+const codesOf = (targets: StaticBaselineTarget[], canonical = canonicalPoolManager) =>
+  evaluateStaticBaseline(targets, { canonicalPoolManager: canonical }).findings.map((f) => f.code);
+
+describe('evaluateStaticBaseline over solc fixtures', () => {
+  it.each(cases)('with CBOR trailer: %s', (_name, given, want) => {
+    expect(codesOf(given(withCbor))).toEqual(want);
+  });
+
+  it.each(cases)('without CBOR trailer: %s', (_name, given, want) => {
+    expect(codesOf(given(withoutCbor))).toEqual(want);
+  });
+
+  it('the noncanonical rule is absent when the literal is the canonical pool manager', () => {
+    const given = runtime('NoncanonicalHook', 'hook')(withCbor);
+    expect(codesOf(given, '0x1111111111111111111111111111111111111111')).toEqual([]);
+  });
+
+  it('reports the factory finding inside embedded creation code', () => {
+    const [finding] = evaluateStaticBaseline(runtime('Factory')(withCbor), config).findings;
+    expect(finding?.severity).toBe('hard_block');
+    expect(finding?.detail).toMatch(
+      /^SELFDESTRUCT \(0xff\) reachable at offset \d+ \(embedded creation code at \d+\)$/,
+    );
+  });
+
+  it('classifies severities from the finding-code table', () => {
+    const findings = evaluateStaticBaseline(
+      [...runtime('CallcodeForwarder')(withCbor), ...filled('MinimalProxy', 'auxiliary', otherManager)(withCbor)],
+      config,
+    ).findings;
+    expect(findings.map((f) => [f.targetId, f.code, f.severity])).toEqual([
+      ['CallcodeForwarder', 'RUNTIME_CALLCODE', 'hard_block'],
+      ['MinimalProxy', 'EXTERNAL_DEPENDENCY', 'evidence_duty'],
+      ['MinimalProxy', 'PROXY_OR_DELEGATECALL', 'evidence_duty'],
+    ]);
+  });
+
+  it('sorts findings by targetId, code and detail whatever the input order', () => {
+    const a = runtime('Destructible')(withCbor);
+    const b = runtime('ControlledToken', 'token')(withCbor);
+    const forward = evaluateStaticBaseline([...a, ...b], config).findings;
+    const backward = evaluateStaticBaseline([...b, ...a], config).findings;
+    expect(backward).toEqual(forward);
+    expect(forward.map((f) => f.targetId)).toEqual([
+      'ControlledToken',
+      'ControlledToken',
+      'ControlledToken',
+      'ControlledToken',
+      'Destructible',
+    ]);
+  });
+
+  it('decides the pool manager from the getter, not from any literal', () => {
+    const code = Buffer.from(fillImmutables(fixture(withCbor, 'CleanHook'), otherManager).slice(2), 'hex');
+    expect(decidePoolManager(code, scanRuntime(code))).toMatchObject({ status: 'literal', address: otherManager });
+    const token = Buffer.from(fixture(withCbor, 'CleanToken').runtime.slice(2), 'hex');
+    expect(decidePoolManager(token, scanRuntime(token)).status).toBe('undecided');
+  });
+
+  it.each([
+    ['0x-less hex', 'f2'],
+    ['odd length', '0xf'],
+    ['non-hex', '0xzz'],
+  ])('rejects runtime bytecode that is %s', (_name, runtimeBytecode) => {
+    expect(() => evaluateStaticBaseline([target('t', 'token', runtimeBytecode)], config)).toThrow(TypeError);
+  });
+});
+
+describe('CBOR trailer handling on solc output', () => {
+  it('strips the trailer of a CBOR build and keeps its keys', () => {
+    const scan = scanRuntime(Buffer.from(fixture(withCbor, 'CleanToken').runtime.slice(2), 'hex'));
+    expect(scan.metadata?.keys).toEqual(['ipfs', 'solc']);
+  });
+
+  it('finds no trailer in an appendCBOR: false build or a Yul build', () => {
+    for (const name of ['CleanToken', 'CallcodeForwarder']) {
+      expect(scanRuntime(Buffer.from(fixture(withoutCbor, name).runtime.slice(2), 'hex')).metadata).toBeNull();
+    }
+  });
+
+  it.each([
+    ['one more', 1],
+    ['one less', -1],
+  ])('does not strip a trailer whose length byte lies (%s)', (_name, delta) => {
+    const code = Buffer.from(fixture(withCbor, 'CleanToken').runtime.slice(2), 'hex');
+    code[code.length - 1] = (code[code.length - 1] ?? 0) + delta;
+    expect(scanRuntime(code).metadata).toBeNull();
+  });
+});
+
+describe('selectorDuties', () => {
+  it('holds only selectors a PUSH4 can carry (nonzero first byte)', () => {
+    for (const duty of selectorDuties) expect(duty.selector, duty.signature).toMatch(/^0x(?!00)[0-9a-f]{8}$/);
+  });
+});
