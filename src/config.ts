@@ -20,6 +20,8 @@ export interface Config {
   v3BodyLimitBytes: number;
   /** Serialized module upload limit (modules-subkeys-developer-api.md Limits). */
   modulesBodyLimitBytes: number;
+  /** The canonical Uniswap v4 pool manager of chain 4663 (per-chain configuration; CHAIN-NOTES.md). */
+  canonicalPoolManager: string;
   /** The one fixed recipient of the Native20 platform fee (launch-transport.md What the service does 6). */
   platformFeeRecipient: string;
   /** Seconds a client is told to wait when the price source is missing. */
@@ -57,6 +59,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     v3BodyLimitBytes: 8_388_608,
     modulesBodyLimitBytes: 24 * 1024 * 1024,
     quoteRetryAfterSeconds: int(env, 'QUOTE_RETRY_AFTER_SECONDS', 30),
+    // Reported by third parties, not confirmed by Uniswap (CHAIN-NOTES.md): configuration, never a constant.
+    canonicalPoolManager: address(env, 'CANONICAL_POOL_MANAGER', '0x8366a39CC670B4001A1121B8F6A443A643e40951'),
     // Default: the devnet's second well-known test account, so a local deployment has a recipient it controls.
     platformFeeRecipient: address(env, 'PLATFORM_FEE_RECIPIENT', '0x70997970C51812dc3A010C7d01b50e0d17dc79C8'),
   };

@@ -237,12 +237,14 @@ describe('preflightCustomLaunchV4 (launch-transport.md What the service does 4)'
     const before = counts();
     const r = await call(`${base()}/preflight`, { method: 'POST', headers: auth(key), body: exampleBytes(v4Example) });
     expect(r.status, r.text).toBe(200);
+    // The example names an external contract, which gains no trust until it is bound on the chain.
     expect(r.json).toMatchObject({
-      disposition: 'needs_evidence',
+      disposition: 'unsupported',
       launchEligibility: { deployable: false },
-      platformAdmission: { safetyClaim: false, feeBehaviorClaim: false },
+      platformAdmission: { status: 'no_blocking_static_finding', safetyClaim: false, feeBehaviorClaim: false },
     });
-    expect(r.json.needsEvidenceFindingCodes).toContain('STATIC_BASELINE_NOT_EVALUATED');
+    expect(r.json.blockingFindingCodes).toEqual(['EXTERNAL_REFERENCE_UNBOUND']);
+    expect(r.json.needsEvidenceFindingCodes).toEqual(['CALLBACK_GUARD_UNDECIDED', 'INITIAL_BUY_USD_UNPROVEN']);
     expect(r.json).not.toHaveProperty('launchId');
     expect(counts()).toEqual(before);
   });

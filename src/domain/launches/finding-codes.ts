@@ -59,13 +59,40 @@ export const findingCodes = {
     classification: 'hard_block',
     obligation: 'An external contract reference must bind address, runtime hash, source evidence, role and checkpoint.',
   },
-  STATIC_BASELINE_NOT_EVALUATED: {
-    classification: 'evidence_duty',
-    obligation: 'The static baseline has not been evaluated by this deployment.',
+  IMAGE_JPEG_UNSUPPORTED: {
+    classification: 'hard_block',
+    obligation: 'The metadata image must be PNG or single-frame GIF, not JPEG.',
   },
-  ROUTER_SIMULATION_NOT_RUN: {
+  IMAGE_WEBP_UNSUPPORTED: {
+    classification: 'hard_block',
+    obligation: 'The metadata image must be PNG or single-frame GIF, not WebP.',
+  },
+  IMAGE_GIF_ANIMATED: {
+    classification: 'hard_block',
+    obligation: 'An animated GIF is not accepted; use a single frame.',
+  },
+  IMAGE_PNG_ANIMATED: {
+    classification: 'hard_block',
+    obligation: 'An animated PNG is not accepted; use a still image.',
+  },
+  IMAGE_TRUNCATED: { classification: 'hard_block', obligation: 'The metadata image bytes end before the image does.' },
+  IMAGE_TYPE_MISMATCH: {
+    classification: 'hard_block',
+    obligation: 'The image bytes disagree with the declared media type.',
+  },
+  IMAGE_UNRECOGNIZED: { classification: 'hard_block', obligation: 'The metadata image is not a PNG or GIF file.' },
+  IMAGE_CORRUPT: { classification: 'hard_block', obligation: 'The metadata image does not decode.' },
+  BUILD_ONLY_PLAN: {
+    classification: 'info',
+    obligation: 'A build-only funding plan is valid for pack and preflight but never obtains a launch permit.',
+  },
+  INITIAL_BUY_USD_UNPROVEN: {
     classification: 'evidence_duty',
-    obligation: 'The exact router simulation has not run.',
+    obligation: 'The initial buy must be worth at least USD 1 by a fresh server quote; no price source proves it yet.',
+  },
+  CALLBACK_GUARD_UNDECIDED: {
+    classification: 'evidence_duty',
+    obligation: 'The callback guard and each enabled callback are decided by calls on the chain.',
   },
   FUNDING_NONCE_DERIVATION_CONFLICT_SUSPECTED: {
     classification: 'warning',

@@ -1,49 +1,67 @@
 import type { components } from '../../../generated/types/service.ts';
 import type { Principal } from '../../auth/keys.ts';
-import { canonicalJson, sha256Digest } from '../canonical-json.ts';
+import { type AdmissionConfig, type AdmissionFinding, evaluateAdmission } from '../admission/evaluate.ts';
+import { findingCodes } from './finding-codes.ts';
 import { requestDigestOf } from './launch-service.ts';
 import { type CreateRequestV4, checkRequestRules } from './request-rules.ts';
 
 /** The preflight report, generated from spec/schemas/custom-launch-preflight.v2.schema.json. */
 export type CustomLaunchPreflightV2 = components['schemas']['CustomLaunchPreflightV2'];
-type StaticBaselineReport = CustomLaunchPreflightV2['staticBaseline'];
+type Duty = CustomLaunchPreflightV2['behaviorEvidence']['mint'];
 
-/** Finding: this deployment has not evaluated the static bytecode baseline (issue 4 adds the scanner). */
-export const staticBaselineNotEvaluated = 'STATIC_BASELINE_NOT_EVALUATED';
-/** Finding: the exact router simulation has not run (it needs the chain). */
-export const routerSimulationNotRun = 'ROUTER_SIMULATION_NOT_RUN';
+const codes = (findings: AdmissionFinding[], severity: AdmissionFinding['severity']) => [
+  ...new Set(findings.filter((f) => f.severity === severity).map((f) => f.code)),
+];
+
+/** Which findings bind which behaviour-evidence duty (launch-transport.md Errors: bound evidence duties). */
+const dutyCodes: Record<Exclude<keyof CustomLaunchPreflightV2['behaviorEvidence'], 'feeBehaviorClaim'>, string[]> = {
+  proxyOrDelegatecall: ['PROXY_OR_DELEGATECALL'],
+  mint: ['MINT_CONTROL'],
+  tax: ['TAX_CONTROL'],
+  pause: ['PAUSE_CONTROL'],
+  transferControls: ['TRANSFER_CONTROL'],
+  liquidityCustody: ['LIQUIDITY_CUSTODY'],
+  externalDependencies: ['EXTERNAL_DEPENDENCY', 'EXTERNAL_REFERENCE_UNBOUND', 'POOL_MANAGER_NOT_STATIC'],
+  returnDeltaAccounting: ['RETURN_DELTA_ACCOUNTING'],
+};
 
 /**
- * preflightCustomLaunchV4: schema validation (by the validator) plus the request rules that need no chain.
- * It has no side effects: it persists nothing, allocates no nonce and never broadcasts. Until the static baseline
- * and the chain gates exist, the report says so as needs-evidence findings instead of claiming a result.
- * Spec: launch-transport.md What the service does 4, 7; Response resources (preflight).
+ * preflightCustomLaunchV4: the request rules (400 on a broken one), then the admission gates that need no chain,
+ * reported without side effects: no launch is persisted, no nonce allocated, nothing broadcast.
+ * Disposition: any blocking finding → unsupported; else any needs-evidence finding → needs_evidence; else any
+ * warning → supported_with_warnings; else supported. Deployable means nothing blocks and nothing needs evidence,
+ * and then TX_SIMULATION_PENDING says the exact router simulation follows submission.
+ * Spec: launch-transport.md What the service does 4, 7; Response resources (preflight); Errors (TX_SIMULATION_PENDING).
  */
 export function preflightV4(
   principal: Principal,
   request: CreateRequestV4,
   rawBody: Buffer,
   nowMs: number,
+  config: AdmissionConfig,
 ): CustomLaunchPreflightV2 {
   checkRequestRules(principal, request);
-  const needsEvidence = [staticBaselineNotEvaluated, routerSimulationNotRun];
-  const unsignedReport = {
-    schemaVersion: 'platform.custom-launch-static-baseline-report.v1' as const,
-    rulesetId: 'platform.static-baseline.not-evaluated',
-    findings: [
-      {
-        code: staticBaselineNotEvaluated,
-        severity: 'evidence_duty' as const,
-        targetId: null,
-        detail: 'This deployment does not run the static bytecode baseline yet; no hard-block rule was evaluated.',
-      },
-    ],
+  const { findings, staticReport, staticHardBlocks } = evaluateAdmission(request, config, 'preflight');
+  const blocking = codes(findings, 'blocking');
+  const needsEvidence = codes(findings, 'needs_evidence');
+  const warnings = codes(findings, 'warning');
+  const deployable = blocking.length === 0 && needsEvidence.length === 0;
+  const informational = [...codes(findings, 'info'), ...(deployable ? ['TX_SIMULATION_PENDING' as const] : [])];
+  const disposition =
+    blocking.length > 0
+      ? 'unsupported'
+      : needsEvidence.length > 0
+        ? 'needs_evidence'
+        : warnings.length > 0
+          ? 'supported_with_warnings'
+          : 'supported';
+  const duty = (dutyFindings: string[]): Duty => {
+    const found = [...new Set(findings.filter((f) => dutyFindings.includes(f.code)).map((f) => f.code))];
+    return { status: found.length > 0 ? 'evidence_required' : 'not_observed', findingCodes: found };
   };
-  const staticBaseline = {
-    ...unsignedReport,
-    reportSha256: sha256Digest(canonicalJson(unsignedReport)),
-  } as StaticBaselineReport;
-  const duty = { status: 'evidence_required' as const, findingCodes: [staticBaselineNotEvaluated] };
+  const behaviorEvidence = Object.fromEntries(
+    Object.entries(dutyCodes).map(([name, dutyFindings]) => [name, duty(dutyFindings)]),
+  ) as Omit<CustomLaunchPreflightV2['behaviorEvidence'], 'feeBehaviorClaim'>;
   const axis = { status: 'not_evidenced' as const, findingCodes: [] };
   return {
     schemaVersion: 'platform.custom-launch-preflight.v2',
@@ -53,25 +71,19 @@ export function preflightV4(
     evaluatedAt: new Date(nowMs).toISOString(),
     requestDigest: requestDigestOf(rawBody),
     launchIntentHash: request.launchIntentHash,
-    launchEligibility: { deployable: false, routable: false, featured: false },
-    evidenceTier: 'declared',
-    disposition: 'needs_evidence',
-    blockingFindingCodes: [],
-    warningFindingCodes: [],
+    launchEligibility: { deployable, routable: deployable, featured: false },
+    evidenceTier: 'static_baseline',
+    disposition,
+    blockingFindingCodes: blocking,
+    warningFindingCodes: warnings,
     needsEvidenceFindingCodes: needsEvidence,
-    informationalFindingCodes: [],
-    riskClassification: { level: 'unclassified', basisFindingCodes: needsEvidence, safetyClaim: false },
-    behaviorEvidence: {
-      proxyOrDelegatecall: duty,
-      mint: duty,
-      tax: duty,
-      pause: duty,
-      transferControls: duty,
-      liquidityCustody: duty,
-      externalDependencies: duty,
-      returnDeltaAccounting: duty,
-      feeBehaviorClaim: false,
+    informationalFindingCodes: informational,
+    riskClassification: {
+      level: blocking.length > 0 ? 'high' : needsEvidence.length + warnings.length > 0 ? 'elevated' : 'standard',
+      basisFindingCodes: [...blocking, ...needsEvidence, ...warnings],
+      safetyClaim: false,
     },
+    behaviorEvidence: { ...behaviorEvidence, feeBehaviorClaim: false },
     productTruthAxes: {
       deployment: axis,
       trading: axis,
@@ -80,16 +92,28 @@ export function preflightV4(
       indexing: axis,
       featured: axis,
     },
-    staticBaseline,
-    // Nothing to rebuild: the needs-evidence findings are the server's own pending gates, not request defects.
-    remediations: [],
-    platformAdmission: {
-      status: 'no_blocking_static_finding',
-      staticReportSha256: staticBaseline.reportSha256,
-      warningFindingCodes: [],
-      routerSimulationRequired: true,
-      safetyClaim: false,
-      feeBehaviorClaim: false,
-    },
+    staticBaseline: staticReport,
+    remediations: blocking.map((code) => ({
+      findingCodes: [code],
+      action: `${findingCodes[code].obligation} Rebuild and submit a new immutable request.`,
+      newRequestRequired: true as const,
+    })),
+    platformAdmission:
+      staticHardBlocks.length > 0
+        ? {
+            status: 'action_required',
+            blockingFindingCodes: [...new Set(staticHardBlocks)],
+            staticReport,
+            safetyClaim: false,
+            feeBehaviorClaim: false,
+          }
+        : {
+            status: 'no_blocking_static_finding',
+            staticReportSha256: staticReport.reportSha256,
+            warningFindingCodes: warnings,
+            routerSimulationRequired: true,
+            safetyClaim: false,
+            feeBehaviorClaim: false,
+          },
   } as CustomLaunchPreflightV2;
 }

@@ -18,7 +18,7 @@ export function buildOperations(deps: { db: Db; config: Config; now: () => numbe
   );
   return {
     ...publicReadOperations(deps),
-    ...v4LaunchOperations(launches, deps.now),
+    ...v4LaunchOperations(launches, deps.now, { canonicalPoolManager: deps.config.canonicalPoolManager }),
     ...legacyOperations,
   };
 }

@@ -1,4 +1,5 @@
 import type { Principal } from '../../auth/keys.ts';
+import type { AdmissionConfig } from '../../domain/admission/evaluate.ts';
 import type { LaunchService } from '../../domain/launches/launch-service.ts';
 import { preflightV4 } from '../../domain/launches/preflight.ts';
 import type { CreateRequestV4 } from '../../domain/launches/request-rules.ts';
@@ -17,11 +18,15 @@ function rawBodyOf(ctx: OperationContext): Buffer {
 }
 
 /** Handlers of the authenticated V4 launch operations (launch-transport.md Endpoints). */
-export function v4LaunchOperations(launches: LaunchService, now: () => number): Record<string, OperationHandler> {
+export function v4LaunchOperations(
+  launches: LaunchService,
+  now: () => number,
+  admission: AdmissionConfig,
+): Record<string, OperationHandler> {
   return {
     preflightCustomLaunchV4: (ctx) => ({
       status: 200,
-      body: preflightV4(principalOf(ctx), ctx.body as CreateRequestV4, rawBodyOf(ctx), now()),
+      body: preflightV4(principalOf(ctx), ctx.body as CreateRequestV4, rawBodyOf(ctx), now(), admission),
     }),
     createCustomLaunchV4: (ctx) => {
       const answer = launches.create({

@@ -1,0 +1,110 @@
+import { findingCodes } from '../launches/finding-codes.ts';
+import { hookPermissionBits } from '../launches/hook-permissions.ts';
+import type { CreateRequestV4 } from '../launches/request-rules.ts';
+import { inspectImage } from '../metadata/image.ts';
+import { buildStaticBaselineReport, type StaticBaselineReport } from '../static-baseline/report.ts';
+import { evaluateStaticBaseline } from '../static-baseline/rules.ts';
+
+/** One admission finding, as reported on the launch resource and summarised by preflight. */
+export interface AdmissionFinding {
+  code: keyof typeof findingCodes;
+  severity: 'blocking' | 'needs_evidence' | 'warning' | 'info';
+  targetId: string | null;
+  message: string;
+}
+
+/** What the chain-free gates found for one request. */
+export interface AdmissionResult {
+  findings: AdmissionFinding[];
+  staticReport: StaticBaselineReport;
+  /** Codes of the static report's hard blocks (the platformAdmission action_required case). */
+  staticHardBlocks: string[];
+}
+
+/** Deployment facts admission checks against (per-chain configuration, never a global constant). */
+export interface AdmissionConfig {
+  canonicalPoolManager: string;
+}
+
+const severityOf = { hard_block: 'blocking', evidence_duty: 'warning', warning: 'warning', info: 'info' } as const;
+const callbackFlags = Object.keys(hookPermissionBits).filter((flag) => !flag.endsWith('ReturnDelta'));
+
+/**
+ * The admission gates that need no chain, for preflight (`stage: 'preflight'`) and for the permit decision
+ * (`stage: 'permit'`, where a build-only plan blocks). Spec: launch-transport.md What the service does 5, 7-9;
+ * Request rules 4-5; Errors (hard-block rules and evidence duties).
+ * - the metadata image is decoded (PNG or single-frame GIF only);
+ * - the static baseline runs over every target's runtime code: its hard blocks block, its evidence duties warn;
+ * - each enabled hook callback and its guard wait for the chain checks (needs evidence);
+ * - an external contract reference gains no trust until it is bound on the chain: it blocks;
+ * - 4.1.0: the USD 1 initial buy needs a fresh quote (needs evidence until a price source exists).
+ */
+export function evaluateAdmission(
+  request: CreateRequestV4,
+  config: AdmissionConfig,
+  stage: 'preflight' | 'permit',
+): AdmissionResult {
+  const findings: AdmissionFinding[] = [];
+  const artifact = request.projectMetadataImageArtifact;
+  const image = inspectImage(Buffer.from(artifact.bytesBase64, 'base64'), artifact.mediaType);
+  if (!image.ok) findings.push({ code: image.code, severity: 'blocking', targetId: null, message: image.detail });
+
+  const targets = request.graphBundle.targets;
+  const staticFindings = evaluateStaticBaseline(
+    targets.map((t) => ({ targetId: t.targetId, role: t.role, runtimeBytecode: t.runtimeBytecode })),
+    config,
+  ).findings;
+  const staticReport = buildStaticBaselineReport(staticFindings);
+  for (const f of staticReport.findings) {
+    findings.push({
+      code: f.code as AdmissionFinding['code'],
+      severity: severityOf[f.severity],
+      targetId: f.targetId,
+      message: f.detail,
+    });
+  }
+
+  for (const target of targets) {
+    const flags = target.hookPermissions;
+    if (!flags) continue;
+    const enabled = callbackFlags.filter((flag) => flags[flag as keyof typeof flags] === true);
+    if (enabled.length > 0) {
+      findings.push({
+        code: 'CALLBACK_GUARD_UNDECIDED',
+        severity: 'needs_evidence',
+        targetId: target.targetId,
+        message: `Enabled callbacks ${enabled.join(', ')}: their implementation and pool-manager guard are decided on the chain.`,
+      });
+    }
+  }
+
+  for (const ref of request.externalContracts) {
+    findings.push({
+      code: 'EXTERNAL_REFERENCE_UNBOUND',
+      severity: 'blocking',
+      targetId: null,
+      message: `External reference ${ref.referenceId} at ${ref.address} is not bound on the chain: it gains no trust.`,
+    });
+  }
+
+  if (request.profile === '4.1.0') {
+    if (request.fundingPlan.mode === 'build-only') {
+      findings.push({
+        code: 'BUILD_ONLY_PLAN',
+        severity: stage === 'permit' ? 'blocking' : 'info',
+        targetId: null,
+        message: findingCodes.BUILD_ONLY_PLAN.obligation,
+      });
+    } else {
+      findings.push({
+        code: 'INITIAL_BUY_USD_UNPROVEN',
+        severity: 'needs_evidence',
+        targetId: null,
+        message: findingCodes.INITIAL_BUY_USD_UNPROVEN.obligation,
+      });
+    }
+  }
+
+  const staticHardBlocks = staticReport.findings.filter((f) => f.severity === 'hard_block').map((f) => f.code);
+  return { findings, staticReport, staticHardBlocks };
+}
