@@ -20,6 +20,9 @@ export interface Config {
   v3BodyLimitBytes: number;
   /** Serialized module upload limit (modules-subkeys-developer-api.md Limits). */
   modulesBodyLimitBytes: number;
+  /** Lifecycle worker: attempts per launch, lease, first retry delay (doubling), idle poll, and an optional pause
+   * between claiming and evaluating a job (a knob for the crash-resume test and demos; 0 in production). */
+  lifecycle: { maxAttempts: number; leaseMs: number; backoffBaseMs: number; pollMs: number; stepDelayMs: number };
   /** The canonical Uniswap v4 pool manager of chain 4663 (per-chain configuration; CHAIN-NOTES.md). */
   canonicalPoolManager: string;
   /** The one fixed recipient of the Native20 platform fee (launch-transport.md What the service does 6). */
@@ -59,6 +62,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     v3BodyLimitBytes: 8_388_608,
     modulesBodyLimitBytes: 24 * 1024 * 1024,
     quoteRetryAfterSeconds: int(env, 'QUOTE_RETRY_AFTER_SECONDS', 30),
+    lifecycle: {
+      maxAttempts: int(env, 'LIFECYCLE_MAX_ATTEMPTS', 5),
+      leaseMs: int(env, 'LIFECYCLE_LEASE_MS', 30_000),
+      backoffBaseMs: int(env, 'LIFECYCLE_BACKOFF_MS', 1_000),
+      pollMs: int(env, 'LIFECYCLE_POLL_MS', 250),
+      stepDelayMs: int(env, 'LIFECYCLE_STEP_DELAY_MS', 0),
+    },
     // Reported by third parties, not confirmed by Uniswap (CHAIN-NOTES.md): configuration, never a constant.
     canonicalPoolManager: address(env, 'CANONICAL_POOL_MANAGER', '0x8366a39CC670B4001A1121B8F6A443A643e40951'),
     // Default: the devnet's second well-known test account, so a local deployment has a recipient it controls.

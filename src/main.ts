@@ -2,16 +2,29 @@
  * `npm start`: opens the SQLite database (DATABASE_PATH, default var/custom-launch.sqlite) and serves the API on
  * HOST:PORT (default 127.0.0.1:8787). Stops cleanly on SIGINT/SIGTERM.
  */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { loadConfig } from './config.ts';
+import { LifecycleWorker } from './domain/lifecycle/worker.ts';
 import { createApp } from './http/app.ts';
 import { openDatabase } from './store/db.ts';
 
 const config = loadConfig();
 const db = openDatabase(config.databasePath, { busyTimeoutMs: config.busyTimeoutMs });
 const app = createApp({ db, config });
+const worker = new LifecycleWorker({
+  db,
+  lifecycle: config.lifecycle,
+  admission: { canonicalPoolManager: config.canonicalPoolManager },
+  now: Date.now,
+  workerId: `${hostname()}:${process.pid}:${randomUUID()}`,
+});
+let stopWorker: (() => Promise<void>) | undefined;
+
 // Not the listen callback: Express 5 calls it on failure too.
 const server = app.listen(config.port, config.host);
 server.once('listening', () => {
+  stopWorker = worker.start();
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   console.log(
@@ -38,8 +51,10 @@ server.on('error', (err: NodeJS.ErrnoException) => {
 function stop(signal: string): void {
   console.log(JSON.stringify({ level: 'info', msg: 'stopping', signal }));
   server.close(() => {
-    db.close();
-    process.exit(0);
+    void (stopWorker?.() ?? Promise.resolve()).then(() => {
+      db.close();
+      process.exit(0);
+    });
   });
   setTimeout(() => process.exit(0), 5000).unref();
 }

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { mintWalletKey } from '../../src/auth/keys.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
-import { type LaunchRow, toLaunchResource } from '../../src/domain/launches/launch-resource.ts';
+import { type LaunchRow, launchSelect, toLaunchResource } from '../../src/domain/launches/launch-resource.ts';
 import { createApp } from '../../src/http/app.ts';
 import { type Db, openDatabase } from '../../src/store/db.ts';
 
@@ -54,8 +54,6 @@ const exampleBody = readFileSync(
   new URL('../../spec/examples/custom-launch-create-request.v4.json', import.meta.url),
   'utf8',
 );
-const columns =
-  'seq, launch_id, chain_id, lineage_id, partner_id, owner_key_id, profile, status, launch_wallet, request_digest, launch_intent_hash, created_at, updated_at';
 
 interface Running {
   url: string;
@@ -96,7 +94,7 @@ async function startApp(config: Config): Promise<Running & { db: Db }> {
 /** The floor: node:http plus one prepared better-sqlite3 read of the same row, as the same resource JSON. */
 async function startBare(databasePath: string): Promise<Running> {
   const db = new Database(databasePath, { readonly: true });
-  const select = db.prepare(`SELECT ${columns} FROM launches WHERE chain_id = ? AND launch_id = ?`);
+  const select = db.prepare(`${launchSelect} WHERE l.chain_id = ? AND l.launch_id = ?`);
   const prefix = '/v4/chains/4663/custom-launches/';
   const server = createServer((req, res) => {
     const row = req.url?.startsWith(prefix)

@@ -69,4 +69,37 @@ export const migrations: ReadonlyArray<{ version: number; name: string; sql: str
       CREATE INDEX finalized_feed_chain ON finalized_feed (chain_id, seq);
     `,
   },
+  {
+    version: 2,
+    name: 'lifecycle queue, transitions, admission results',
+    sql: `
+      -- One durable job per launch. The queue schedules and retries work; only a lifecycle step changes a status.
+      CREATE TABLE lifecycle_jobs (
+        launch_id        TEXT PRIMARY KEY REFERENCES launches (launch_id),
+        state            TEXT NOT NULL CHECK (state IN ('scheduled', 'running', 'retry_wait', 'idle', 'exhausted')),
+        attempt          INTEGER NOT NULL DEFAULT 0,
+        max_attempts     INTEGER NOT NULL,
+        next_attempt_ms  INTEGER,
+        lease_owner      TEXT,
+        lease_expires_ms INTEGER,
+        last_error_code  TEXT,
+        updated_at       TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX lifecycle_jobs_due ON lifecycle_jobs (state, next_attempt_ms);
+
+      -- Every status change, once: the audit that a resumed worker did nothing twice.
+      CREATE TABLE launch_transitions (
+        seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+        launch_id   TEXT NOT NULL REFERENCES launches (launch_id),
+        from_status TEXT NOT NULL,
+        to_status   TEXT NOT NULL,
+        worker      TEXT NOT NULL,
+        at          TEXT NOT NULL
+      ) STRICT;
+
+      ALTER TABLE launches ADD COLUMN findings_json TEXT NOT NULL DEFAULT '[]';
+      ALTER TABLE launches ADD COLUMN remediation_json TEXT;
+      ALTER TABLE launches ADD COLUMN failure_json TEXT;
+    `,
+  },
 ];

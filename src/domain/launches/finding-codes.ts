@@ -82,6 +82,10 @@ export const findingCodes = {
   },
   IMAGE_UNRECOGNIZED: { classification: 'hard_block', obligation: 'The metadata image is not a PNG or GIF file.' },
   IMAGE_CORRUPT: { classification: 'hard_block', obligation: 'The metadata image does not decode.' },
+  LIFECYCLE_RETRIES_EXHAUSTED: {
+    classification: 'info',
+    obligation: 'Validation failed on every attempt; read the failure and submit a new immutable request.',
+  },
   BUILD_ONLY_PLAN: {
     classification: 'info',
     obligation: 'A build-only funding plan is valid for pack and preflight but never obtains a launch permit.',

@@ -3,7 +3,7 @@ import type { components } from '../../../generated/types/service.ts';
 /** The V4 launch resource, generated from spec/schemas/custom-launch-resource.v4.schema.json. */
 export type CustomLaunchResourceV4 = components['schemas']['CustomLaunchResourceV4'];
 
-/** A launches row as stored. */
+/** A launch row joined with its lifecycle job, as `launchSelect` reads it. */
 export interface LaunchRow {
   seq: number;
   launch_id: string;
@@ -18,14 +18,32 @@ export interface LaunchRow {
   launch_intent_hash: string;
   created_at: string;
   updated_at: string;
+  findings_json: string;
+  remediation_json: string | null;
+  failure_json: string | null;
+  job_state: string | null;
+  job_attempt: number | null;
+  job_max_attempts: number | null;
+  job_next_attempt_ms: number | null;
+  job_last_error_code: string | null;
 }
 
+/** The one SELECT of a launch with its job; callers add `WHERE` and `ORDER BY`. */
+export const launchSelect = `SELECT l.seq, l.launch_id, l.chain_id, l.lineage_id, l.partner_id, l.owner_key_id, l.profile,
+  l.status, l.launch_wallet, l.request_digest, l.launch_intent_hash, l.created_at, l.updated_at, l.findings_json,
+  l.remediation_json, l.failure_json, j.state AS job_state, j.attempt AS job_attempt, j.max_attempts AS job_max_attempts,
+  j.next_attempt_ms AS job_next_attempt_ms, j.last_error_code AS job_last_error_code
+  FROM launches l LEFT JOIN lifecycle_jobs j ON j.launch_id = l.launch_id`;
+
 /**
- * The resource of a stored launch. Fields that later lifecycle steps fill (walletTransaction, chainEvidence,
- * findings, remediation, failure) are derived from status; a launch in `received` carries none of them.
+ * The resource of a stored launch: status, the server-authored findings, remediation and failure the lifecycle
+ * recorded, and the lifecycle queue's scheduling state (which never changes the status by itself). The wallet
+ * transaction and chain evidence stay null until the chain gates exist.
  * Spec: launch-transport.md Response resources, States.
  */
 export function toLaunchResource(row: LaunchRow): CustomLaunchResourceV4 {
+  const state = (row.job_state ?? 'idle') as CustomLaunchResourceV4['lifecycleQueue']['state'];
+  const waits = state === 'scheduled' || state === 'retry_wait';
   return {
     schemaVersion: 'platform.custom-launch-resource.v4',
     apiVersion: 4,
@@ -42,9 +60,15 @@ export function toLaunchResource(row: LaunchRow): CustomLaunchResourceV4 {
     partnerAttribution: null,
     walletTransaction: null,
     chainEvidence: null,
-    findings: [],
-    remediation: null,
-    failure: null,
-    lifecycleQueue: { state: 'idle', attempt: 0, maxAttempts: 5, nextAttemptAt: null, lastErrorCode: null },
+    findings: JSON.parse(row.findings_json),
+    remediation: row.remediation_json ? JSON.parse(row.remediation_json) : null,
+    failure: row.failure_json ? JSON.parse(row.failure_json) : null,
+    lifecycleQueue: {
+      state,
+      attempt: row.job_attempt ?? 0,
+      maxAttempts: row.job_max_attempts ?? 1,
+      nextAttemptAt: waits && row.job_next_attempt_ms !== null ? new Date(row.job_next_attempt_ms).toISOString() : null,
+      lastErrorCode: row.job_last_error_code,
+    },
   } as CustomLaunchResourceV4;
 }

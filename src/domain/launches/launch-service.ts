@@ -5,12 +5,10 @@ import type { Db } from '../../store/db.ts';
 import { decodeCursor, encodeCursor } from '../cursor.ts';
 import { findReplay, recordAnswer } from '../idempotency.ts';
 import { checkAdmissionQuota, recordAdmission } from './admission-quota.ts';
-import { type CustomLaunchResourceV4, type LaunchRow, toLaunchResource } from './launch-resource.ts';
+import { type CustomLaunchResourceV4, type LaunchRow, launchSelect, toLaunchResource } from './launch-resource.ts';
 import { type CreateRequestV4, checkRequestRules } from './request-rules.ts';
 
 const createOperation = 'createCustomLaunchV4';
-const columns =
-  'seq, launch_id, chain_id, lineage_id, partner_id, owner_key_id, profile, status, launch_wallet, request_digest, launch_intent_hash, created_at, updated_at';
 
 /** `sha256:` digest of the exact request bytes. */
 export function requestDigestOf(raw: Buffer): string {
@@ -28,7 +26,7 @@ function visibility(principal: Principal): { column: 'partner_id' | 'lineage_id'
 export class LaunchService {
   constructor(
     private readonly db: Db,
-    private readonly limits: { admissionPerHour: number; admissionPerDay: number },
+    private readonly limits: { admissionPerHour: number; admissionPerDay: number; lifecycleMaxAttempts: number },
     private readonly now: () => number,
   ) {}
 
@@ -57,13 +55,13 @@ export class LaunchService {
         });
         const at = new Date(nowMs).toISOString();
         const launchId = randomUUID();
-        const row = this.db
+        this.db
           .prepare(
             `INSERT INTO launches (launch_id, chain_id, lineage_id, partner_id, owner_key_id, profile, status, launch_wallet,
                request_digest, launch_intent_hash, request_bytes, created_at, updated_at)
-             VALUES (?, ?, ?, ?, ?, ?, 'received', ?, ?, ?, ?, ?, ?) RETURNING ${columns}`,
+             VALUES (?, ?, ?, ?, ?, ?, 'received', ?, ?, ?, ?, ?, ?)`,
           )
-          .get(
+          .run(
             launchId,
             request.chainId,
             principal.lineageId,
@@ -76,7 +74,15 @@ export class LaunchService {
             rawBody,
             at,
             at,
-          ) as LaunchRow;
+          );
+        // The durable job that moves the launch on, committed with it: nothing is lost if the process dies.
+        this.db
+          .prepare(
+            `INSERT INTO lifecycle_jobs (launch_id, state, attempt, max_attempts, next_attempt_ms, updated_at)
+             VALUES (?, 'scheduled', 0, ?, ?, ?)`,
+          )
+          .run(launchId, this.limits.lifecycleMaxAttempts, nowMs, at);
+        const row = this.db.prepare(`${launchSelect} WHERE l.launch_id = ?`).get(launchId) as LaunchRow;
         recordAdmission(this.db, nowMs, launchId);
         const body = JSON.stringify(toLaunchResource(row));
         recordAnswer(this.db, idem, { status: 202, body }, at);
@@ -89,7 +95,7 @@ export class LaunchService {
   get(principal: Principal, chainId: string, launchId: string): CustomLaunchResourceV4 {
     const v = visibility(principal);
     const row = this.db
-      .prepare(`SELECT ${columns} FROM launches WHERE chain_id = ? AND launch_id = ? AND ${v.column} = ?`)
+      .prepare(`${launchSelect} WHERE l.chain_id = ? AND l.launch_id = ? AND l.${v.column} = ?`)
       .get(chainId, launchId, v.value) as LaunchRow | undefined;
     if (!row)
       throw new ApiError('NOT_FOUND', { message: `No launch ${launchId} on chain ${chainId} for this credential.` });
@@ -107,9 +113,7 @@ export class LaunchService {
     const listName = `v4:${chainId}:${v.column}:${v.value}`;
     const before = cursor === undefined ? Number.MAX_SAFE_INTEGER : decodeCursor(listName, cursor);
     const rows = this.db
-      .prepare(
-        `SELECT ${columns} FROM launches WHERE chain_id = ? AND ${v.column} = ? AND seq < ? ORDER BY seq DESC LIMIT ?`,
-      )
+      .prepare(`${launchSelect} WHERE l.chain_id = ? AND l.${v.column} = ? AND l.seq < ? ORDER BY l.seq DESC LIMIT ?`)
       .all(chainId, v.value, before, limit + 1) as LaunchRow[];
     const page = rows.slice(0, limit);
     const last = page.at(-1);

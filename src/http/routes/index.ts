@@ -13,7 +13,11 @@ import { v4LaunchOperations } from './v4-launches.ts';
 export function buildOperations(deps: { db: Db; config: Config; now: () => number }): Record<string, OperationHandler> {
   const launches = new LaunchService(
     deps.db,
-    { admissionPerHour: deps.config.admissionPerHour, admissionPerDay: deps.config.admissionPerDay },
+    {
+      admissionPerHour: deps.config.admissionPerHour,
+      admissionPerDay: deps.config.admissionPerDay,
+      lifecycleMaxAttempts: deps.config.lifecycle.maxAttempts,
+    },
     deps.now,
   );
   return {

@@ -1,0 +1,208 @@
+import type { Config } from '../../config.ts';
+import type { Db } from '../../store/db.ts';
+import { type AdmissionConfig, type AdmissionFinding, evaluateAdmission } from '../admission/evaluate.ts';
+import { findingCodes } from '../launches/finding-codes.ts';
+import type { CreateRequestV4 } from '../launches/request-rules.ts';
+
+/** What a lifecycle step concluded for one launch. */
+type Outcome =
+  | { kind: 'action_required'; findings: AdmissionFinding[] }
+  | { kind: 'awaiting_chain'; findings: AdmissionFinding[] };
+
+interface ClaimedJob {
+  launchId: string;
+  attempt: number;
+  maxAttempts: number;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The durable lifecycle worker. Jobs live in SQLite (`lifecycle_jobs`); a worker claims one due job under a lease
+ * in one transaction (moving a `received` launch to `validating`), evaluates it outside any transaction, and commits
+ * the outcome only while it still holds the lease, so a process killed mid-step loses nothing and a resumed step is
+ * never applied twice (every status change is one row of `launch_transitions`). Failures retry with doubling
+ * backoff up to the attempt bound, then the launch fails with a bound failure.
+ * Outcomes: a blocking finding → `action_required` with the findings and a remediation; otherwise the launch waits
+ * in `validating` for the chain gates (the exact router simulation), which this deployment does not have yet.
+ * Spec: launch-transport.md States (received, validating, action_required, failed), Response resources
+ * (lifecycleQueue: bounded worker scheduling and retry state that never changes launch status).
+ */
+export class LifecycleWorker {
+  constructor(
+    private readonly deps: {
+      db: Db;
+      lifecycle: Config['lifecycle'];
+      admission: AdmissionConfig;
+      now: () => number;
+      workerId: string;
+    },
+  ) {}
+
+  /** Claims one due job and runs one lifecycle step. Resolves false when no job was due. */
+  async tick(): Promise<boolean> {
+    const job = this.claim();
+    if (!job) return false;
+    if (this.deps.lifecycle.stepDelayMs > 0) await sleep(this.deps.lifecycle.stepDelayMs);
+    let outcome: Outcome;
+    try {
+      outcome = this.evaluate(job.launchId);
+    } catch (err) {
+      this.retryOrFail(job, err);
+      return true;
+    }
+    this.complete(job, outcome);
+    return true;
+  }
+
+  /** Runs jobs until stopped, polling when idle. Returns the stop function. */
+  start(): () => Promise<void> {
+    let running = true;
+    const loop = (async () => {
+      while (running) {
+        const worked = await this.tick().catch((err: unknown) => {
+          console.error(
+            JSON.stringify({ level: 'error', msg: 'lifecycle tick failed', detail: String(err).slice(0, 500) }),
+          );
+          return false;
+        });
+        if (!worked) await sleep(this.deps.lifecycle.pollMs);
+      }
+    })();
+    return async () => {
+      running = false;
+      await loop;
+    };
+  }
+
+  private claim(): ClaimedJob | null {
+    const { db, now, workerId, lifecycle } = this.deps;
+    return db
+      .transaction((): ClaimedJob | null => {
+        const nowMs = now();
+        const due = db
+          .prepare(
+            `SELECT launch_id, attempt, max_attempts FROM lifecycle_jobs
+             WHERE (state IN ('scheduled', 'retry_wait') AND next_attempt_ms <= ?)
+                OR (state = 'running' AND lease_expires_ms <= ?)
+             ORDER BY next_attempt_ms LIMIT 1`,
+          )
+          .get(nowMs, nowMs) as { launch_id: string; attempt: number; max_attempts: number } | undefined;
+        if (!due) return null;
+        const at = new Date(nowMs).toISOString();
+        db.prepare(
+          `UPDATE lifecycle_jobs SET state = 'running', attempt = attempt + 1, lease_owner = ?, lease_expires_ms = ?,
+             next_attempt_ms = NULL, updated_at = ? WHERE launch_id = ?`,
+        ).run(workerId, nowMs + lifecycle.leaseMs, at, due.launch_id);
+        this.transition(due.launch_id, 'received', 'validating', at);
+        return { launchId: due.launch_id, attempt: due.attempt + 1, maxAttempts: due.max_attempts };
+      })
+      .immediate();
+  }
+
+  /** The chain-free gates at the permit stage (a build-only plan blocks here). */
+  private evaluate(launchId: string): Outcome {
+    const row = this.deps.db.prepare('SELECT request_bytes FROM launches WHERE launch_id = ?').get(launchId) as
+      | { request_bytes: Buffer }
+      | undefined;
+    if (!row) throw new Error(`launch ${launchId} has no stored request`);
+    const request = JSON.parse(row.request_bytes.toString('utf8')) as CreateRequestV4;
+    const { findings } = evaluateAdmission(request, this.deps.admission, 'permit');
+    if (findings.some((f) => f.severity === 'blocking')) return { kind: 'action_required', findings };
+    return { kind: 'awaiting_chain', findings };
+  }
+
+  private complete(job: ClaimedJob, outcome: Outcome): void {
+    const { db, now } = this.deps;
+    db.transaction(() => {
+      if (!this.holdsLease(job.launchId)) return;
+      const at = new Date(now()).toISOString();
+      const blocking = [...new Set(outcome.findings.filter((f) => f.severity === 'blocking').map((f) => f.code))];
+      const remediation =
+        outcome.kind === 'action_required'
+          ? {
+              findingCodes: blocking,
+              action: `${blocking.map((c) => findingCodes[c].obligation).join(' ')} Rebuild and submit a new immutable request.`,
+              newRequestRequired: true,
+            }
+          : null;
+      db.prepare('UPDATE launches SET findings_json = ?, remediation_json = ?, updated_at = ? WHERE launch_id = ?').run(
+        JSON.stringify(outcome.findings.slice(0, 256)),
+        remediation ? JSON.stringify(remediation) : null,
+        at,
+        job.launchId,
+      );
+      if (outcome.kind === 'action_required') this.transition(job.launchId, 'validating', 'action_required', at);
+      db.prepare(
+        `UPDATE lifecycle_jobs SET state = 'idle', lease_owner = NULL, lease_expires_ms = NULL, last_error_code = ?,
+           updated_at = ? WHERE launch_id = ?`,
+      ).run(outcome.kind === 'awaiting_chain' ? 'CHAIN_NOT_CONFIGURED' : null, at, job.launchId);
+    })();
+  }
+
+  private retryOrFail(job: ClaimedJob, err: unknown): void {
+    const { db, now, lifecycle } = this.deps;
+    console.error(
+      JSON.stringify({
+        level: 'error',
+        msg: 'lifecycle step failed',
+        launchId: job.launchId,
+        attempt: job.attempt,
+        detail: String(err).slice(0, 500),
+      }),
+    );
+    db.transaction(() => {
+      if (!this.holdsLease(job.launchId)) return;
+      const nowMs = now();
+      const at = new Date(nowMs).toISOString();
+      if (job.attempt < job.maxAttempts) {
+        db.prepare(
+          `UPDATE lifecycle_jobs SET state = 'retry_wait', next_attempt_ms = ?, lease_owner = NULL, lease_expires_ms = NULL,
+             last_error_code = 'LIFECYCLE_STEP_FAILED', updated_at = ? WHERE launch_id = ?`,
+        ).run(nowMs + lifecycle.backoffBaseMs * 2 ** (job.attempt - 1), at, job.launchId);
+        return;
+      }
+      const failure = {
+        code: 'LIFECYCLE_RETRIES_EXHAUSTED',
+        message: `Validation failed ${job.attempt} times; the launch cannot proceed.`,
+        failedAt: at,
+        remediation: {
+          findingCodes: ['LIFECYCLE_RETRIES_EXHAUSTED'],
+          action: 'Read the failure, then submit a new immutable request; quote the launchId to support.',
+          newRequestRequired: true,
+        },
+      };
+      db.prepare('UPDATE launches SET failure_json = ?, updated_at = ? WHERE launch_id = ?').run(
+        JSON.stringify(failure),
+        at,
+        job.launchId,
+      );
+      this.transition(job.launchId, 'validating', 'failed', at);
+      db.prepare(
+        `UPDATE lifecycle_jobs SET state = 'exhausted', lease_owner = NULL, lease_expires_ms = NULL,
+           last_error_code = 'LIFECYCLE_STEP_FAILED', updated_at = ? WHERE launch_id = ?`,
+      ).run(at, job.launchId);
+    })();
+  }
+
+  private holdsLease(launchId: string): boolean {
+    const row = this.deps.db
+      .prepare("SELECT 1 AS held FROM lifecycle_jobs WHERE launch_id = ? AND state = 'running' AND lease_owner = ?")
+      .get(launchId, this.deps.workerId);
+    return row !== undefined;
+  }
+
+  /** Moves a launch from one status to the next, recording the transition; a no-op if it is not in `from`. */
+  private transition(launchId: string, from: string, to: string, at: string): void {
+    const changed = this.deps.db
+      .prepare('UPDATE launches SET status = ?, updated_at = ? WHERE launch_id = ? AND status = ?')
+      .run(to, at, launchId, from).changes;
+    if (changed === 1) {
+      this.deps.db
+        .prepare(
+          'INSERT INTO launch_transitions (launch_id, from_status, to_status, worker, at) VALUES (?, ?, ?, ?, ?)',
+        )
+        .run(launchId, from, to, this.deps.workerId, at);
+    }
+  }
+}

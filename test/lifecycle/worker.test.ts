@@ -1,0 +1,166 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bindRequestHashes } from '../../src/domain/launches/request-hashes.ts';
+import { LifecycleWorker } from '../../src/domain/lifecycle/worker.ts';
+import { auth, call } from '../support/http.ts';
+import { example, exampleBytes, startServer, type TestServer, v4Example, v4FrozenExample } from '../support/server.ts';
+
+// One controllable clock for the server and the workers: leases and backoff move only when a test moves them.
+let nowMs = Date.parse('2026-11-22T00:00:00.000Z');
+const now = () => nowMs;
+let s: TestServer;
+let key: string;
+let n = 0;
+
+const lifecycle = { maxAttempts: 3, leaseMs: 30_000, backoffBaseMs: 1_000, pollMs: 10, stepDelayMs: 0 };
+const worker = (id: string) =>
+  new LifecycleWorker({
+    db: s.db,
+    lifecycle,
+    admission: { canonicalPoolManager: s.config.canonicalPoolManager },
+    now,
+    workerId: id,
+  });
+const create = async (body = exampleBytes(v4Example)) => {
+  const r = await call(`${s.url}/v4/chains/4663/custom-launches`, {
+    method: 'POST',
+    headers: auth(key, { 'Idempotency-Key': `lifecycle-test-${++n}`.padEnd(16, '0') }),
+    body,
+  });
+  expect(r.status, r.text).toBe(202);
+  return r.json.launchId as string;
+};
+const read = async (launchId: string) =>
+  (await call(`${s.url}/v4/chains/4663/custom-launches/${launchId}`, { headers: auth(key) })).json;
+const transitions = (launchId: string) =>
+  s.db.prepare('SELECT from_status, to_status FROM launch_transitions WHERE launch_id = ? ORDER BY seq').all(launchId);
+/** Runs every due job, so earlier tests' leftovers never stand in the way. */
+const drain = async (w: LifecycleWorker) => {
+  while (await w.tick()) {
+    /* next */
+  }
+};
+
+beforeAll(async () => {
+  s = await startServer({ lifecycle: { ...lifecycle } }, now);
+  key = s.key();
+});
+afterAll(() => s.close());
+
+describe('durable lifecycle (launch-transport.md States; Response resources: lifecycleQueue)', () => {
+  it('schedules a new launch in received with its job, shown as lifecycleQueue', async () => {
+    const launchId = await create();
+    const launch = await read(launchId);
+    expect(launch.status).toBe('received');
+    expect(launch.lifecycleQueue).toMatchObject({
+      state: 'scheduled',
+      attempt: 0,
+      maxAttempts: 3,
+      lastErrorCode: null,
+    });
+    expect(launch.lifecycleQueue.nextAttemptAt).toBe(new Date(nowMs).toISOString());
+    await drain(worker('w-schedule'));
+  });
+
+  it('moves a launch with a blocking finding through validating to action_required with a remediation', async () => {
+    const launchId = await create();
+    await drain(worker('w-action'));
+    const launch = await read(launchId);
+    expect(launch.status).toBe('action_required');
+    expect(launch.findings).toContainEqual(
+      expect.objectContaining({ code: 'EXTERNAL_REFERENCE_UNBOUND', severity: 'blocking' }),
+    );
+    expect(launch.remediation).toMatchObject({
+      findingCodes: ['EXTERNAL_REFERENCE_UNBOUND'],
+      newRequestRequired: true,
+    });
+    expect(launch.walletTransaction).toBeNull();
+    expect(launch.lifecycleQueue).toMatchObject({ state: 'idle', attempt: 1, nextAttemptAt: null });
+    expect(transitions(launchId)).toEqual([
+      { from_status: 'received', to_status: 'validating' },
+      { from_status: 'validating', to_status: 'action_required' },
+    ]);
+  });
+
+  it('blocks a build-only plan at the permit stage', async () => {
+    const request = example(v4Example) as any;
+    request.externalContracts = [];
+    request.fundingPlan.mode = 'build-only';
+    const launchId = await create(JSON.stringify(bindRequestHashes(request)));
+    await drain(worker('w-build-only'));
+    const launch = await read(launchId);
+    expect(launch.status).toBe('action_required');
+    expect(launch.remediation.findingCodes).toEqual(['BUILD_ONLY_PLAN']);
+  });
+
+  it('leaves a launch that passes every chain-free gate validating, waiting for the chain gates', async () => {
+    const request = example(v4FrozenExample) as any;
+    request.externalContracts = [];
+    const launchId = await create(JSON.stringify(bindRequestHashes(request)));
+    await drain(worker('w-chain'));
+    const launch = await read(launchId);
+    expect(launch.status).toBe('validating');
+    expect(launch.walletTransaction).toBeNull();
+    expect(launch.lifecycleQueue).toMatchObject({ state: 'idle', lastErrorCode: 'CHAIN_NOT_CONFIGURED' });
+    expect(transitions(launchId)).toEqual([{ from_status: 'received', to_status: 'validating' }]);
+  });
+
+  it('retries a failing step with doubling backoff, then fails the launch with a bound failure', async () => {
+    const launchId = await create();
+    s.db.prepare("UPDATE launches SET request_bytes = CAST('not json' AS BLOB) WHERE launch_id = ?").run(launchId);
+    const w = worker('w-retry');
+    const logged = console.error;
+    console.error = () => undefined;
+    try {
+      expect(await w.tick()).toBe(true);
+      let launch = await read(launchId);
+      expect(launch.status).toBe('validating');
+      expect(launch.lifecycleQueue).toMatchObject({
+        state: 'retry_wait',
+        attempt: 1,
+        lastErrorCode: 'LIFECYCLE_STEP_FAILED',
+      });
+      expect(launch.lifecycleQueue.nextAttemptAt).toBe(new Date(nowMs + 1_000).toISOString());
+      nowMs += 999;
+      expect(await w.tick()).toBe(false);
+      nowMs += 1;
+      expect(await w.tick()).toBe(true);
+      launch = await read(launchId);
+      expect(launch.lifecycleQueue.nextAttemptAt).toBe(new Date(nowMs + 2_000).toISOString());
+      nowMs += 2_000;
+      expect(await w.tick()).toBe(true);
+      launch = await read(launchId);
+      expect(launch.status).toBe('failed');
+      expect(launch.lifecycleQueue).toMatchObject({ state: 'exhausted', attempt: 3, nextAttemptAt: null });
+      expect(launch.failure).toMatchObject({
+        code: 'LIFECYCLE_RETRIES_EXHAUSTED',
+        remediation: { newRequestRequired: true },
+      });
+      expect(transitions(launchId)).toEqual([
+        { from_status: 'received', to_status: 'validating' },
+        { from_status: 'validating', to_status: 'failed' },
+      ]);
+    } finally {
+      console.error = logged;
+    }
+  });
+
+  it('resumes a job whose worker died once its lease expires, applying the outcome once', async () => {
+    const launchId = await create();
+    // Worker A claims the job and dies before evaluating it: the claim is committed, the outcome never is.
+    const a = worker('w-dead') as unknown as { claim: () => unknown };
+    expect(a.claim()).toMatchObject({ launchId, attempt: 1 });
+    expect((await read(launchId)).status).toBe('validating');
+    const b = worker('w-heir');
+    nowMs += lifecycle.leaseMs - 1;
+    expect(await b.tick()).toBe(false);
+    nowMs += 1;
+    expect(await b.tick()).toBe(true);
+    const launch = await read(launchId);
+    expect(launch.status).toBe('action_required');
+    expect(launch.lifecycleQueue.attempt).toBe(2);
+    expect(transitions(launchId)).toEqual([
+      { from_status: 'received', to_status: 'validating' },
+      { from_status: 'validating', to_status: 'action_required' },
+    ]);
+  });
+});

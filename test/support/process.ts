@@ -1,0 +1,47 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+
+/** A real `src/main.ts` process on a free loopback port. */
+export interface ServerProcess {
+  url: string;
+  child: ChildProcess;
+  /** SIGKILL: the process dies mid-whatever, as a crash would. */
+  kill(): Promise<void>;
+  /** SIGTERM: the graceful stop. */
+  stop(): Promise<void>;
+}
+
+// A process killed by a signal keeps exitCode null and sets signalCode: either means it is gone.
+const gone = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
+const exited = (child: ChildProcess) =>
+  gone(child) ? Promise.resolve() : new Promise<void>((resolve) => child.once('exit', () => resolve()));
+
+/** Starts the server as its own process with `env` added, and resolves once it listens. */
+export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: new URL('../..', import.meta.url).pathname,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const m = /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(out);
+      if (m?.[1]) resolve(m[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`server exited early with ${code}`)));
+    setTimeout(() => reject(new Error('server did not start within 30 s')), 30_000).unref();
+  });
+  return {
+    url,
+    child,
+    kill: async () => {
+      if (!gone(child)) child.kill('SIGKILL');
+      await exited(child);
+    },
+    stop: async () => {
+      if (!gone(child)) child.kill('SIGTERM');
+      await exited(child);
+    },
+  };
+}
