@@ -6,90 +6,30 @@
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { mintWalletKey } from '../../src/auth/keys.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { type LaunchRow, launchSelect, toLaunchResource } from '../../src/domain/launches/launch-resource.ts';
-import { createApp } from '../../src/http/app.ts';
-import { type Db, openDatabase } from '../../src/store/db.ts';
+import {
+  type AutocannonRequest,
+  closeServer,
+  connections,
+  type Figure,
+  listen,
+  measure,
+  type Running,
+  seconds,
+  startApp,
+} from './harness.ts';
 
-/** The part of autocannon's untyped API used here (autocannon ships no type declarations). */
-interface AutocannonRequest {
-  method?: string;
-  path?: string;
-  headers?: Record<string, string>;
-  body?: string;
-  setupRequest?: (request: AutocannonRequest, context: Record<string, unknown>) => AutocannonRequest;
-}
-interface AutocannonResult {
-  requests: { average: number; total: number };
-  latency: { average: number; p99: number };
-  errors: number;
-  timeouts: number;
-  non2xx: number;
-  '2xx': number;
-}
-type Autocannon = (options: {
-  url: string;
-  connections: number;
-  duration: number;
-  method?: string;
-  headers?: Record<string, string>;
-  body?: string;
-  requests?: AutocannonRequest[];
-}) => Promise<AutocannonResult>;
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
-
-const connections = 32;
-const seconds = Number(process.env.BENCH_SECONDS ?? '10');
-if (!Number.isInteger(seconds) || seconds < 1)
-  throw new Error(`BENCH_SECONDS must be a positive integer, got "${process.env.BENCH_SECONDS}"`);
 const wallet = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 const exampleBody = readFileSync(
   new URL('../../spec/examples/custom-launch-create-request.v4.json', import.meta.url),
   'utf8',
 );
-
-interface Running {
-  url: string;
-  close(): Promise<void>;
-}
-
-async function listen(server: Server): Promise<string> {
-  server.listen(0, '127.0.0.1');
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', () => resolve());
-    server.once('error', reject);
-  });
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
-function closeServer(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  });
-}
-
-/** The real app over its own connection to the shared SQLite file. */
-async function startApp(config: Config): Promise<Running & { db: Db }> {
-  const db = openDatabase(config.databasePath);
-  const server = createApp({ db, config }).listen(0, '127.0.0.1');
-  const url = await listen(server);
-  return {
-    url,
-    db,
-    close: async () => {
-      await closeServer(server);
-      db.close();
-    },
-  };
-}
 
 /** The floor: node:http plus one prepared better-sqlite3 read of the same row, as the same resource JSON. */
 async function startBare(databasePath: string): Promise<Running> {
@@ -113,30 +53,6 @@ async function startBare(databasePath: string): Promise<Running> {
       await closeServer(server);
       db.close();
     },
-  };
-}
-
-interface Figure {
-  scenario: string;
-  requestsPerSecond: number;
-  p99Ms: number;
-  averageLatencyMs: number;
-  total: number;
-  errors: number;
-  non2xx: number;
-}
-
-async function measure(scenario: string, options: Parameters<Autocannon>[0]): Promise<Figure> {
-  process.stderr.write(`running ${scenario} for ${seconds} s ...\n`);
-  const r = await autocannon(options);
-  return {
-    scenario,
-    requestsPerSecond: r.requests.average,
-    p99Ms: r.latency.p99,
-    averageLatencyMs: r.latency.average,
-    total: r.requests.total,
-    errors: r.errors + r.timeouts,
-    non2xx: r.non2xx,
   };
 }
 
