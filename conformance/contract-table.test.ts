@@ -10,7 +10,14 @@ import { bindRequestHashes } from '../src/domain/launches/request-hashes.ts';
 import type { CreateRequestV4 } from '../src/domain/launches/request-rules.ts';
 import { type ErrorCode, errorCodes } from '../src/errors/codes.ts';
 import { auth, call, type Reply } from '../test/support/http.ts';
-import { example, exampleBytes, startServer, type TestServer, v4Example } from '../test/support/server.ts';
+import {
+  example,
+  exampleBytes,
+  startServer,
+  type TestServer,
+  v4Example,
+  v4FrozenExample,
+} from '../test/support/server.ts';
 
 const LT = 'launch-transport.md';
 type Kind = 'default' | 'quota' | 'budget' | 'small' | 'broken' | 'locked';
@@ -131,6 +138,58 @@ const rows: Row[] = [
       ),
     want: seconds <= 3600 ? { status: 200 } : { status: 400, code: 'INVALID_REQUEST' as const },
   })),
+  ...['0', '1'].map((minTokenOut) => ({
+    section: `${LT} What the service does 5: a positive minimum token output`,
+    name: `minTokenOut ${minTokenOut}`,
+    given: (c: Ctx) =>
+      preflight(
+        c,
+        edited((r) => {
+          r.fundingPlan.initialBuy.minTokenOut = minTokenOut;
+        }),
+      ),
+    want: minTokenOut === '0' ? { status: 400, code: 'INVALID_REQUEST' as const } : { status: 200 },
+  })),
+  ...['0', '1'].map((initialBuyWei) => ({
+    section: `${LT} What the service does 5: a funded launch makes an initial buy`,
+    name: `funded plan with initialBuyWei ${initialBuyWei}`,
+    given: (c: Ctx) =>
+      preflight(
+        c,
+        edited((r) => {
+          const a = r.fundingPlan.nativeAllocations;
+          const total = BigInt(r.fundingPlan.walletTransactionValueWei);
+          a.initialBuyWei = initialBuyWei;
+          // Keep the allocations summing to the unchanged wallet value: only the buy is on trial here.
+          a.initialLiquidityWei = (
+            total -
+            BigInt(initialBuyWei) -
+            BigInt(a.reservesWei) -
+            a.otherNativeAllocations.reduce((sum: bigint, o: { amountWei: string }) => sum + BigInt(o.amountWei), 0n)
+          ).toString();
+        }),
+      ),
+    want: initialBuyWei === '0' ? { status: 400, code: 'INVALID_REQUEST' as const } : { status: 200 },
+  })),
+  {
+    section: `${LT} Versioning 1: 4.0.0 is frozen; historical request bytes are preserved and replayable`,
+    name: 'a 4.0.0 request replayed byte for byte',
+    given: async (c: Ctx) => {
+      const k = key16();
+      const first = await create(c, exampleBytes(v4FrozenExample), k);
+      expect(first.status).toBe(202);
+      const replay = await create(c, exampleBytes(v4FrozenExample), k);
+      expect(replay.text).toBe(first.text);
+      const stored = c.s.db
+        .prepare('SELECT request_bytes FROM launches WHERE launch_id = ?')
+        .get(first.json.launchId) as {
+        request_bytes: Buffer;
+      };
+      expect(stored.request_bytes.toString('utf8')).toBe(exampleBytes(v4FrozenExample));
+      return replay;
+    },
+    want: { status: 200, body: (j) => expect(j.profile).toBe('4.0.0') },
+  },
   // Limits: new-request admission (quota server: 2 per hour) and per-route budgets (budget server: 2 per minute).
   {
     section: `${LT} Limits: new-request admission`,
