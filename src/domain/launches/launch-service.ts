@@ -43,11 +43,16 @@ export class LaunchService {
     const { principal, idempotencyKey, request, rawBody } = input;
     const requestDigest = requestDigestOf(rawBody);
     const idem = { keyId: principal.keyId, operation: createOperation, idempotencyKey, requestDigest };
+    // A replay answers what it answered first, whatever the rules say today.
+    const earlier = findReplay(this.db, idem);
+    if (earlier) return { status: 200, body: earlier.body };
+    // Pure CPU over up to megabytes: checked before the write lock is taken, not under it.
+    checkRequestRules(principal, request);
     return this.db
       .transaction(() => {
+        // A concurrent first request with the same key may have committed meanwhile.
         const replay = findReplay(this.db, idem);
         if (replay) return { status: 200 as const, body: replay.body };
-        checkRequestRules(principal, request);
         const nowMs = this.now();
         checkAdmissionQuota(this.db, nowMs, {
           perHour: this.limits.admissionPerHour,
