@@ -23,6 +23,10 @@ export interface Config {
   /** Lifecycle worker: attempts per launch, lease, first retry delay (doubling), idle poll, and an optional pause
    * between claiming and evaluating a job (a knob for the crash-resume test and demos; 0 in production). */
   lifecycle: { maxAttempts: number; leaseMs: number; backoffBaseMs: number; pollMs: number; stepDelayMs: number };
+  /** JSON-RPC URLs of chain 4663 (CHAIN_4663_RPC_URLS, comma-separated); empty when no chain is configured. */
+  chain4663RpcUrls: string[];
+  /** The native/USD aggregator on chain 4663 the initial-buy quote reads; null when not configured. */
+  priceFeedAddress: string | null;
   /** The canonical Uniswap v4 pool manager of chain 4663 (per-chain configuration; CHAIN-NOTES.md). */
   canonicalPoolManager: string;
   /** The one fixed recipient of the Native20 platform fee (launch-transport.md What the service does 6). */
@@ -69,6 +73,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pollMs: int(env, 'LIFECYCLE_POLL_MS', 250),
       stepDelayMs: int(env, 'LIFECYCLE_STEP_DELAY_MS', 0),
     },
+    chain4663RpcUrls: (env.CHAIN_4663_RPC_URLS ?? '')
+      .split(',')
+      .map((u) => u.trim())
+      .filter(Boolean),
+    priceFeedAddress: env.PRICE_FEED_ADDRESS ? address(env, 'PRICE_FEED_ADDRESS', '') : null,
     // Reported by third parties, not confirmed by Uniswap (CHAIN-NOTES.md): configuration, never a constant.
     canonicalPoolManager: address(env, 'CANONICAL_POOL_MANAGER', '0x8366a39CC670B4001A1121B8F6A443A643e40951'),
     // Default: the devnet's second well-known test account, so a local deployment has a recipient it controls.

@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { minimumInitialBuyWei, priceFeedFromConfig } from './chain/price-feed.ts';
 import { loadConfig } from './config.ts';
 import { LifecycleWorker } from './domain/lifecycle/worker.ts';
 import { createApp } from './http/app.ts';
@@ -12,12 +13,14 @@ import { openDatabase } from './store/db.ts';
 const config = loadConfig();
 const db = openDatabase(config.databasePath, { busyTimeoutMs: config.busyTimeoutMs });
 const app = createApp({ db, config });
+const priceFeed = priceFeedFromConfig(config);
 const worker = new LifecycleWorker({
   db,
   lifecycle: config.lifecycle,
   admission: { canonicalPoolManager: config.canonicalPoolManager },
   now: Date.now,
   workerId: `${hostname()}:${process.pid}:${randomUUID()}`,
+  minimumInitialBuyWei: () => minimumInitialBuyWei(priceFeed, Date.now()),
 });
 let stopWorker: (() => Promise<void>) | undefined;
 

@@ -26,6 +26,12 @@ export interface AdmissionConfig {
   canonicalPoolManager: string;
 }
 
+/** Evidence read from the chain for this evaluation; null where the source is missing or not fresh. */
+export interface AdmissionEvidence {
+  /** Minimum native amount worth USD 1 by a fresh quote (at most 60 s old). */
+  minimumInitialBuyWei: bigint | null;
+}
+
 const severityOf = { hard_block: 'blocking', evidence_duty: 'warning', warning: 'warning', info: 'info' } as const;
 const callbackFlags = Object.keys(hookPermissionBits).filter((flag) => !flag.endsWith('ReturnDelta'));
 
@@ -37,12 +43,14 @@ const callbackFlags = Object.keys(hookPermissionBits).filter((flag) => !flag.end
  * - the static baseline runs over every target's runtime code: its hard blocks block, its evidence duties warn;
  * - each enabled hook callback and its guard wait for the chain checks (needs evidence);
  * - an external contract reference gains no trust until it is bound on the chain: it blocks;
- * - 4.1.0: the USD 1 initial buy needs a fresh quote (needs evidence until a price source exists).
+ * - 4.1.0: the initial buy is worth at least USD 1 by a fresh quote: below it blocks (the server never raises the
+ *   amount); without a fresh quote it needs evidence.
  */
 export function evaluateAdmission(
   request: CreateRequestV4,
   config: AdmissionConfig,
   stage: 'preflight' | 'permit',
+  evidence: AdmissionEvidence = { minimumInitialBuyWei: null },
 ): AdmissionResult {
   const findings: AdmissionFinding[] = [];
   const artifact = request.projectMetadataImageArtifact;
@@ -95,12 +103,19 @@ export function evaluateAdmission(
         targetId: null,
         message: findingCodes.BUILD_ONLY_PLAN.obligation,
       });
-    } else {
+    } else if (evidence.minimumInitialBuyWei === null) {
       findings.push({
         code: 'INITIAL_BUY_USD_UNPROVEN',
         severity: 'needs_evidence',
         targetId: null,
         message: findingCodes.INITIAL_BUY_USD_UNPROVEN.obligation,
+      });
+    } else if (BigInt(request.fundingPlan.nativeAllocations.initialBuyWei) < evidence.minimumInitialBuyWei) {
+      findings.push({
+        code: 'INITIAL_BUY_BELOW_USD_1',
+        severity: 'blocking',
+        targetId: null,
+        message: `The initial buy of ${request.fundingPlan.nativeAllocations.initialBuyWei} wei is worth less than USD 1 (at least ${evidence.minimumInitialBuyWei} wei by a fresh quote); the server never raises it.`,
       });
     }
   }

@@ -94,6 +94,11 @@ export const findingCodes = {
     classification: 'evidence_duty',
     obligation: 'The initial buy must be worth at least USD 1 by a fresh server quote; no price source proves it yet.',
   },
+  INITIAL_BUY_BELOW_USD_1: {
+    classification: 'hard_block',
+    obligation:
+      'The funded initial buy must be worth at least USD 1 at permit authorization; raise it in a new request.',
+  },
   CALLBACK_GUARD_UNDECIDED: {
     classification: 'evidence_duty',
     obligation: 'The callback guard and each enabled callback are decided by calls on the chain.',

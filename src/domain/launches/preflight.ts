@@ -1,6 +1,11 @@
 import type { components } from '../../../generated/types/service.ts';
 import type { Principal } from '../../auth/keys.ts';
-import { type AdmissionConfig, type AdmissionFinding, evaluateAdmission } from '../admission/evaluate.ts';
+import {
+  type AdmissionConfig,
+  type AdmissionEvidence,
+  type AdmissionFinding,
+  evaluateAdmission,
+} from '../admission/evaluate.ts';
 import { findingCodes } from './finding-codes.ts';
 import { requestDigestOf } from './launch-service.ts';
 import { type CreateRequestV4, checkRequestRules } from './request-rules.ts';
@@ -39,9 +44,10 @@ export function preflightV4(
   rawBody: Buffer,
   nowMs: number,
   config: AdmissionConfig,
+  evidence: AdmissionEvidence,
 ): CustomLaunchPreflightV2 {
   checkRequestRules(principal, request);
-  const { findings, staticReport, staticHardBlocks } = evaluateAdmission(request, config, 'preflight');
+  const { findings, staticReport, staticHardBlocks } = evaluateAdmission(request, config, 'preflight', evidence);
   const blocking = codes(findings, 'blocking');
   const needsEvidence = codes(findings, 'needs_evidence');
   const warnings = codes(findings, 'warning');

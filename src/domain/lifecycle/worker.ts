@@ -36,6 +36,8 @@ export class LifecycleWorker {
       admission: AdmissionConfig;
       now: () => number;
       workerId: string;
+      /** Fresh USD 1 minimum for the permit-stage check; null when no fresh quote exists. */
+      minimumInitialBuyWei?: () => Promise<bigint | null>;
     },
   ) {}
 
@@ -46,7 +48,8 @@ export class LifecycleWorker {
     if (this.deps.lifecycle.stepDelayMs > 0) await sleep(this.deps.lifecycle.stepDelayMs);
     let outcome: Outcome;
     try {
-      outcome = this.evaluate(job.launchId);
+      const minimum = (await this.deps.minimumInitialBuyWei?.()) ?? null;
+      outcome = this.evaluate(job.launchId, minimum);
     } catch (err) {
       this.retryOrFail(job, err);
       return true;
@@ -101,13 +104,13 @@ export class LifecycleWorker {
   }
 
   /** The chain-free gates at the permit stage (a build-only plan blocks here). */
-  private evaluate(launchId: string): Outcome {
+  private evaluate(launchId: string, minimumInitialBuyWei: bigint | null): Outcome {
     const row = this.deps.db.prepare('SELECT request_bytes FROM launches WHERE launch_id = ?').get(launchId) as
       | { request_bytes: Buffer }
       | undefined;
     if (!row) throw new Error(`launch ${launchId} has no stored request`);
     const request = JSON.parse(row.request_bytes.toString('utf8')) as CreateRequestV4;
-    const { findings } = evaluateAdmission(request, this.deps.admission, 'permit');
+    const { findings } = evaluateAdmission(request, this.deps.admission, 'permit', { minimumInitialBuyWei });
     if (findings.some((f) => f.severity === 'blocking')) return { kind: 'action_required', findings };
     return { kind: 'awaiting_chain', findings };
   }

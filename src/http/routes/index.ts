@@ -1,3 +1,4 @@
+import { priceFeedFromConfig } from '../../chain/price-feed.ts';
 import type { Config } from '../../config.ts';
 import { LaunchService } from '../../domain/launches/launch-service.ts';
 import type { Db } from '../../store/db.ts';
@@ -20,9 +21,10 @@ export function buildOperations(deps: { db: Db; config: Config; now: () => numbe
     },
     deps.now,
   );
+  const priceFeed = priceFeedFromConfig(deps.config);
   return {
-    ...publicReadOperations(deps),
-    ...v4LaunchOperations(launches, deps.now, { canonicalPoolManager: deps.config.canonicalPoolManager }),
+    ...publicReadOperations({ ...deps, priceFeed }),
+    ...v4LaunchOperations(launches, deps.now, { canonicalPoolManager: deps.config.canonicalPoolManager }, priceFeed),
     ...legacyOperations,
   };
 }

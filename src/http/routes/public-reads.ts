@@ -1,3 +1,4 @@
+import type { PriceFeed } from '../../chain/price-feed.ts';
 import type { Config } from '../../config.ts';
 import { listFinalized } from '../../domain/launches/finalized-feed.ts';
 import { capabilitiesV4 } from '../../domain/public/capabilities.ts';
@@ -14,9 +15,11 @@ export function publicReadOperations(deps: {
   db: Db;
   config: Config;
   now: () => number;
+  priceFeed: PriceFeed | null;
 }): Record<string, OperationHandler> {
-  const { db, config, now } = deps;
+  const { db, config, now, priceFeed } = deps;
   const latestMigration = migrations.at(-1)?.version ?? 0;
+
   return {
     getReadiness: () => {
       const doc = readiness(db, latestMigration, now());
@@ -33,9 +36,15 @@ export function publicReadOperations(deps: {
       const { limit, cursor } = pageOf(ctx);
       return { status: 200, body: listFinalized(db, String(ctx.params.chainId), limit, cursor) };
     },
-    // No price source is wired yet (issue 5 adds the devnet feed): never a made-up price, a retryable 503.
-    getL2InitialBuyUsdQuoteV1: () => {
-      throw new ApiError('PRICE_SOURCE_UNAVAILABLE', { retryAfterSeconds: config.quoteRetryAfterSeconds });
+    // No price source configured: never a made-up price, a retryable 503.
+    getL2InitialBuyUsdQuoteV1: async () => {
+      if (!priceFeed) {
+        throw new ApiError('PRICE_SOURCE_UNAVAILABLE', {
+          message: 'No price source is configured (CHAIN_4663_RPC_URLS and PRICE_FEED_ADDRESS); no price is made up.',
+          retryAfterSeconds: config.quoteRetryAfterSeconds,
+        });
+      }
+      return { status: 200, body: await priceFeed.quote(now()) };
     },
   };
 }

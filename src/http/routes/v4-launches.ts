@@ -1,4 +1,5 @@
 import type { Principal } from '../../auth/keys.ts';
+import { minimumInitialBuyWei, type PriceFeed } from '../../chain/price-feed.ts';
 import type { AdmissionConfig } from '../../domain/admission/evaluate.ts';
 import type { LaunchService } from '../../domain/launches/launch-service.ts';
 import { preflightV4 } from '../../domain/launches/preflight.ts';
@@ -22,12 +23,16 @@ export function v4LaunchOperations(
   launches: LaunchService,
   now: () => number,
   admission: AdmissionConfig,
+  priceFeed: PriceFeed | null,
 ): Record<string, OperationHandler> {
   return {
-    preflightCustomLaunchV4: (ctx) => ({
-      status: 200,
-      body: preflightV4(principalOf(ctx), ctx.body as CreateRequestV4, rawBodyOf(ctx), now(), admission),
-    }),
+    preflightCustomLaunchV4: async (ctx) => {
+      const evidence = { minimumInitialBuyWei: await minimumInitialBuyWei(priceFeed, now()) };
+      return {
+        status: 200,
+        body: preflightV4(principalOf(ctx), ctx.body as CreateRequestV4, rawBodyOf(ctx), now(), admission, evidence),
+      };
+    },
     createCustomLaunchV4: (ctx) => {
       const answer = launches.create({
         principal: principalOf(ctx),

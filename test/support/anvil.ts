@@ -1,0 +1,50 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+
+/** The devnet's first funded account (anvil's well-known test account 0): a test operator, never the service. */
+export const devnetOperatorKey = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (!address || typeof address === 'string') throw new Error('no free port');
+  return address.port;
+}
+
+/** A real anvil (from npm) with chain id 4663 on 127.0.0.1, started by the test and stopped by its PID. */
+export async function startAnvil(): Promise<{ url: string; stop: () => Promise<void> }> {
+  const port = await freePort();
+  const child: ChildProcess = spawn(
+    'npx',
+    ['anvil', '--chain-id', '4663', '--host', '127.0.0.1', '--port', String(port), '--silent'],
+    { cwd: new URL('../..', import.meta.url).pathname, stdio: 'ignore', detached: true },
+  );
+  const url = `http://127.0.0.1:${port}`;
+  const started = Date.now();
+  for (;;) {
+    try {
+      const r = await fetch(url, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
+      });
+      if (((await r.json()) as { result?: string }).result === '0x1237') break;
+    } catch {
+      // Not listening yet.
+    }
+    if (Date.now() - started > 30_000) throw new Error('anvil did not start within 30 s');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    url,
+    stop: async () => {
+      if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      // npx starts anvil as a child: stop the whole process group this test started.
+      process.kill(-child.pid, 'SIGTERM');
+      await exited;
+    },
+  };
+}
