@@ -1,5 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Db } from '../store/db.ts';
+import { statement } from '../store/statements.ts';
 
 /** Scopes a key may hold (launch-transport.md Authentication 3; modules-subkeys-developer-api.md Authentication). */
 export const grantableScopes = [
@@ -62,7 +63,8 @@ export function mintWalletKey(
     lineageId: keyId,
     partnerId: null,
   };
-  db.prepare(
+  statement(
+    db,
     `INSERT INTO api_keys (key_id, key_hash, kind, wallet, scopes, chains, lineage_id, partner_id, created_at)
      VALUES (?, ?, 'wallet', ?, ?, ?, ?, NULL, ?)`,
   ).run(
@@ -104,11 +106,10 @@ interface KeyRow {
 /** Finds the active principal for a presented key, or null when the key is unknown, malformed or revoked. */
 export function findPrincipal(db: Db, apiKey: string): Principal | null {
   if (!keyPattern.test(apiKey)) return null;
-  const row = db
-    .prepare(
-      'SELECT key_id, kind, wallet, scopes, chains, lineage_id, partner_id, revoked_at FROM api_keys WHERE key_hash = ?',
-    )
-    .get(hashKey(apiKey)) as KeyRow | undefined;
+  const row = statement(
+    db,
+    'SELECT key_id, kind, wallet, scopes, chains, lineage_id, partner_id, revoked_at FROM api_keys WHERE key_hash = ?',
+  ).get(hashKey(apiKey)) as KeyRow | undefined;
   if (!row || row.revoked_at !== null) return null;
   return {
     keyId: row.key_id,

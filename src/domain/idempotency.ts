@@ -1,6 +1,7 @@
 import { ApiError } from '../errors/api-error.ts';
 import type { ErrorCode } from '../errors/codes.ts';
 import type { Db } from '../store/db.ts';
+import { statement } from '../store/statements.ts';
 
 /** A stored first answer, replayed byte for byte for the same key and the same request bytes. */
 export interface IdempotentReplay {
@@ -18,12 +19,11 @@ export function findReplay(
   input: { keyId: string; operation: string; idempotencyKey: string; requestDigest: string },
   conflictCode: ErrorCode = 'IDEMPOTENCY_CONFLICT',
 ): IdempotentReplay | null {
-  const row = db
-    .prepare(
-      `SELECT request_digest, response_status, response_body FROM idempotency_records
+  const row = statement(
+    db,
+    `SELECT request_digest, response_status, response_body FROM idempotency_records
        WHERE key_id = ? AND operation = ? AND idempotency_key = ?`,
-    )
-    .get(input.keyId, input.operation, input.idempotencyKey) as
+  ).get(input.keyId, input.operation, input.idempotencyKey) as
     | { request_digest: string; response_status: number; response_body: string }
     | undefined;
   if (!row) return null;
@@ -38,7 +38,8 @@ export function recordAnswer(
   answer: IdempotentReplay,
   now: string,
 ): void {
-  db.prepare(
+  statement(
+    db,
     `INSERT INTO idempotency_records (key_id, operation, idempotency_key, request_digest, response_status, response_body, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?)`,
   ).run(input.keyId, input.operation, input.idempotencyKey, input.requestDigest, answer.status, answer.body, now);

@@ -1,5 +1,6 @@
 import { ApiError } from '../../errors/api-error.ts';
 import type { Db } from '../../store/db.ts';
+import { statement } from '../../store/statements.ts';
 
 const hourMs = 3_600_000;
 const dayMs = 24 * hourMs;
@@ -16,11 +17,14 @@ export function checkAdmissionQuota(db: Db, nowMs: number, limits: { perHour: nu
   ];
   for (const w of windows) {
     const since = nowMs - w.span;
-    const { n } = db.prepare('SELECT count(*) AS n FROM admissions WHERE admitted_ms > ?').get(since) as { n: number };
+    const { n } = statement(db, 'SELECT count(*) AS n FROM admissions WHERE admitted_ms > ?').get(since) as {
+      n: number;
+    };
     if (n < w.limit) continue;
-    const oldest = db
-      .prepare('SELECT admitted_ms FROM admissions WHERE admitted_ms > ? ORDER BY admitted_ms LIMIT 1 OFFSET ?')
-      .get(since, n - w.limit) as { admitted_ms: number } | undefined;
+    const oldest = statement(
+      db,
+      'SELECT admitted_ms FROM admissions WHERE admitted_ms > ? ORDER BY admitted_ms LIMIT 1 OFFSET ?',
+    ).get(since, n - w.limit) as { admitted_ms: number } | undefined;
     const waitMs = oldest ? oldest.admitted_ms + w.span - nowMs : w.span;
     throw new ApiError('ADMISSION_QUOTA_EXHAUSTED', {
       message: `The service admits at most ${w.limit} new launch requests per ${w.name}; retry the same bytes after Retry-After.`,
@@ -31,5 +35,5 @@ export function checkAdmissionQuota(db: Db, nowMs: number, limits: { perHour: nu
 
 /** Counts one admission. Call in the transaction that persists the new launch. */
 export function recordAdmission(db: Db, nowMs: number, launchId: string): void {
-  db.prepare('INSERT INTO admissions (admitted_ms, launch_id) VALUES (?, ?)').run(nowMs, launchId);
+  statement(db, 'INSERT INTO admissions (admitted_ms, launch_id) VALUES (?, ?)').run(nowMs, launchId);
 }

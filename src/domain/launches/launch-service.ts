@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Principal } from '../../auth/keys.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import type { Db } from '../../store/db.ts';
+import { statement } from '../../store/statements.ts';
 import { decodeCursor, encodeCursor } from '../cursor.ts';
 import { findReplay, recordAnswer } from '../idempotency.ts';
 import { checkAdmissionQuota, recordAdmission } from './admission-quota.ts';
@@ -60,34 +61,32 @@ export class LaunchService {
         });
         const at = new Date(nowMs).toISOString();
         const launchId = randomUUID();
-        this.db
-          .prepare(
-            `INSERT INTO launches (launch_id, chain_id, lineage_id, partner_id, owner_key_id, profile, status, launch_wallet,
+        statement(
+          this.db,
+          `INSERT INTO launches (launch_id, chain_id, lineage_id, partner_id, owner_key_id, profile, status, launch_wallet,
                request_digest, launch_intent_hash, request_bytes, created_at, updated_at)
              VALUES (?, ?, ?, ?, ?, ?, 'received', ?, ?, ?, ?, ?, ?)`,
-          )
-          .run(
-            launchId,
-            request.chainId,
-            principal.lineageId,
-            principal.partnerId,
-            principal.keyId,
-            request.profile,
-            request.launchWallet,
-            requestDigest,
-            request.launchIntentHash,
-            rawBody,
-            at,
-            at,
-          );
+        ).run(
+          launchId,
+          request.chainId,
+          principal.lineageId,
+          principal.partnerId,
+          principal.keyId,
+          request.profile,
+          request.launchWallet,
+          requestDigest,
+          request.launchIntentHash,
+          rawBody,
+          at,
+          at,
+        );
         // The durable job that moves the launch on, committed with it: nothing is lost if the process dies.
-        this.db
-          .prepare(
-            `INSERT INTO lifecycle_jobs (launch_id, state, attempt, max_attempts, next_attempt_ms, updated_at)
+        statement(
+          this.db,
+          `INSERT INTO lifecycle_jobs (launch_id, state, attempt, max_attempts, next_attempt_ms, updated_at)
              VALUES (?, 'scheduled', 0, ?, ?, ?)`,
-          )
-          .run(launchId, this.limits.lifecycleMaxAttempts, nowMs, at);
-        const row = this.db.prepare(`${launchSelect} WHERE l.launch_id = ?`).get(launchId) as LaunchRow;
+        ).run(launchId, this.limits.lifecycleMaxAttempts, nowMs, at);
+        const row = statement(this.db, `${launchSelect} WHERE l.launch_id = ?`).get(launchId) as LaunchRow;
         recordAdmission(this.db, nowMs, launchId);
         const body = JSON.stringify(toLaunchResource(row));
         recordAnswer(this.db, idem, { status: 202, body }, at);
@@ -99,9 +98,10 @@ export class LaunchService {
   /** getCustomLaunchV4: a launch in the credential's visibility, else 404 NOT_FOUND (foreign looks like missing). */
   get(principal: Principal, chainId: string, launchId: string): CustomLaunchResourceV4 {
     const v = visibility(principal);
-    const row = this.db
-      .prepare(`${launchSelect} WHERE l.chain_id = ? AND l.launch_id = ? AND l.${v.column} = ?`)
-      .get(chainId, launchId, v.value) as LaunchRow | undefined;
+    const row = statement(
+      this.db,
+      `${launchSelect} WHERE l.chain_id = ? AND l.launch_id = ? AND l.${v.column} = ?`,
+    ).get(chainId, launchId, v.value) as LaunchRow | undefined;
     if (!row)
       throw new ApiError('NOT_FOUND', { message: `No launch ${launchId} on chain ${chainId} for this credential.` });
     return toLaunchResource(row);
@@ -117,9 +117,10 @@ export class LaunchService {
     const v = visibility(principal);
     const listName = `v4:${chainId}:${v.column}:${v.value}`;
     const before = cursor === undefined ? Number.MAX_SAFE_INTEGER : decodeCursor(listName, cursor);
-    const rows = this.db
-      .prepare(`${launchSelect} WHERE l.chain_id = ? AND l.${v.column} = ? AND l.seq < ? ORDER BY l.seq DESC LIMIT ?`)
-      .all(chainId, v.value, before, limit + 1) as LaunchRow[];
+    const rows = statement(
+      this.db,
+      `${launchSelect} WHERE l.chain_id = ? AND l.${v.column} = ? AND l.seq < ? ORDER BY l.seq DESC LIMIT ?`,
+    ).all(chainId, v.value, before, limit + 1) as LaunchRow[];
     const page = rows.slice(0, limit);
     const last = page.at(-1);
     return {

@@ -1,5 +1,6 @@
 import type { Config } from '../../config.ts';
 import type { Db } from '../../store/db.ts';
+import { statement } from '../../store/statements.ts';
 import { type AdmissionConfig, type AdmissionFinding, evaluateAdmission } from '../admission/evaluate.ts';
 import { findingCodes } from '../launches/finding-codes.ts';
 import type { CreateRequestV4 } from '../launches/request-rules.ts';
@@ -83,17 +84,17 @@ export class LifecycleWorker {
     return db
       .transaction((): ClaimedJob | null => {
         const nowMs = now();
-        const due = db
-          .prepare(
-            `SELECT launch_id, attempt, max_attempts FROM lifecycle_jobs
+        const due = statement(
+          db,
+          `SELECT launch_id, attempt, max_attempts FROM lifecycle_jobs
              WHERE (state IN ('scheduled', 'retry_wait') AND next_attempt_ms <= ?)
                 OR (state = 'running' AND lease_expires_ms <= ?)
              ORDER BY next_attempt_ms LIMIT 1`,
-          )
-          .get(nowMs, nowMs) as { launch_id: string; attempt: number; max_attempts: number } | undefined;
+        ).get(nowMs, nowMs) as { launch_id: string; attempt: number; max_attempts: number } | undefined;
         if (!due) return null;
         const at = new Date(nowMs).toISOString();
-        db.prepare(
+        statement(
+          db,
           `UPDATE lifecycle_jobs SET state = 'running', attempt = attempt + 1, lease_owner = ?, lease_expires_ms = ?,
              next_attempt_ms = NULL, updated_at = ? WHERE launch_id = ?`,
         ).run(workerId, nowMs + lifecycle.leaseMs, at, due.launch_id);
@@ -105,7 +106,7 @@ export class LifecycleWorker {
 
   /** The chain-free gates at the permit stage (a build-only plan blocks here). */
   private evaluate(launchId: string, minimumInitialBuyWei: bigint | null): Outcome {
-    const row = this.deps.db.prepare('SELECT request_bytes FROM launches WHERE launch_id = ?').get(launchId) as
+    const row = statement(this.deps.db, 'SELECT request_bytes FROM launches WHERE launch_id = ?').get(launchId) as
       | { request_bytes: Buffer }
       | undefined;
     if (!row) throw new Error(`launch ${launchId} has no stored request`);
@@ -129,14 +130,18 @@ export class LifecycleWorker {
               newRequestRequired: true,
             }
           : null;
-      db.prepare('UPDATE launches SET findings_json = ?, remediation_json = ?, updated_at = ? WHERE launch_id = ?').run(
+      statement(
+        db,
+        'UPDATE launches SET findings_json = ?, remediation_json = ?, updated_at = ? WHERE launch_id = ?',
+      ).run(
         JSON.stringify(outcome.findings.slice(0, 256)),
         remediation ? JSON.stringify(remediation) : null,
         at,
         job.launchId,
       );
       if (outcome.kind === 'action_required') this.transition(job.launchId, 'validating', 'action_required', at);
-      db.prepare(
+      statement(
+        db,
         `UPDATE lifecycle_jobs SET state = 'idle', lease_owner = NULL, lease_expires_ms = NULL, last_error_code = ?,
            updated_at = ? WHERE launch_id = ?`,
       ).run(outcome.kind === 'awaiting_chain' ? 'CHAIN_NOT_CONFIGURED' : null, at, job.launchId);
@@ -159,7 +164,8 @@ export class LifecycleWorker {
       const nowMs = now();
       const at = new Date(nowMs).toISOString();
       if (job.attempt < job.maxAttempts) {
-        db.prepare(
+        statement(
+          db,
           `UPDATE lifecycle_jobs SET state = 'retry_wait', next_attempt_ms = ?, lease_owner = NULL, lease_expires_ms = NULL,
              last_error_code = 'LIFECYCLE_STEP_FAILED', updated_at = ? WHERE launch_id = ?`,
         ).run(nowMs + lifecycle.backoffBaseMs * 2 ** (job.attempt - 1), at, job.launchId);
@@ -175,13 +181,14 @@ export class LifecycleWorker {
           newRequestRequired: true,
         },
       };
-      db.prepare('UPDATE launches SET failure_json = ?, updated_at = ? WHERE launch_id = ?').run(
+      statement(db, 'UPDATE launches SET failure_json = ?, updated_at = ? WHERE launch_id = ?').run(
         JSON.stringify(failure),
         at,
         job.launchId,
       );
       this.transition(job.launchId, 'validating', 'failed', at);
-      db.prepare(
+      statement(
+        db,
         `UPDATE lifecycle_jobs SET state = 'exhausted', lease_owner = NULL, lease_expires_ms = NULL,
            last_error_code = 'LIFECYCLE_STEP_FAILED', updated_at = ? WHERE launch_id = ?`,
       ).run(at, job.launchId);
@@ -189,23 +196,24 @@ export class LifecycleWorker {
   }
 
   private holdsLease(launchId: string): boolean {
-    const row = this.deps.db
-      .prepare("SELECT 1 AS held FROM lifecycle_jobs WHERE launch_id = ? AND state = 'running' AND lease_owner = ?")
-      .get(launchId, this.deps.workerId);
+    const row = statement(
+      this.deps.db,
+      "SELECT 1 AS held FROM lifecycle_jobs WHERE launch_id = ? AND state = 'running' AND lease_owner = ?",
+    ).get(launchId, this.deps.workerId);
     return row !== undefined;
   }
 
   /** Moves a launch from one status to the next, recording the transition; a no-op if it is not in `from`. */
   private transition(launchId: string, from: string, to: string, at: string): void {
-    const changed = this.deps.db
-      .prepare('UPDATE launches SET status = ?, updated_at = ? WHERE launch_id = ? AND status = ?')
-      .run(to, at, launchId, from).changes;
+    const changed = statement(
+      this.deps.db,
+      'UPDATE launches SET status = ?, updated_at = ? WHERE launch_id = ? AND status = ?',
+    ).run(to, at, launchId, from).changes;
     if (changed === 1) {
-      this.deps.db
-        .prepare(
-          'INSERT INTO launch_transitions (launch_id, from_status, to_status, worker, at) VALUES (?, ?, ?, ?, ?)',
-        )
-        .run(launchId, from, to, this.deps.workerId, at);
+      statement(
+        this.deps.db,
+        'INSERT INTO launch_transitions (launch_id, from_status, to_status, worker, at) VALUES (?, ?, ?, ?, ?)',
+      ).run(launchId, from, to, this.deps.workerId, at);
     }
   }
 }
