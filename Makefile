@@ -5,7 +5,7 @@ export REDOCLY_TELEMETRY := off
 export REDOCLY_SUPPRESS_UPDATE_NOTICE := true
 NPM_STAMP := node_modules/.install-stamp
 
-.PHONY: install start test generate check-generated lint-spec lint typecheck unit conformance bench clean
+.PHONY: install start devnet test generate check-generated lint-spec lint typecheck unit conformance bench clean
 VENV_STAMP := .venv/.install-stamp
 
 # Installs the locked dependencies when node_modules is missing or older than the lock file.
@@ -26,9 +26,14 @@ $(VENV_STAMP): conformance/requirements.txt
 	.venv/bin/pip install --quiet --disable-pip-version-check -r conformance/requirements.txt
 	@touch $(VENV_STAMP)
 
-## Start the server on the embedded default (SQLite file var/custom-launch.sqlite, 127.0.0.1:8787).
+## Start the server on the embedded default: the local chain-4663 devnet (anvil on DEVNET_PORT, default 8545) and
+## the SQLite file var/custom-launch.sqlite, on 127.0.0.1:8787. CHAIN_4663_RPC_URLS points it at an existing chain.
 start: install
-	npm start
+	npx tsx scripts/start.ts
+
+## The local chain-4663 devnet alone, until Ctrl-C.
+devnet: install
+	npx tsx scripts/devnet.ts
 
 ## Everything CI runs: drift check, spec lint, code lint, type check, schema/example check, the vitest suite,
 ## then the conformance run against a real server.

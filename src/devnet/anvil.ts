@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 
-/** The devnet's first funded account (anvil's well-known test account 0): a test operator, never the service. */
+/** The devnet's first funded account (anvil's well-known test account 0): the devnet operator, never the service. */
 export const devnetOperatorKey = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
 
 async function freePort(): Promise<number> {
@@ -13,9 +13,12 @@ async function freePort(): Promise<number> {
   return address.port;
 }
 
-/** A real anvil (from npm) with chain id 4663 on 127.0.0.1, started by the test and stopped by its PID. */
-export async function startAnvil(): Promise<{ url: string; stop: () => Promise<void> }> {
-  const port = await freePort();
+/**
+ * A real anvil (from npm) with chain id 4663 on 127.0.0.1, on `port` (a free one when omitted), stopped by the
+ * process group it was started in. CHAIN-NOTES.md: "A real local chain for development and tests".
+ */
+export async function startAnvil(port?: number): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
+  port ??= await freePort();
   const child: ChildProcess = spawn(
     'npx',
     ['anvil', '--chain-id', '4663', '--host', '127.0.0.1', '--port', String(port), '--silent'],
@@ -34,15 +37,18 @@ export async function startAnvil(): Promise<{ url: string; stop: () => Promise<v
     } catch {
       // Not listening yet.
     }
+    if (child.exitCode !== null)
+      throw new Error(`anvil exited (${child.exitCode}): is port ${port} taken? Set DEVNET_PORT.`);
     if (Date.now() - started > 30_000) throw new Error('anvil did not start within 30 s');
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return {
     url,
+    pid: child.pid ?? 0,
     stop: async () => {
       if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));
-      // npx starts anvil as a child: stop the whole process group this test started.
+      // npx starts anvil as a child: stop the whole process group started here.
       process.kill(-child.pid, 'SIGTERM');
       await exited;
     },
