@@ -1,3 +1,4 @@
+import type { components } from '../../../generated/types/service.ts';
 import { findingCodes } from '../launches/finding-codes.ts';
 import { hookPermissionBits } from '../launches/hook-permissions.ts';
 import type { CreateRequestV4 } from '../launches/request-rules.ts';
@@ -5,13 +6,8 @@ import { inspectImage } from '../metadata/image.ts';
 import { buildStaticBaselineReport, type StaticBaselineReport } from '../static-baseline/report.ts';
 import { evaluateStaticBaseline } from '../static-baseline/rules.ts';
 
-/** One admission finding, as reported on the launch resource and summarised by preflight. */
-export interface AdmissionFinding {
-  code: keyof typeof findingCodes;
-  severity: 'blocking' | 'needs_evidence' | 'warning' | 'info';
-  targetId: string | null;
-  message: string;
-}
+/** One admission finding: the launch resource's Finding (generated from the spec), its code from the one table. */
+export type AdmissionFinding = components['schemas']['CustomLaunchFindingV4'] & { code: keyof typeof findingCodes };
 
 /** What the chain-free gates found for one request. */
 export interface AdmissionResult {

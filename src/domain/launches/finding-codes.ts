@@ -82,6 +82,15 @@ export const findingCodes = {
   },
   IMAGE_UNRECOGNIZED: { classification: 'hard_block', obligation: 'The metadata image is not a PNG or GIF file.' },
   IMAGE_CORRUPT: { classification: 'hard_block', obligation: 'The metadata image does not decode.' },
+  CHAIN_NOT_CONFIGURED: {
+    classification: 'info',
+    obligation: 'Every chain-free gate passed; the launch waits for the chain gates (the exact router simulation).',
+  },
+  LIFECYCLE_STEP_FAILED: {
+    classification: 'info',
+    obligation: 'A lifecycle step failed and is retried with backoff; no request change is needed.',
+  },
+  DATABASE_UNAVAILABLE: { classification: 'info', obligation: 'The database does not answer or lacks a migration.' },
   LIFECYCLE_RETRIES_EXHAUSTED: {
     classification: 'info',
     obligation: 'Validation failed on every attempt; read the failure and submit a new immutable request.',
@@ -120,3 +129,6 @@ export const findingCodes = {
   string,
   { classification: 'hard_block' | 'evidence_duty' | 'warning' | 'info'; obligation: string }
 >;
+
+/** A code of the table. */
+export type FindingCode = keyof typeof findingCodes;

@@ -1,8 +1,9 @@
+import type { components } from '../../../generated/types/service.ts';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
 import { type AdmissionConfig, type AdmissionFinding, evaluateAdmission } from '../admission/evaluate.ts';
-import { findingCodes } from '../launches/finding-codes.ts';
+import { type FindingCode, findingCodes } from '../launches/finding-codes.ts';
 import type { CreateRequestV4 } from '../launches/request-rules.ts';
 
 /** What a lifecycle step concluded for one launch. */
@@ -15,6 +16,12 @@ interface ClaimedJob {
   attempt: number;
   maxAttempts: number;
 }
+
+type Remediation = components['schemas']['CustomLaunchRemediationV4'];
+type Failure = components['schemas']['CustomLaunchFailureV4'];
+const chainNotConfigured: FindingCode = 'CHAIN_NOT_CONFIGURED';
+const stepFailed: FindingCode = 'LIFECYCLE_STEP_FAILED';
+const retriesExhausted: FindingCode = 'LIFECYCLE_RETRIES_EXHAUSTED';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -122,7 +129,7 @@ export class LifecycleWorker {
       if (!this.holdsLease(job.launchId)) return;
       const at = new Date(now()).toISOString();
       const blocking = [...new Set(outcome.findings.filter((f) => f.severity === 'blocking').map((f) => f.code))];
-      const remediation =
+      const remediation: Remediation | null =
         outcome.kind === 'action_required'
           ? {
               findingCodes: blocking,
@@ -144,7 +151,7 @@ export class LifecycleWorker {
         db,
         `UPDATE lifecycle_jobs SET state = 'idle', lease_owner = NULL, lease_expires_ms = NULL, last_error_code = ?,
            updated_at = ? WHERE launch_id = ?`,
-      ).run(outcome.kind === 'awaiting_chain' ? 'CHAIN_NOT_CONFIGURED' : null, at, job.launchId);
+      ).run(outcome.kind === 'awaiting_chain' ? chainNotConfigured : null, at, job.launchId);
     })();
   }
 
@@ -167,16 +174,16 @@ export class LifecycleWorker {
         statement(
           db,
           `UPDATE lifecycle_jobs SET state = 'retry_wait', next_attempt_ms = ?, lease_owner = NULL, lease_expires_ms = NULL,
-             last_error_code = 'LIFECYCLE_STEP_FAILED', updated_at = ? WHERE launch_id = ?`,
-        ).run(nowMs + lifecycle.backoffBaseMs * 2 ** (job.attempt - 1), at, job.launchId);
+             last_error_code = ?, updated_at = ? WHERE launch_id = ?`,
+        ).run(nowMs + lifecycle.backoffBaseMs * 2 ** (job.attempt - 1), stepFailed, at, job.launchId);
         return;
       }
-      const failure = {
-        code: 'LIFECYCLE_RETRIES_EXHAUSTED',
+      const failure: Failure = {
+        code: retriesExhausted,
         message: `Validation failed ${job.attempt} times; the launch cannot proceed.`,
         failedAt: at,
         remediation: {
-          findingCodes: ['LIFECYCLE_RETRIES_EXHAUSTED'],
+          findingCodes: [retriesExhausted],
           action: 'Read the failure, then submit a new immutable request; quote the launchId to support.',
           newRequestRequired: true,
         },
@@ -190,8 +197,8 @@ export class LifecycleWorker {
       statement(
         db,
         `UPDATE lifecycle_jobs SET state = 'exhausted', lease_owner = NULL, lease_expires_ms = NULL,
-           last_error_code = 'LIFECYCLE_STEP_FAILED', updated_at = ? WHERE launch_id = ?`,
-      ).run(at, job.launchId);
+           last_error_code = ?, updated_at = ? WHERE launch_id = ?`,
+      ).run(stepFailed, at, job.launchId);
     })();
   }
 

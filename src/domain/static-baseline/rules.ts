@@ -1,6 +1,6 @@
 import { toFunctionSelector } from 'viem';
 import type { components } from '../../../generated/types/service.ts';
-import { findingCodes } from '../launches/finding-codes.ts';
+import { type FindingCode, findingCodes } from '../launches/finding-codes.ts';
 import {
   decodeAt,
   type OpcodeHit,
@@ -14,7 +14,7 @@ import {
 export type StaticBaselineFinding = components['schemas']['StaticBaselineFindingV2'];
 
 /** A finding code from the one table in `finding-codes.ts`. */
-export type FindingCode = keyof typeof findingCodes;
+export type { FindingCode };
 
 /** One graph target as the static baseline sees it. */
 export interface StaticBaselineTarget {
