@@ -1,6 +1,8 @@
 # custom-launch-api. `make start` and `make test` install what is missing first.
 SHELL := /bin/bash
-export npm_config_nodedir ?= /usr
+# better-sqlite3 builds from source here; node-gyp takes the headers from /usr rather than downloading them.
+# Given to the install step only: npm warns about the setting on every other npm/npx call.
+NODEDIR ?= /usr
 export REDOCLY_TELEMETRY := off
 export REDOCLY_SUPPRESS_UPDATE_NOTICE := true
 NPM_STAMP := node_modules/.install-stamp
@@ -14,7 +16,7 @@ VENV_STAMP := .venv/.install-stamp
 # as out of sync. `npm install` installs exactly the locked versions and leaves the lock unchanged.
 $(NPM_STAMP): package.json package-lock.json
 	@command -v node >/dev/null || { echo "Node.js 20 is required (node not found)"; exit 1; }
-	npm install --no-audit --no-fund
+	npm_config_nodedir=$(NODEDIR) npm install --no-audit --no-fund
 	@touch $(NPM_STAMP)
 
 install: $(NPM_STAMP)
