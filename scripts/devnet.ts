@@ -6,10 +6,10 @@ import { fileURLToPath } from 'node:url';
 import { startDevnet } from '../src/devnet/devnet.ts';
 
 const port = Number(process.env.DEVNET_PORT ?? '8545');
-const deploymentPath = fileURLToPath(new URL('../var/devnet/deployment.json', import.meta.url));
-const devnet = await startDevnet({ port, deploymentPath });
+const outputDir = fileURLToPath(new URL('../var/devnet/', import.meta.url));
+const devnet = await startDevnet({ port, outputDir });
 console.log(
-  JSON.stringify({ level: 'info', msg: 'devnet ready (Ctrl-C stops it)', ...devnet.deployment, deploymentPath }),
+  JSON.stringify({ level: 'info', msg: 'devnet ready (Ctrl-C stops it)', ...devnet.deployment, documents: outputDir }),
 );
 const stop = () => void devnet.stop().then(() => process.exit(0));
 process.on('SIGINT', stop);

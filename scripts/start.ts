@@ -11,9 +11,9 @@ if (!process.env.CHAIN_4663_RPC_URLS) {
   const port = Number(process.env.DEVNET_PORT ?? '8545');
   if (!Number.isInteger(port) || port < 1 || port > 65535)
     throw new Error(`DEVNET_PORT must be a port, got ${process.env.DEVNET_PORT}`);
-  const deploymentPath = fileURLToPath(new URL('../var/devnet/deployment.json', import.meta.url));
+  const outputDir = fileURLToPath(new URL('../var/devnet/', import.meta.url));
   console.log(JSON.stringify({ level: 'info', msg: 'starting the chain-4663 devnet', port }));
-  const devnet = await startDevnet({ port, deploymentPath });
+  const devnet = await startDevnet({ port, outputDir });
   const { deployment } = devnet;
   process.on('exit', () => {
     try {
@@ -33,7 +33,7 @@ if (!process.env.CHAIN_4663_RPC_URLS) {
       chainId: 4663,
       poolManager: deployment.contracts.poolManager.address,
       nativeUsdPriceFeed: deployment.contracts.nativeUsdPriceFeed.address,
-      deployment: deploymentPath,
+      documents: outputDir,
     }),
   );
 }

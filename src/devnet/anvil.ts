@@ -17,11 +17,14 @@ async function freePort(): Promise<number> {
  * A real anvil (from npm) with chain id 4663 on 127.0.0.1, on `port` (a free one when omitted), stopped by the
  * process group it was started in. CHAIN-NOTES.md: "A real local chain for development and tests".
  */
-export async function startAnvil(port?: number): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
+export async function startAnvil(
+  port?: number,
+  extraArgs: string[] = [],
+): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
   port ??= await freePort();
   const child: ChildProcess = spawn(
     'npx',
-    ['anvil', '--chain-id', '4663', '--host', '127.0.0.1', '--port', String(port), '--silent'],
+    ['anvil', '--chain-id', '4663', '--host', '127.0.0.1', '--port', String(port), '--silent', ...extraArgs],
     { cwd: new URL('../..', import.meta.url).pathname, stdio: 'ignore', detached: true },
   );
   const url = `http://127.0.0.1:${port}`;

@@ -1,28 +1,42 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname } from 'node:path';
+import { join } from 'node:path';
 import {
-  type Abi,
   type Address,
+  concat,
   createPublicClient,
+  createTestClient,
   createWalletClient,
   defineChain,
+  encodeAbiParameters,
+  encodeFunctionData,
+  getContractAddress,
   type Hex,
   http,
   keccak256,
-  parseAbi,
+  toBytes,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { nativeUsdPriceFeedAbi, rootDeployerAbi } from '../../generated/contracts/abis.ts';
+import { artifact } from '../chain/artifacts.ts';
+import { type ChainDeployment, readChainDeploymentEvidence } from '../chain/deployment-evidence.ts';
 import { devnetOperatorKey, startAnvil } from './anvil.ts';
 
-/** What a running devnet offers the server, written to DEVNET_DEPLOYMENT_PATH for operators and tools. */
+/** What a running devnet offers the server, written beside the chain-deployment document. */
 export interface DevnetDeployment {
   chainId: 4663;
   rpcUrl: string;
   operator: Address;
+  /** The address of the devnet's permit attester (its key is devnetPermitAttesterKey). */
+  permitAttester: Address;
+  platformFeeRecipient: Address;
   contracts: {
     poolManager: { address: Address; runtimeCodeHash: Hex };
     nativeUsdPriceFeed: { address: Address; runtimeCodeHash: Hex };
+    rootDeployer: { address: Address; runtimeCodeHash: Hex };
+    permitAuthority: { address: Address; runtimeCodeHash: Hex };
+    graphFactory: { address: Address; runtimeCodeHash: Hex };
+    platformLaunchStampRouter: { address: Address; runtimeCodeHash: Hex };
   };
 }
 
@@ -30,42 +44,44 @@ const require = createRequire(import.meta.url);
 /** The devnet's native/USD reference: USD 3,000.00 with 8 decimals. */
 const devnetNativeUsd = 300_000_000_000n;
 const publishEveryMs = 20_000;
-
-/** Compiles contracts/NativeUsdPriceFeed.sol with solc-js (the devnet's own reference contract). */
-export function compilePriceFeed(): { abi: Abi; bytecode: Hex } {
-  const solc = require('solc') as { compile(input: string): string };
-  const source = readFileSync(new URL('../../contracts/NativeUsdPriceFeed.sol', import.meta.url), 'utf8');
-  const output = JSON.parse(
-    solc.compile(
-      JSON.stringify({
-        language: 'Solidity',
-        sources: { 'NativeUsdPriceFeed.sol': { content: source } },
-        settings: {
-          optimizer: { enabled: true, runs: 200 },
-          outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } },
-        },
-      }),
-    ),
-  );
-  const errors = (output.errors ?? []).filter((e: { severity: string }) => e.severity === 'error');
-  if (errors.length > 0) throw new Error(`contracts/NativeUsdPriceFeed.sol: ${JSON.stringify(errors)}`);
-  const contract = output.contracts['NativeUsdPriceFeed.sol'].NativeUsdPriceFeed;
-  return { abi: contract.abi, bytecode: `0x${contract.evm.bytecode.object}` };
-}
+/** Genesis time of the devnet (2026-01-01T00:00:00Z). Deployment blocks get fixed times after it, so every start
+ * yields the same block and transaction hashes; afterwards the devnet's clock jumps to the wall clock. */
+export const devnetGenesisTimestamp = 1_767_225_600;
+/** Blocks mined after the root deployment, so `safe` (latest - 32) and `finalized` (latest - 64) cover it. */
+const blocksAfterDeployment = 100;
+/**
+ * The devnet's permit attester key: derived from a public label, so it is known to everyone and good for the devnet
+ * only. It signs EIP-712 launch permits (attestations), never a transaction, and its address holds no funds.
+ */
+export const devnetPermitAttesterKey = keccak256(toBytes('custom-launch-api devnet permit attester'));
+/** The devnet's platform fee recipient: anvil's well-known test account 1 (the server's default). */
+export const devnetPlatformFeeRecipient: Address = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+/** The two fixed provider positions of the devnet's readbacks. The devnet is one node: both read it. */
+export const devnetProviders = [
+  { providerId: 'devnet-a.rpc', trustDomain: 'devnet-local' },
+  { providerId: 'devnet-b.rpc', trustDomain: 'devnet-local' },
+] as const;
+/** The reference fixes the root deployment call at exactly this many calldata bytes (deploymentEvidence). */
+export const rootDeploymentCalldataBytes = 33_412;
 
 /**
- * Starts the local chain-4663 devnet: anvil from npm on 127.0.0.1, the real Uniswap v4 PoolManager from the
- * `@uniswap/v4-core` artifacts and the native/USD price feed, deployed in a fixed order by the well-known first
- * account, so every start yields the same addresses. A publisher keeps the feed's round fresh (the quote accepts at
- * most 60 s). CHAIN-NOTES.md; issue 5 adds the router, factory and permit authority.
+ * Starts the local chain-4663 devnet: anvil from npm on 127.0.0.1, then, from the well-known first account in a
+ * fixed order with fixed block times: the real Uniswap v4 PoolManager from the `@uniswap/v4-core` artifacts, the
+ * native/USD price feed, the root deployer, and the one atomic root deployment of the permit authority, the graph
+ * factory and the launch stamp router (compiled from contracts/). It mines 100 blocks so the deployment is final,
+ * reads the deployment back as a chain-deployment document (the `chainDeployment` of create requests), moves the
+ * clock to now and keeps the feed's round fresh (the quote accepts at most 60 s). Every start yields the same
+ * addresses and the same document. CHAIN-NOTES.md; issue 5.
  */
-export async function startDevnet(options: { port?: number; deploymentPath?: string } = {}): Promise<{
+export async function startDevnet(options: { port?: number; outputDir?: string } = {}): Promise<{
   deployment: DevnetDeployment;
+  chainDeployment: ChainDeployment;
   /** The anvil process group, for a synchronous stop at process exit. */
   anvilPid: number;
   stop: () => Promise<void>;
 }> {
-  const anvil = await startAnvil(options.port);
+  const anvil = await startAnvil(options.port, ['--timestamp', String(devnetGenesisTimestamp)]);
+  let publisher: NodeJS.Timeout | undefined;
   try {
     const chain = defineChain({
       id: 4663,
@@ -76,32 +92,96 @@ export async function startDevnet(options: { port?: number; deploymentPath?: str
     const account = privateKeyToAccount(devnetOperatorKey);
     const wallet = createWalletClient({ account, chain, transport: http(anvil.url) });
     const reader = createPublicClient({ chain, transport: http(anvil.url) });
-    const deploy = async (abi: Abi, bytecode: Hex, args: unknown[]) => {
-      const hash = await wallet.deployContract({ abi, bytecode, args });
+    const testClient = createTestClient({ mode: 'anvil', chain, transport: http(anvil.url) });
+    let clock = devnetGenesisTimestamp;
+    const fixedFees = { gas: 25_000_000n, maxFeePerGas: 2_000_000_000n, maxPriorityFeePerGas: 0n } as const;
+    const send = async (request: { to?: Address; data: Hex }) => {
+      clock += 12;
+      await testClient.setNextBlockTimestamp({ timestamp: BigInt(clock) });
+      const hash = await wallet.sendTransaction({ ...request, ...fixedFees });
       const receipt = await reader.waitForTransactionReceipt({ hash });
-      if (receipt.status !== 'success' || !receipt.contractAddress) throw new Error(`deployment ${hash} failed`);
-      const code = await reader.getCode({ address: receipt.contractAddress });
-      if (!code) throw new Error(`no code at ${receipt.contractAddress}`);
-      return { address: receipt.contractAddress, runtimeCodeHash: keccak256(code) };
+      if (receipt.status !== 'success') throw new Error(`devnet transaction ${hash} reverted`);
+      return receipt;
     };
+    const deploy = async (bytecode: Hex) => {
+      const receipt = await send({ data: bytecode });
+      if (!receipt.contractAddress) throw new Error('no contract address');
+      return bindingOf(receipt.contractAddress);
+    };
+    const bindingOf = async (address: Address) => {
+      const code = await reader.getCode({ address });
+      if (!code) throw new Error(`no code at ${address}`);
+      return { address, runtimeCodeHash: keccak256(code) };
+    };
+
     const poolManagerArtifact = require('@uniswap/v4-core/out/PoolManager.sol/PoolManager.json') as {
-      abi: Abi;
       bytecode: { object: Hex };
     };
-    const poolManager = await deploy(poolManagerArtifact.abi, poolManagerArtifact.bytecode.object, [account.address]);
-    const feed = compilePriceFeed();
-    const nativeUsdPriceFeed = await deploy(feed.abi, feed.bytecode, [devnetNativeUsd]);
-    const publishAbi = parseAbi(['function publish(int256 newAnswer)']);
+    const poolManager = await deploy(
+      concat([poolManagerArtifact.bytecode.object, encodeAbiParameters([{ type: 'address' }], [account.address])]),
+    );
+    const nativeUsdPriceFeed = await deploy(
+      concat([artifact('NativeUsdPriceFeed').bytecode, encodeAbiParameters([{ type: 'int256' }], [devnetNativeUsd])]),
+    );
+    const rootDeployer = await deploy(artifact('RootDeployer').bytecode);
+
+    // The root contracts, created by the root deployer with CREATE at its nonces 1, 2 and 3.
+    const [permitAuthorityAt, graphFactoryAt, routerAt] = [1n, 2n, 3n].map((nonce) =>
+      getContractAddress({ from: rootDeployer.address, nonce }),
+    ) as [Address, Address, Address];
+    const permitAttester = privateKeyToAccount(devnetPermitAttesterKey).address;
+    const initCodes = [
+      concat([artifact('PermitAuthority').bytecode, encodeAbiParameters([{ type: 'address' }], [permitAttester])]),
+      artifact('GraphFactory').bytecode,
+      concat([
+        artifact('LaunchStampRouter').bytecode,
+        encodeAbiParameters(
+          [{ type: 'address' }, { type: 'address' }, { type: 'address' }, { type: 'address' }],
+          [poolManager.address, graphFactoryAt, permitAuthorityAt, devnetPlatformFeeRecipient],
+        ),
+      ]),
+    ] as const;
+    const expected = [permitAuthorityAt, graphFactoryAt, routerAt] as const;
+    const unpadded = encodeFunctionData({
+      abi: rootDeployerAbi,
+      functionName: 'deployRoots',
+      args: [initCodes, expected, '0x'],
+    });
+    const paddingBytes = rootDeploymentCalldataBytes - (unpadded.length - 2) / 2;
+    if (paddingBytes < 0 || paddingBytes % 32 !== 0) {
+      throw new Error(`root init codes take ${(unpadded.length - 2) / 2} calldata bytes; no padding reaches 33,412`);
+    }
+    const data = encodeFunctionData({
+      abi: rootDeployerAbi,
+      functionName: 'deployRoots',
+      args: [initCodes, expected, `0x${'00'.repeat(paddingBytes)}`],
+    });
+    const rootReceipt = await send({ to: rootDeployer.address, data });
+    const poolManagerReceipt = await reader.getTransactionReceipt({
+      hash: (await reader.getBlock({ blockNumber: 1n })).transactions[0] as Hex,
+    });
+    await testClient.mine({ blocks: blocksAfterDeployment, interval: 12 });
+
+    const chainDeployment = await readChainDeploymentEvidence({
+      providers: devnetProviders.map((p) => ({ ...p, url: anvil.url })),
+      rootTransactionHash: rootReceipt.transactionHash,
+      poolManagerTransactionHash: poolManagerReceipt.transactionHash,
+    });
+
+    // From here on the devnet follows the wall clock, so permits and quotes are current at any date.
+    await testClient.setNextBlockTimestamp({ timestamp: BigInt(Math.max(Math.floor(Date.now() / 1000), clock + 1)) });
+    await testClient.mine({ blocks: 1 });
     const publish = async () => {
       const hash = await wallet.writeContract({
         address: nativeUsdPriceFeed.address,
-        abi: publishAbi,
+        abi: nativeUsdPriceFeedAbi,
         functionName: 'publish',
         args: [devnetNativeUsd],
       });
       await reader.waitForTransactionReceipt({ hash });
     };
-    const publisher = setInterval(() => {
+    await publish();
+    publisher = setInterval(() => {
       publish().catch((err: unknown) =>
         console.error(
           JSON.stringify({ level: 'error', msg: 'devnet price publish failed', detail: String(err).slice(0, 300) }),
@@ -109,25 +189,39 @@ export async function startDevnet(options: { port?: number; deploymentPath?: str
       );
     }, publishEveryMs);
     publisher.unref();
+
     const deployment: DevnetDeployment = {
       chainId: 4663,
       rpcUrl: anvil.url,
       operator: account.address,
-      contracts: { poolManager, nativeUsdPriceFeed },
+      permitAttester,
+      platformFeeRecipient: devnetPlatformFeeRecipient,
+      contracts: {
+        poolManager,
+        nativeUsdPriceFeed,
+        rootDeployer,
+        permitAuthority: await bindingOf(permitAuthorityAt),
+        graphFactory: await bindingOf(graphFactoryAt),
+        platformLaunchStampRouter: await bindingOf(routerAt),
+      },
     };
-    if (options.deploymentPath) {
-      mkdirSync(dirname(options.deploymentPath), { recursive: true });
-      writeFileSync(options.deploymentPath, `${JSON.stringify(deployment, null, 2)}\n`);
+    if (options.outputDir) {
+      mkdirSync(options.outputDir, { recursive: true });
+      writeFileSync(join(options.outputDir, 'deployment.json'), `${JSON.stringify(deployment, null, 2)}\n`);
+      writeFileSync(join(options.outputDir, 'chain-deployment.json'), `${JSON.stringify(chainDeployment, null, 2)}\n`);
     }
+    const stopPublisher = publisher;
     return {
       deployment,
+      chainDeployment,
       anvilPid: anvil.pid,
       stop: async () => {
-        clearInterval(publisher);
+        clearInterval(stopPublisher);
         await anvil.stop();
       },
     };
   } catch (err) {
+    if (publisher) clearInterval(publisher);
     await anvil.stop();
     throw err;
   }

@@ -1,0 +1,43 @@
+import { concat, encodeAbiParameters, getContractAddress, type Hex, keccak256, toHex } from 'viem';
+
+/** The graph factory's init code for a runtime code: a 12-byte loader, then the code (contracts/GraphFactory.sol). */
+export function graphInitCode(runtimeCode: Hex): Hex {
+  const length = (runtimeCode.length - 2) / 2;
+  return concat([toHex(0x61, { size: 1 }), toHex(length, { size: 2 }), '0x80600c6000396000f3', runtimeCode]);
+}
+
+/**
+ * Where the graph factory puts a target the router deploys: CREATE2 from the factory with the salt
+ * keccak256(abi.encode(router, targetSalt)) over the loader init code. A target without a salt uses the zero salt.
+ */
+export function predictGraphTarget(factory: Hex, router: Hex, salt: Hex | undefined, runtimeCode: Hex): Hex {
+  const effective = keccak256(
+    encodeAbiParameters([{ type: 'address' }, { type: 'bytes32' }], [router, salt ?? `0x${'0'.repeat(64)}`]),
+  );
+  return getContractAddress({
+    opcode: 'CREATE2',
+    from: factory,
+    salt: effective,
+    bytecodeHash: keccak256(graphInitCode(runtimeCode)),
+  }).toLowerCase() as Hex;
+}
+
+/** The low 14 bits of an address: the v4 hook permission flags it carries (CHAIN-NOTES.md). */
+export function addressHookBits(address: Hex): number {
+  return Number(BigInt(address) & 0x3fffn);
+}
+
+/**
+ * Mines a CREATE2 salt that puts the hook at an address whose low 14 bits equal `mask` (a packer's step; about
+ * 16,384 tries on average). Counts up from `start`, so the result is deterministic.
+ */
+export function mineHookSalt(factory: Hex, router: Hex, runtimeCode: Hex, mask: number, start = 0n): Hex {
+  const bytecodeHash = keccak256(graphInitCode(runtimeCode));
+  for (let i = start; i < start + 4_000_000n; i++) {
+    const salt = toHex(i, { size: 32 });
+    const effective = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'bytes32' }], [router, salt]));
+    const address = getContractAddress({ opcode: 'CREATE2', from: factory, salt: effective, bytecodeHash });
+    if (addressHookBits(address) === mask) return salt;
+  }
+  throw new Error(`no salt within 4,000,000 tries gives mask ${mask}`);
+}
