@@ -212,8 +212,14 @@ contract LaunchStampRouter {
         if (msg.sender != address(poolManager)) revert NotPoolManager();
         Settlement memory s = abi.decode(data, (Settlement));
         uint256 nativeOwed;
-        uint256 tokenOwed;
-        if (s.liquidityNative > 0) (nativeOwed, tokenOwed) = _addFullRangeLiquidity(s);
+        if (s.liquidityNative > 0) {
+            uint256 tokenOwed;
+            (nativeOwed, tokenOwed) = _addFullRangeLiquidity(s);
+            // Tokens first: the pool manager pays the buy's output from the tokens it holds.
+            poolManager.sync(s.key.currency1);
+            if (!IERC20Minimal(s.key.currency1).transfer(address(poolManager), tokenOwed)) revert TokenTransferFailed();
+            poolManager.settle();
+        }
         uint256 tokensOut;
         uint256 fee;
         if (s.initialBuyNative > 0) {
@@ -232,11 +238,6 @@ contract LaunchStampRouter {
             nativeOwed += fee;
         }
         if (nativeOwed > 0) poolManager.settle{value: nativeOwed}();
-        if (tokenOwed > 0) {
-            poolManager.sync(s.key.currency1);
-            if (!IERC20Minimal(s.key.currency1).transfer(address(poolManager), tokenOwed)) revert TokenTransferFailed();
-            poolManager.settle();
-        }
         return abi.encode(tokensOut, fee);
     }
 

@@ -5,7 +5,7 @@
  * The devnet stops with the server.
  */
 import { fileURLToPath } from 'node:url';
-import { startDevnet } from '../src/devnet/devnet.ts';
+import { devnetServerEnv, startDevnet } from '../src/devnet/devnet.ts';
 
 if (!process.env.CHAIN_4663_RPC_URLS) {
   const port = Number(process.env.DEVNET_PORT ?? '8545');
@@ -22,9 +22,8 @@ if (!process.env.CHAIN_4663_RPC_URLS) {
       // Already gone.
     }
   });
-  process.env.CHAIN_4663_RPC_URLS = deployment.rpcUrl;
-  process.env.PRICE_FEED_ADDRESS ??= deployment.contracts.nativeUsdPriceFeed.address;
-  process.env.CANONICAL_POOL_MANAGER ??= deployment.contracts.poolManager.address;
+  // The devnet's values; an explicitly set variable wins (CHAIN_4663_RPC_URLS is unset on this path).
+  for (const [name, value] of Object.entries(devnetServerEnv(deployment, outputDir))) process.env[name] ??= value;
   console.log(
     JSON.stringify({
       level: 'info',

@@ -33,6 +33,12 @@ export interface Config {
   platformFeeRecipient: string;
   /** Seconds a client is told to wait when the price source is missing. */
   quoteRetryAfterSeconds: number;
+  /** The chain-deployment document (chain-deployment.v1) this server is bound to; null without chain gates. */
+  chainDeploymentPath: string | null;
+  /** Private key of the permit attester: signs EIP-712 launch permits, never a transaction. Never logged. */
+  permitAttesterKey: string | null;
+  /** Source-verification records the operator has checked (JSON array); null: no external reference can bind. */
+  sourceVerificationRegistryPath: string | null;
 }
 
 const projectRoot = fileURLToPath(new URL('..', import.meta.url));
@@ -47,6 +53,14 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
 function address(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
   const raw = env[name] ?? fallback;
   if (!/^0x[0-9a-fA-F]{40}$/.test(raw)) throw new Error(`${name} must be a 0x address, got "${raw}"`);
+  return raw;
+}
+
+function privateKey(env: NodeJS.ProcessEnv, name: string): string | null {
+  const raw = env[name];
+  if (!raw) return null;
+  // The message never repeats the value: it is a key.
+  if (!/^0x[0-9a-fA-F]{64}$/.test(raw)) throw new Error(`${name} must be a 0x-prefixed 32-byte hex private key`);
   return raw;
 }
 
@@ -82,5 +96,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     canonicalPoolManager: address(env, 'CANONICAL_POOL_MANAGER', '0x8366a39CC670B4001A1121B8F6A443A643e40951'),
     // Default: the devnet's second well-known test account, so a local deployment has a recipient it controls.
     platformFeeRecipient: address(env, 'PLATFORM_FEE_RECIPIENT', '0x70997970C51812dc3A010C7d01b50e0d17dc79C8'),
+    chainDeploymentPath: env.CHAIN_DEPLOYMENT_PATH || null,
+    permitAttesterKey: privateKey(env, 'PERMIT_ATTESTER_KEY'),
+    sourceVerificationRegistryPath: env.SOURCE_VERIFICATION_REGISTRY_PATH || null,
   };
 }

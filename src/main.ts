@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { authorizerFromConfig } from './chain/launch-authorizer.ts';
 import { minimumInitialBuyWei, priceFeedFromConfig } from './chain/price-feed.ts';
 import { loadConfig } from './config.ts';
 import { LifecycleWorker } from './domain/lifecycle/worker.ts';
@@ -21,6 +22,7 @@ const worker = new LifecycleWorker({
   now: Date.now,
   workerId: `${hostname()}:${process.pid}:${randomUUID()}`,
   minimumInitialBuyWei: () => minimumInitialBuyWei(priceFeed, Date.now()),
+  authorizer: authorizerFromConfig(config),
 });
 let stopWorker: (() => Promise<void>) | undefined;
 

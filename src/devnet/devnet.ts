@@ -18,8 +18,10 @@ import {
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { nativeUsdPriceFeedAbi, rootDeployerAbi } from '../../generated/contracts/abis.ts';
-import { artifact } from '../chain/artifacts.ts';
+import { artifact, artifacts } from '../chain/artifacts.ts';
 import { type ChainDeployment, readChainDeploymentEvidence } from '../chain/deployment-evidence.ts';
+import type { SourceVerificationRecord } from '../chain/external-references.ts';
+import { digestOf } from '../domain/launches/request-hashes.ts';
 import { devnetOperatorKey, startAnvil } from './anvil.ts';
 
 /** What a running devnet offers the server, written beside the chain-deployment document. */
@@ -76,6 +78,7 @@ export const rootDeploymentCalldataBytes = 33_412;
 export async function startDevnet(options: { port?: number; outputDir?: string } = {}): Promise<{
   deployment: DevnetDeployment;
   chainDeployment: ChainDeployment;
+  sourceVerificationRegistry: SourceVerificationRecord[];
   /** The anvil process group, for a synchronous stop at process exit. */
   anvilPid: number;
   stop: () => Promise<void>;
@@ -205,15 +208,20 @@ export async function startDevnet(options: { port?: number; outputDir?: string }
         platformLaunchStampRouter: await bindingOf(routerAt),
       },
     };
+    const sourceVerificationRegistry = devnetSourceVerificationRegistry(deployment);
     if (options.outputDir) {
       mkdirSync(options.outputDir, { recursive: true });
-      writeFileSync(join(options.outputDir, 'deployment.json'), `${JSON.stringify(deployment, null, 2)}\n`);
-      writeFileSync(join(options.outputDir, 'chain-deployment.json'), `${JSON.stringify(chainDeployment, null, 2)}\n`);
+      const write = (name: string, value: unknown) =>
+        writeFileSync(join(options.outputDir as string, name), `${JSON.stringify(value, null, 2)}\n`);
+      write('deployment.json', deployment);
+      write('chain-deployment.json', chainDeployment);
+      write('source-verification.json', sourceVerificationRegistry);
     }
     const stopPublisher = publisher;
     return {
       deployment,
       chainDeployment,
+      sourceVerificationRegistry,
       anvilPid: anvil.pid,
       stop: async () => {
         clearInterval(stopPublisher);
@@ -225,4 +233,48 @@ export async function startDevnet(options: { port?: number; outputDir?: string }
     await anvil.stop();
     throw err;
   }
+}
+
+/**
+ * The devnet's source-verification registry: a record for each contract it compiled from contracts/ (the feed and
+ * the three roots), bound to the exact compiler input. It stands in for a public verification service, which lies
+ * outside this machine; the URI names the record, it is not fetched.
+ */
+function devnetSourceVerificationRegistry(deployment: DevnetDeployment): SourceVerificationRecord[] {
+  const names = {
+    nativeUsdPriceFeed: 'NativeUsdPriceFeed',
+    permitAuthority: 'PermitAuthority',
+    graphFactory: 'GraphFactory',
+    platformLaunchStampRouter: 'LaunchStampRouter',
+  } as const;
+  return Object.entries(names).map(([key, contractName]) => {
+    const binding = deployment.contracts[key as keyof typeof names];
+    const address = binding.address.toLowerCase();
+    return {
+      chainId: '4663',
+      address,
+      runtimeCodeHash: binding.runtimeCodeHash,
+      provider: 'local-solc-build',
+      evidenceUri: `https://custom-launch-api.dev/devnet/source-verification/4663/${address}`,
+      evidenceDigest: digestOf({
+        address,
+        runtimeCodeHash: binding.runtimeCodeHash,
+        sourcePath: artifact(contractName).sourcePath,
+        compilerInputDigest: artifacts().compilerInputDigest,
+      }),
+    };
+  });
+}
+
+/** The server environment that points it at a running devnet (two provider positions on the one node). */
+export function devnetServerEnv(deployment: DevnetDeployment, outputDir: string): Record<string, string> {
+  return {
+    CHAIN_4663_RPC_URLS: `${deployment.rpcUrl},${deployment.rpcUrl}`,
+    PRICE_FEED_ADDRESS: deployment.contracts.nativeUsdPriceFeed.address,
+    CANONICAL_POOL_MANAGER: deployment.contracts.poolManager.address,
+    PLATFORM_FEE_RECIPIENT: deployment.platformFeeRecipient,
+    CHAIN_DEPLOYMENT_PATH: join(outputDir, 'chain-deployment.json'),
+    SOURCE_VERIFICATION_REGISTRY_PATH: join(outputDir, 'source-verification.json'),
+    PERMIT_ATTESTER_KEY: devnetPermitAttesterKey,
+  };
 }

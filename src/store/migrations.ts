@@ -102,4 +102,11 @@ export const migrations: ReadonlyArray<{ version: number; name: string; sql: str
       ALTER TABLE launches ADD COLUMN failure_json TEXT;
     `,
   },
+  {
+    version: 3,
+    name: 'the exact wallet transaction bound at authorized',
+    sql: `
+      ALTER TABLE launches ADD COLUMN wallet_transaction_json TEXT;
+    `,
+  },
 ];

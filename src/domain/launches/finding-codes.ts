@@ -120,6 +120,14 @@ export const findingCodes = {
     classification: 'warning',
     obligation: 'Tooling warning; neither a conformance nor a safety claim.',
   },
+  CHAIN_DEPLOYMENT_MISMATCH: {
+    classification: 'hard_block',
+    obligation: 'Bind the request to the chain deployment this server serves (chainDeployment and its digest).',
+  },
+  ROUTER_SIMULATION_REVERTED: {
+    classification: 'hard_block',
+    obligation: 'The exact router simulation must pass before a wallet handoff; fix the decoded revert reason.',
+  },
   TX_SIMULATION_PENDING: {
     classification: 'info',
     obligation:

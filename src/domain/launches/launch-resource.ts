@@ -21,6 +21,7 @@ export interface LaunchRow {
   findings_json: string;
   remediation_json: string | null;
   failure_json: string | null;
+  wallet_transaction_json: string | null;
   job_state: string | null;
   job_attempt: number | null;
   job_max_attempts: number | null;
@@ -31,14 +32,14 @@ export interface LaunchRow {
 /** The one SELECT of a launch with its job; callers add `WHERE` and `ORDER BY`. */
 export const launchSelect = `SELECT l.seq, l.launch_id, l.chain_id, l.lineage_id, l.partner_id, l.owner_key_id, l.profile,
   l.status, l.launch_wallet, l.request_digest, l.launch_intent_hash, l.created_at, l.updated_at, l.findings_json,
-  l.remediation_json, l.failure_json, j.state AS job_state, j.attempt AS job_attempt, j.max_attempts AS job_max_attempts,
+  l.remediation_json, l.failure_json, l.wallet_transaction_json, j.state AS job_state, j.attempt AS job_attempt, j.max_attempts AS job_max_attempts,
   j.next_attempt_ms AS job_next_attempt_ms, j.last_error_code AS job_last_error_code
   FROM launches l LEFT JOIN lifecycle_jobs j ON j.launch_id = l.launch_id`;
 
 /**
  * The resource of a stored launch: status, the server-authored findings, remediation and failure the lifecycle
- * recorded, and the lifecycle queue's scheduling state (which never changes the status by itself). The wallet
- * transaction and chain evidence stay null until the chain gates exist.
+ * recorded, the exact wallet transaction bound at `authorized`, and the lifecycle queue's scheduling state (which
+ * never changes the status by itself). Chain evidence stays null until the post-authorization lifecycle exists.
  * Spec: launch-transport.md Response resources, States.
  */
 export function toLaunchResource(row: LaunchRow): CustomLaunchResourceV4 {
@@ -58,7 +59,7 @@ export function toLaunchResource(row: LaunchRow): CustomLaunchResourceV4 {
     requestDigest: row.request_digest,
     launchIntentHash: row.launch_intent_hash,
     partnerAttribution: null,
-    walletTransaction: null,
+    walletTransaction: row.wallet_transaction_json ? JSON.parse(row.wallet_transaction_json) : null,
     chainEvidence: null,
     findings: JSON.parse(row.findings_json),
     remediation: row.remediation_json ? JSON.parse(row.remediation_json) : null,

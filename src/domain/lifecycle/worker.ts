@@ -1,4 +1,5 @@
 import type { components } from '../../../generated/types/service.ts';
+import type { LaunchAuthorizer, WalletTransaction } from '../../chain/launch-authorizer.ts';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
@@ -9,7 +10,8 @@ import type { CreateRequestV4 } from '../launches/request-rules.ts';
 /** What a lifecycle step concluded for one launch. */
 type Outcome =
   | { kind: 'action_required'; findings: AdmissionFinding[] }
-  | { kind: 'awaiting_chain'; findings: AdmissionFinding[] };
+  | { kind: 'awaiting_chain'; findings: AdmissionFinding[] }
+  | { kind: 'authorized'; findings: AdmissionFinding[]; walletTransaction: WalletTransaction };
 
 interface ClaimedJob {
   launchId: string;
@@ -31,8 +33,10 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * the outcome only while it still holds the lease, so a process killed mid-step loses nothing and a resumed step is
  * never applied twice (every status change is one row of `launch_transitions`). Failures retry with doubling
  * backoff up to the attempt bound, then the launch fails with a bound failure.
- * Outcomes: a blocking finding → `action_required` with the findings and a remediation; otherwise the launch waits
- * in `validating` for the chain gates (the exact router simulation), which this deployment does not have yet.
+ * Outcomes: a blocking finding → `action_required` with the findings and a remediation; otherwise the chain gates
+ * run (LaunchAuthorizer: deployment binding, hook probes, external references, the permit and the exact router
+ * simulation) → `authorized` with the exact wallet transaction, or `action_required`. Without a configured chain the
+ * launch waits in `validating` with lastErrorCode CHAIN_NOT_CONFIGURED.
  * Spec: launch-transport.md States (received, validating, action_required, failed), Response resources
  * (lifecycleQueue: bounded worker scheduling and retry state that never changes launch status).
  */
@@ -46,6 +50,8 @@ export class LifecycleWorker {
       workerId: string;
       /** Fresh USD 1 minimum for the permit-stage check; null when no fresh quote exists. */
       minimumInitialBuyWei?: () => Promise<bigint | null>;
+      /** The chain gates; null when no chain is configured. */
+      authorizer?: LaunchAuthorizer | null;
     },
   ) {}
 
@@ -57,7 +63,7 @@ export class LifecycleWorker {
     let outcome: Outcome;
     try {
       const minimum = (await this.deps.minimumInitialBuyWei?.()) ?? null;
-      outcome = this.evaluate(job.launchId, minimum);
+      outcome = await this.evaluate(job.launchId, minimum);
     } catch (err) {
       this.retryOrFail(job, err);
       return true;
@@ -111,8 +117,8 @@ export class LifecycleWorker {
       .immediate();
   }
 
-  /** The chain-free gates at the permit stage (a build-only plan blocks here). */
-  private evaluate(launchId: string, minimumInitialBuyWei: bigint | null): Outcome {
+  /** The chain-free gates at the permit stage (a build-only plan blocks here), then the chain gates. */
+  private async evaluate(launchId: string, minimumInitialBuyWei: bigint | null): Promise<Outcome> {
     const row = statement(this.deps.db, 'SELECT request_bytes FROM launches WHERE launch_id = ?').get(launchId) as
       | { request_bytes: Buffer }
       | undefined;
@@ -120,7 +126,19 @@ export class LifecycleWorker {
     const request = JSON.parse(row.request_bytes.toString('utf8')) as CreateRequestV4;
     const { findings } = evaluateAdmission(request, this.deps.admission, 'permit', { minimumInitialBuyWei });
     if (findings.some((f) => f.severity === 'blocking')) return { kind: 'action_required', findings };
-    return { kind: 'awaiting_chain', findings };
+    const { authorizer } = this.deps;
+    if (!authorizer) return { kind: 'awaiting_chain', findings };
+    if (request.profile === '4.1.0' && request.fundingPlan.mode !== 'build-only' && minimumInitialBuyWei === null) {
+      // No permit without a fresh quote (never a stale value): a retryable step failure.
+      throw new Error('no fresh native/USD quote for the USD 1 initial-buy check');
+    }
+    const chain = await authorizer.authorize(request);
+    // The chain decided what the chain-free gates could only mark as needing evidence.
+    const decided = new Set(['CALLBACK_GUARD_UNDECIDED', 'TX_SIMULATION_PENDING']);
+    const merged = [...findings.filter((f) => !decided.has(f.code)), ...chain.findings];
+    return chain.kind === 'authorized'
+      ? { kind: 'authorized', findings: merged, walletTransaction: chain.walletTransaction }
+      : { kind: 'action_required', findings: merged };
   }
 
   private complete(job: ClaimedJob, outcome: Outcome): void {
@@ -139,14 +157,17 @@ export class LifecycleWorker {
           : null;
       statement(
         db,
-        'UPDATE launches SET findings_json = ?, remediation_json = ?, updated_at = ? WHERE launch_id = ?',
+        `UPDATE launches SET findings_json = ?, remediation_json = ?, wallet_transaction_json = ?, updated_at = ?
+           WHERE launch_id = ?`,
       ).run(
         JSON.stringify(outcome.findings.slice(0, 256)),
         remediation ? JSON.stringify(remediation) : null,
+        outcome.kind === 'authorized' ? JSON.stringify(outcome.walletTransaction) : null,
         at,
         job.launchId,
       );
       if (outcome.kind === 'action_required') this.transition(job.launchId, 'validating', 'action_required', at);
+      if (outcome.kind === 'authorized') this.transition(job.launchId, 'validating', 'authorized', at);
       statement(
         db,
         `UPDATE lifecycle_jobs SET state = 'idle', lease_owner = NULL, lease_expires_ms = NULL, last_error_code = ?,

@@ -1,0 +1,87 @@
+import { readFileSync } from 'node:fs';
+import { type Address, type Hex, keccak256, type PublicClient } from 'viem';
+import type { components } from '../../generated/types/service.ts';
+
+type ExternalReference = components['schemas']['ExternalContractReference'];
+
+/**
+ * One source-verification record the operator has checked. Public verification services (Sourcify, explorers) lie
+ * outside this machine, so the server never fetches them: it trusts only evidence recorded in its registry file
+ * (SOURCE_VERIFICATION_REGISTRY_PATH), which the operator fills from those services. The devnet writes one for its own
+ * contracts from the local solc build.
+ */
+export interface SourceVerificationRecord {
+  chainId: '4663';
+  address: string;
+  runtimeCodeHash: string;
+  provider: string;
+  evidenceUri: string;
+  evidenceDigest: string;
+}
+
+export function loadSourceVerificationRegistry(path: string | null): SourceVerificationRecord[] {
+  if (!path) return [];
+  const records = JSON.parse(readFileSync(path, 'utf8')) as unknown;
+  if (!Array.isArray(records)) throw new Error(`${path}: a source-verification registry is a JSON array`);
+  for (const r of records as SourceVerificationRecord[]) {
+    if (r.chainId !== '4663' || !/^0x[0-9a-fA-F]{40}$/.test(r.address) || !/^0x[0-9a-f]{64}$/.test(r.runtimeCodeHash)) {
+      throw new Error(`${path}: bad record ${JSON.stringify(r).slice(0, 200)}`);
+    }
+  }
+  return records as SourceVerificationRecord[];
+}
+
+/**
+ * Binds one external contract reference (launch-transport.md What the service does 8): trusted only when the exact
+ * chain address holds code whose hash is the declared runtime hash, now and at the checkpoint, on both providers; the
+ * checkpoint block is final and its hash matches; the declared role is auxiliary and the address is none of the
+ * launch's own contracts; and the source-verification evidence is a record of the registry for that address and code.
+ * Returns the reasons it does not bind (empty when it binds).
+ */
+export async function bindExternalReference(
+  clients: readonly [PublicClient, PublicClient],
+  ref: ExternalReference,
+  context: {
+    finalizedBlockNumber: bigint;
+    reservedAddresses: readonly string[];
+    registry: readonly SourceVerificationRecord[];
+  },
+): Promise<string[]> {
+  const reasons: string[] = [];
+  const address = ref.address as Address;
+  const checkpointNumber = BigInt(ref.checkpoint.blockNumber);
+  if (ref.graphRole !== 'auxiliary') reasons.push(`declared role ${ref.graphRole} is not auxiliary`);
+  if (context.reservedAddresses.includes(address.toLowerCase())) {
+    reasons.push('the address is one of the launch graph or platform contracts');
+  }
+  if (checkpointNumber > context.finalizedBlockNumber) {
+    reasons.push(`checkpoint ${checkpointNumber} is not final (finalized block ${context.finalizedBlockNumber})`);
+  } else {
+    for (const [i, client] of clients.entries()) {
+      const block = await client.getBlock({ blockNumber: checkpointNumber }).catch(() => null);
+      if (!block || block.hash?.toLowerCase() !== ref.checkpoint.blockHash.toLowerCase()) {
+        reasons.push(`provider ${i + 1}: the checkpoint block hash differs`);
+        continue;
+      }
+      const atCheckpoint = keccak256((await client.getCode({ address, blockNumber: checkpointNumber })) ?? '0x');
+      if (atCheckpoint !== ref.runtimeCodeHash.toLowerCase()) {
+        reasons.push(`provider ${i + 1}: the runtime code hash at the checkpoint differs`);
+      }
+    }
+  }
+  for (const [i, client] of clients.entries()) {
+    const live = keccak256(((await client.getCode({ address })) ?? '0x') as Hex);
+    if (live !== ref.runtimeCodeHash.toLowerCase())
+      reasons.push(`provider ${i + 1}: the live runtime code hash differs`);
+  }
+  const evidence = context.registry.find(
+    (r) =>
+      r.address.toLowerCase() === address.toLowerCase() &&
+      r.runtimeCodeHash === ref.runtimeCodeHash.toLowerCase() &&
+      r.provider === ref.sourceVerification.provider &&
+      r.evidenceUri === ref.sourceVerification.evidenceUri &&
+      r.evidenceDigest === ref.sourceVerification.evidenceDigest,
+  );
+  if (!evidence) reasons.push('the source-verification evidence is not a record the server has verified');
+  return reasons;
+}
