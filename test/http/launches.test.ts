@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bindRequestHashes } from '../../src/domain/launches/request-hashes.ts';
 import { auth, call, type Reply } from '../support/http.ts';
-import { example, exampleBytes, startServer, type TestServer, v4Example, v4FrozenExample } from '../support/server.ts';
+import {
+  example,
+  exampleBytes,
+  exampleWithUnboundReference,
+  startServer,
+  type TestServer,
+  v4Example,
+  v4FrozenExample,
+} from '../support/server.ts';
 
 let s: TestServer;
 let key: string;
@@ -223,7 +231,7 @@ describe('graph rules, each alone: every other hash rebound (launch-transport.md
     const r = await call(`${base()}/preflight`, {
       method: 'POST',
       headers: auth(key),
-      body: JSON.stringify(bindRequestHashes(body)),
+      body: JSON.stringify(bindRequestHashes(body, { keepHookSalt: true })),
     });
     expectApiError(r, 400, 'INVALID_REQUEST');
     const locations = r.json.error.issues.map((i: { location: string }) => i.location);
@@ -235,9 +243,13 @@ describe('graph rules, each alone: every other hash rebound (launch-transport.md
 describe('preflightCustomLaunchV4 (launch-transport.md What the service does 4)', () => {
   it('reports without side effects: no launch, no idempotency record, no admission', async () => {
     const before = counts();
-    const r = await call(`${base()}/preflight`, { method: 'POST', headers: auth(key), body: exampleBytes(v4Example) });
+    const r = await call(`${base()}/preflight`, {
+      method: 'POST',
+      headers: auth(key),
+      body: exampleWithUnboundReference(),
+    });
     expect(r.status, r.text).toBe(200);
-    // The example names an external contract, which gains no trust until it is bound on the chain.
+    // An external contract reference gains no trust until it is bound on the chain.
     expect(r.json).toMatchObject({
       disposition: 'unsupported',
       launchEligibility: { deployable: false },

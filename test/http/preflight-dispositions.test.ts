@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { type Hex, keccak256 } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bindRequestHashes } from '../../src/domain/launches/request-hashes.ts';
+import { addressHookBits } from '../../src/chain/graph-address.ts';
+import { bindRequestHashes, predictedHookAddress } from '../../src/domain/launches/request-hashes.ts';
 import { compileFixtures, fillImmutables } from '../static-baseline/compile-fixtures.ts';
 import { auth, call } from '../support/http.ts';
 import { example, startServer, type TestServer, v4Example, v4FrozenExample } from '../support/server.ts';
@@ -26,8 +27,36 @@ const compiledHook: Edit = (r) => {
   hook.runtimeBytecode = cleanHookCode;
   hook.runtimeCodeHash = keccak256(cleanHookCode);
 };
+// Token and initializer as minimal codes with no finding of their own, so each case shows only its own findings.
+const plainTargets: Edit = (r) => {
+  for (const [role, tag] of [
+    ['token', '01010101'],
+    ['initializer', '03030303'],
+  ]) {
+    const target = r.graphBundle.targets.find((t: { role: string }) => t.role === role);
+    target.runtimeBytecode = `0x608060405263${tag}505f80fd`;
+    target.runtimeCodeHash = keccak256(target.runtimeBytecode);
+  }
+};
 const noExternalReferences: Edit = (r) => {
   r.externalContracts = [];
+};
+const unboundExternalReference: Edit = (r) => {
+  r.externalContracts = [
+    {
+      referenceId: 'permit2',
+      chainId: '4663',
+      address: '0x000000000022D473030F116dDEE9F6B43aC78BA3',
+      runtimeCodeHash: `0x${'ab'.repeat(32)}`,
+      sourceVerification: {
+        provider: 'sourcify',
+        evidenceUri: 'https://sourcify.dev/server/v2/contract/4663/0x000000000022D473030F116dDEE9F6B43aC78BA3',
+        evidenceDigest: `sha256:${'cd'.repeat(32)}`,
+      },
+      graphRole: 'auxiliary',
+      checkpoint: { blockNumber: '64', blockHash: `0x${'ef'.repeat(32)}` },
+    },
+  ];
 };
 const noHookCallbacks: Edit = (r) => {
   const hook = r.graphBundle.targets.find((t: { role: string }) => t.role === 'hook');
@@ -114,7 +143,7 @@ const cases: Array<[string, string, Edit[], Record<string, unknown>, { blocking?
   [
     'unsupported: an unbound external reference gains no trust',
     v4FrozenExample,
-    [noHookCallbacks],
+    [noHookCallbacks, unboundExternalReference],
     { disposition: 'unsupported' },
     { blocking: ['EXTERNAL_REFERENCE_UNBOUND'] },
   ],
@@ -168,7 +197,7 @@ const cases: Array<[string, string, Edit[], Record<string, unknown>, { blocking?
 describe('preflight dispositions (launch-transport.md Response resources: disposition, platformAdmission)', () => {
   it.each(cases)('%s', async (_name, file, edits, want, codes) => {
     const request = example(file) as any;
-    for (const edit of [compiledHook, ...edits]) edit(request);
+    for (const edit of [compiledHook, plainTargets, ...edits]) edit(request);
     const r = await call(`${s.url}/v4/chains/4663/custom-launches/preflight`, {
       method: 'POST',
       headers: auth(key),
@@ -190,7 +219,8 @@ describe('preflight dispositions (launch-transport.md Response resources: dispos
 
   it('binds the exact static report in action_required and its digest otherwise', async () => {
     const request = example(v4FrozenExample) as any;
-    for (const edit of [compiledHook, noExternalReferences, noHookCallbacks, auxiliary(callcode)]) edit(request);
+    for (const edit of [compiledHook, plainTargets, noExternalReferences, noHookCallbacks, auxiliary(callcode)])
+      edit(request);
     const r = await call(`${s.url}/v4/chains/4663/custom-launches/preflight`, {
       method: 'POST',
       headers: auth(key),
@@ -200,5 +230,31 @@ describe('preflight dispositions (launch-transport.md Response resources: dispos
     expect(r.json.staticBaseline.findings).toContainEqual(
       expect.objectContaining({ code: 'RUNTIME_CALLCODE', severity: 'hard_block', targetId: 'auxiliary-probe' }),
     );
+  });
+});
+
+describe('the hook address carries its permission mask (issue 4 item 4)', () => {
+  it('blocks a hook whose CREATE2 address does not carry its mask, and admits it once the salt is mined', async () => {
+    const request = example(v4FrozenExample) as any;
+    for (const edit of [compiledHook, plainTargets, noExternalReferences]) edit(request);
+    const hook = request.graphBundle.targets.find((t: { role: string }) => t.role === 'hook');
+    hook.create2Salt = `0x${'00'.repeat(31)}01`;
+    const unmined = bindRequestHashes(request, { keepHookSalt: true });
+    const address = predictedHookAddress(unmined) as Hex;
+    expect(addressHookBits(address)).not.toBe(hook.hookPermissions.mask);
+    const blocked = await call(`${s.url}/v4/chains/4663/custom-launches/preflight`, {
+      method: 'POST',
+      headers: auth(key),
+      body: JSON.stringify(unmined),
+    });
+    expect(blocked.json.blockingFindingCodes).toEqual(['HOOK_ROLE_BINDING_INVALID']);
+    const mined = bindRequestHashes(request);
+    expect(addressHookBits(predictedHookAddress(mined) as Hex)).toBe(hook.hookPermissions.mask);
+    const admitted = await call(`${s.url}/v4/chains/4663/custom-launches/preflight`, {
+      method: 'POST',
+      headers: auth(key),
+      body: JSON.stringify(mined),
+    });
+    expect(admitted.json.blockingFindingCodes).toEqual([]);
   });
 });

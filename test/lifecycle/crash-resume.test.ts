@@ -7,7 +7,7 @@ import { mintWalletKey } from '../../src/auth/keys.ts';
 import { openDatabase } from '../../src/store/db.ts';
 import { auth, call } from '../support/http.ts';
 import { startServerProcess } from '../support/process.ts';
-import { exampleBytes, exampleWallet, v4Example } from '../support/server.ts';
+import { exampleWallet, exampleWithUnboundReference } from '../support/server.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'custom-launch-crash-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -51,7 +51,7 @@ describe('a server process killed mid-validation (launch-transport.md States; du
       const created = await call(`${first.url}/v4/chains/4663/custom-launches`, {
         method: 'POST',
         headers: auth(apiKey, { 'Idempotency-Key': 'crash-resume-test-0001' }),
-        body: exampleBytes(v4Example),
+        body: exampleWithUnboundReference(),
       });
       expect(created.status, created.text).toBe(202);
       launchId = created.json.launchId;

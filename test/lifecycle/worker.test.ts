@@ -2,7 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bindRequestHashes } from '../../src/domain/launches/request-hashes.ts';
 import { LifecycleWorker } from '../../src/domain/lifecycle/worker.ts';
 import { auth, call } from '../support/http.ts';
-import { example, exampleBytes, startServer, type TestServer, v4Example, v4FrozenExample } from '../support/server.ts';
+import {
+  example,
+  exampleBytes,
+  exampleWithUnboundReference,
+  startServer,
+  type TestServer,
+  v4Example,
+  v4FrozenExample,
+} from '../support/server.ts';
 
 // One controllable clock for the server and the workers: leases and backoff move only when a test moves them.
 let nowMs = Date.parse('2026-11-22T00:00:00.000Z');
@@ -20,7 +28,7 @@ const worker = (id: string) =>
     now,
     workerId: id,
   });
-const create = async (body = exampleBytes(v4Example)) => {
+const create = async (body = exampleWithUnboundReference()) => {
   const r = await call(`${s.url}/v4/chains/4663/custom-launches`, {
     method: 'POST',
     headers: auth(key, { 'Idempotency-Key': `lifecycle-test-${++n}`.padEnd(16, '0') }),

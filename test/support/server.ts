@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mintWalletKey } from '../../src/auth/keys.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
+import { bindRequestHashes } from '../../src/domain/launches/request-hashes.ts';
+import type { CreateRequestV4 } from '../../src/domain/launches/request-rules.ts';
 import { createApp } from '../../src/http/app.ts';
 import type { OperationHandler } from '../../src/http/operation.ts';
 import { type Db, openDatabase } from '../../src/store/db.ts';
@@ -75,3 +77,27 @@ export function example<T = Record<string, unknown>>(name: string): T {
 /** The V4 4.1.0 create example, parsed. */
 export const v4Example = 'custom-launch-create-request.v4.json';
 export const v4FrozenExample = 'custom-launch-create-request.v4--profile-4.0.0.json';
+
+/**
+ * The 4.1.0 example with one external contract reference nobody bound (a made-up code hash and evidence), rebound:
+ * a request with exactly one blocking finding, EXTERNAL_REFERENCE_UNBOUND, for lifecycle tests.
+ */
+export function exampleWithUnboundReference(): string {
+  const request = example<CreateRequestV4>(v4Example);
+  request.externalContracts = [
+    {
+      referenceId: 'permit2',
+      chainId: '4663',
+      address: '0x000000000022D473030F116dDEE9F6B43aC78BA3',
+      runtimeCodeHash: `0x${'ab'.repeat(32)}`,
+      sourceVerification: {
+        provider: 'sourcify',
+        evidenceUri: 'https://sourcify.dev/server/v2/contract/4663/0x000000000022D473030F116dDEE9F6B43aC78BA3',
+        evidenceDigest: `sha256:${'cd'.repeat(32)}`,
+      },
+      graphRole: 'auxiliary',
+      checkpoint: { blockNumber: '64', blockHash: `0x${'ef'.repeat(32)}` },
+    },
+  ];
+  return JSON.stringify(bindRequestHashes(request));
+}

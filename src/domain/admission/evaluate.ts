@@ -1,6 +1,8 @@
 import type { components } from '../../../generated/types/service.ts';
+import { addressHookBits } from '../../chain/graph-address.ts';
 import { findingCodes } from '../launches/finding-codes.ts';
 import { hookPermissionBits } from '../launches/hook-permissions.ts';
+import { predictedHookAddress } from '../launches/request-hashes.ts';
 import type { CreateRequestV4 } from '../launches/request-rules.ts';
 import { inspectImage } from '../metadata/image.ts';
 import { buildStaticBaselineReport, type StaticBaselineReport } from '../static-baseline/report.ts';
@@ -26,6 +28,8 @@ export interface AdmissionConfig {
 export interface AdmissionEvidence {
   /** Minimum native amount worth USD 1 by a fresh quote (at most 60 s old). */
   minimumInitialBuyWei: bigint | null;
+  /** The chain gates run next and bind external references themselves (the worker with a configured chain). */
+  chainBindsExternalReferences?: boolean;
 }
 
 const severityOf = { hard_block: 'blocking', evidence_duty: 'warning', warning: 'warning', info: 'info' } as const;
@@ -37,8 +41,10 @@ const callbackFlags = Object.keys(hookPermissionBits).filter((flag) => !flag.end
  * Request rules 4-5; Errors (hard-block rules and evidence duties).
  * - the metadata image is decoded (PNG or single-frame GIF only);
  * - the static baseline runs over every target's runtime code: its hard blocks block, its evidence duties warn;
+ * - the hook's CREATE2 address (graph factory, router, salt, code) carries its permission mask in its low 14 bits;
  * - each enabled hook callback and its guard wait for the chain checks (needs evidence);
- * - an external contract reference gains no trust until it is bound on the chain: it blocks;
+ * - an external contract reference gains no trust until the chain gates bind it: here it blocks (the worker's chain
+ *   gates re-decide it, see LaunchAuthorizer);
  * - 4.1.0: the initial buy is worth at least USD 1 by a fresh quote: below it blocks (the server never raises the
  *   amount); without a fresh quote it needs evidence.
  */
@@ -68,9 +74,18 @@ export function evaluateAdmission(
     });
   }
 
+  const hookAddress = predictedHookAddress(request);
   for (const target of targets) {
     const flags = target.hookPermissions;
     if (!flags) continue;
+    if (hookAddress && addressHookBits(hookAddress) !== flags.mask) {
+      findings.push({
+        code: 'HOOK_ROLE_BINDING_INVALID',
+        severity: 'blocking',
+        targetId: target.targetId,
+        message: `The graph factory puts the hook at ${hookAddress}, whose low 14 bits are ${addressHookBits(hookAddress)}, not its permission mask ${flags.mask}: mine its CREATE2 salt for the mask.`,
+      });
+    }
     const enabled = callbackFlags.filter((flag) => flags[flag as keyof typeof flags] === true);
     if (enabled.length > 0) {
       findings.push({
@@ -82,7 +97,7 @@ export function evaluateAdmission(
     }
   }
 
-  for (const ref of request.externalContracts) {
+  for (const ref of evidence.chainBindsExternalReferences ? [] : request.externalContracts) {
     findings.push({
       code: 'EXTERNAL_REFERENCE_UNBOUND',
       severity: 'blocking',

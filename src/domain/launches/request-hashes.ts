@@ -1,4 +1,6 @@
+import type { Hex } from 'viem';
 import type { components } from '../../../generated/types/service.ts';
+import { addressHookBits, mineHookSalt, predictGraphTarget } from '../../chain/graph-address.ts';
 import { canonicalJson, sha256Digest } from '../canonical-json.ts';
 
 type CreateRequestV4 = components['schemas']['CustomLaunchCreateRequestV4'];
@@ -33,12 +35,42 @@ export function launchIntentHashOf(request: CreateRequestV4): string {
   return digestOf(intent);
 }
 
+/** Where the request's graph factory and router put its hook, or null when it has no hook target. */
+export function predictedHookAddress(request: CreateRequestV4): Hex | null {
+  const hook = request.graphBundle.targets.find((t) => t.role === 'hook');
+  if (!hook) return null;
+  const { graphFactory, platformLaunchStampRouter } = request.chainDeployment.contracts;
+  return predictGraphTarget(
+    graphFactory.address as Hex,
+    platformLaunchStampRouter.address as Hex,
+    hook.create2Salt as Hex | undefined,
+    hook.runtimeBytecode as Hex,
+  );
+}
+
 /**
- * Recomputes every hash binding of a request after an edit, inner ones first (the graph digest, metadata and plan
- * hashes, then the intent hash over them). Packers and tests use it; the server only ever checks the bindings.
+ * Recomputes every binding of a request after an edit, inner ones first: the hook's CREATE2 salt is mined again when
+ * the hook's address no longer carries its permission mask (unless `keepHookSalt`), then the graph digest, metadata
+ * and plan hashes, then the intent hash over them. Packers and tests use it; the server only ever checks bindings.
  */
-export function bindRequestHashes(request: CreateRequestV4): CreateRequestV4 {
+export function bindRequestHashes(request: CreateRequestV4, options: { keepHookSalt?: boolean } = {}): CreateRequestV4 {
   const bound = structuredClone(request);
+  const hook = bound.graphBundle.targets.find((t) => t.role === 'hook');
+  const address = predictedHookAddress(bound);
+  if (
+    !options.keepHookSalt &&
+    hook?.hookPermissions &&
+    address &&
+    addressHookBits(address) !== hook.hookPermissions.mask
+  ) {
+    const { graphFactory, platformLaunchStampRouter } = bound.chainDeployment.contracts;
+    hook.create2Salt = mineHookSalt(
+      graphFactory.address as Hex,
+      platformLaunchStampRouter.address as Hex,
+      hook.runtimeBytecode as Hex,
+      hook.hookPermissions.mask,
+    );
+  }
   bound.graphBundle.graphBundleDigest = graphBundleDigestOf(bound.graphBundle);
   bound.projectMetadataHash = projectMetadataHashOf(bound);
   if (bound.profile === '4.1.0') {

@@ -124,9 +124,12 @@ export class LifecycleWorker {
       | undefined;
     if (!row) throw new Error(`launch ${launchId} has no stored request`);
     const request = JSON.parse(row.request_bytes.toString('utf8')) as CreateRequestV4;
-    const { findings } = evaluateAdmission(request, this.deps.admission, 'permit', { minimumInitialBuyWei });
-    if (findings.some((f) => f.severity === 'blocking')) return { kind: 'action_required', findings };
     const { authorizer } = this.deps;
+    const { findings } = evaluateAdmission(request, this.deps.admission, 'permit', {
+      minimumInitialBuyWei,
+      chainBindsExternalReferences: Boolean(authorizer),
+    });
+    if (findings.some((f) => f.severity === 'blocking')) return { kind: 'action_required', findings };
     if (!authorizer) return { kind: 'awaiting_chain', findings };
     if (request.profile === '4.1.0' && request.fundingPlan.mode !== 'build-only' && minimumInitialBuyWei === null) {
       // No permit without a fresh quote (never a stale value): a retryable step failure.
