@@ -4,7 +4,6 @@ import { LifecycleWorker } from '../../src/domain/lifecycle/worker.ts';
 import { auth, call } from '../support/http.ts';
 import {
   example,
-  exampleBytes,
   exampleWithUnboundReference,
   startServer,
   type TestServer,
