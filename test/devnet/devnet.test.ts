@@ -5,7 +5,7 @@ import { call } from '../support/http.ts';
 import { startServer } from '../support/server.ts';
 
 describe('the local chain-4663 devnet (CHAIN-NOTES.md; issue 5)', () => {
-  it('deploys the real v4 PoolManager and the price feed at the same addresses on every start', async () => {
+  it('deploys the real v4 PoolManager, the feed and the roots at the same addresses, with the same document, on every start', async () => {
     const seen: string[][] = [];
     for (let run = 0; run < 2; run++) {
       const devnet = await startDevnet();
@@ -19,7 +19,13 @@ describe('the local chain-4663 devnet (CHAIN-NOTES.md; issue 5)', () => {
           functionName: 'owner',
         });
         expect(owner).toBe(deployment.operator);
-        seen.push([deployment.contracts.poolManager.address, deployment.contracts.nativeUsdPriceFeed.address]);
+        seen.push([
+          deployment.contracts.poolManager.address,
+          deployment.contracts.nativeUsdPriceFeed.address,
+          deployment.contracts.platformLaunchStampRouter.address,
+          // The whole chain-deployment document, block and transaction hashes included.
+          JSON.stringify(devnet.chainDeployment),
+        ]);
       } finally {
         await devnet.stop();
       }

@@ -5,7 +5,14 @@ import { addressHookBits } from '../../src/chain/graph-address.ts';
 import { bindRequestHashes, predictedHookAddress } from '../../src/domain/launches/request-hashes.ts';
 import { compileFixtures, fillImmutables } from '../static-baseline/compile-fixtures.ts';
 import { auth, call } from '../support/http.ts';
-import { example, startServer, type TestServer, v4Example, v4FrozenExample } from '../support/server.ts';
+import {
+  example,
+  startServer,
+  type TestServer,
+  unboundReference,
+  v4Example,
+  v4FrozenExample,
+} from '../support/server.ts';
 
 let s: TestServer;
 let key: string;
@@ -42,21 +49,7 @@ const noExternalReferences: Edit = (r) => {
   r.externalContracts = [];
 };
 const unboundExternalReference: Edit = (r) => {
-  r.externalContracts = [
-    {
-      referenceId: 'permit2',
-      chainId: '4663',
-      address: '0x000000000022D473030F116dDEE9F6B43aC78BA3',
-      runtimeCodeHash: `0x${'ab'.repeat(32)}`,
-      sourceVerification: {
-        provider: 'sourcify',
-        evidenceUri: 'https://sourcify.dev/server/v2/contract/4663/0x000000000022D473030F116dDEE9F6B43aC78BA3',
-        evidenceDigest: `sha256:${'cd'.repeat(32)}`,
-      },
-      graphRole: 'auxiliary',
-      checkpoint: { blockNumber: '64', blockHash: `0x${'ef'.repeat(32)}` },
-    },
-  ];
+  r.externalContracts = [structuredClone(unboundReference)];
 };
 const noHookCallbacks: Edit = (r) => {
   const hook = r.graphBundle.targets.find((t: { role: string }) => t.role === 'hook');

@@ -78,26 +78,24 @@ export function example<T = Record<string, unknown>>(name: string): T {
 export const v4Example = 'custom-launch-create-request.v4.json';
 export const v4FrozenExample = 'custom-launch-create-request.v4--profile-4.0.0.json';
 
-/**
- * The 4.1.0 example with one external contract reference nobody bound (a made-up code hash and evidence), rebound:
- * a request with exactly one blocking finding, EXTERNAL_REFERENCE_UNBOUND, for lifecycle tests.
- */
+/** An external contract reference nobody bound: a made-up code hash, checkpoint and evidence. */
+export const unboundReference = {
+  referenceId: 'permit2',
+  chainId: '4663' as const,
+  address: '0x000000000022D473030F116dDEE9F6B43aC78BA3',
+  runtimeCodeHash: `0x${'ab'.repeat(32)}`,
+  sourceVerification: {
+    provider: 'sourcify',
+    evidenceUri: 'https://sourcify.dev/server/v2/contract/4663/0x000000000022D473030F116dDEE9F6B43aC78BA3',
+    evidenceDigest: `sha256:${'cd'.repeat(32)}`,
+  },
+  graphRole: 'auxiliary' as const,
+  checkpoint: { blockNumber: '64', blockHash: `0x${'ef'.repeat(32)}` },
+};
+
+/** The 4.1.0 example with `unboundReference`, rebound: exactly one blocking finding, EXTERNAL_REFERENCE_UNBOUND. */
 export function exampleWithUnboundReference(): string {
   const request = example<CreateRequestV4>(v4Example);
-  request.externalContracts = [
-    {
-      referenceId: 'permit2',
-      chainId: '4663',
-      address: '0x000000000022D473030F116dDEE9F6B43aC78BA3',
-      runtimeCodeHash: `0x${'ab'.repeat(32)}`,
-      sourceVerification: {
-        provider: 'sourcify',
-        evidenceUri: 'https://sourcify.dev/server/v2/contract/4663/0x000000000022D473030F116dDEE9F6B43aC78BA3',
-        evidenceDigest: `sha256:${'cd'.repeat(32)}`,
-      },
-      graphRole: 'auxiliary',
-      checkpoint: { blockNumber: '64', blockHash: `0x${'ef'.repeat(32)}` },
-    },
-  ];
+  request.externalContracts = [structuredClone(unboundReference)];
   return JSON.stringify(bindRequestHashes(request));
 }

@@ -57,12 +57,10 @@ export function bindRequestHashes(request: CreateRequestV4, options: { keepHookS
   const bound = structuredClone(request);
   const hook = bound.graphBundle.targets.find((t) => t.role === 'hook');
   const address = predictedHookAddress(bound);
-  if (
-    !options.keepHookSalt &&
-    hook?.hookPermissions &&
-    address &&
-    addressHookBits(address) !== hook.hookPermissions.mask
-  ) {
+  const mask = hook?.hookPermissions?.mask;
+  // Only a mask an address can carry (0..16383) is mined for; a request with another mask fails its schema anyway.
+  const mineable = typeof mask === 'number' && Number.isInteger(mask) && mask >= 0 && mask <= 0x3fff;
+  if (!options.keepHookSalt && hook?.hookPermissions && mineable && address && addressHookBits(address) !== mask) {
     const { graphFactory, platformLaunchStampRouter } = bound.chainDeployment.contracts;
     hook.create2Salt = mineHookSalt(
       graphFactory.address as Hex,
