@@ -64,6 +64,9 @@ function privateKey(env: NodeJS.ProcessEnv, name: string): string | null {
   return raw;
 }
 
+/** The devnet's second well-known test account, so a local deployment has a fee recipient it controls. */
+export const defaultPlatformFeeRecipient = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+
 /** Builds the configuration from environment variables with the embedded defaults. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const inCi = env.CI === 'true' || env.NODE_ENV === 'test' || env.VITEST === 'true';
@@ -94,8 +97,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     priceFeedAddress: env.PRICE_FEED_ADDRESS ? address(env, 'PRICE_FEED_ADDRESS', '') : null,
     // Reported by third parties, not confirmed by Uniswap (CHAIN-NOTES.md): configuration, never a constant.
     canonicalPoolManager: address(env, 'CANONICAL_POOL_MANAGER', '0x8366a39CC670B4001A1121B8F6A443A643e40951'),
-    // Default: the devnet's second well-known test account, so a local deployment has a recipient it controls.
-    platformFeeRecipient: address(env, 'PLATFORM_FEE_RECIPIENT', '0x70997970C51812dc3A010C7d01b50e0d17dc79C8'),
+    platformFeeRecipient: address(env, 'PLATFORM_FEE_RECIPIENT', defaultPlatformFeeRecipient),
     chainDeploymentPath: env.CHAIN_DEPLOYMENT_PATH || null,
     permitAttesterKey: privateKey(env, 'PERMIT_ATTESTER_KEY'),
     sourceVerificationRegistryPath: env.SOURCE_VERIFICATION_REGISTRY_PATH || null,

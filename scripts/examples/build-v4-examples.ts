@@ -17,24 +17,14 @@ import { type Hex, keccak256 } from 'viem';
 import { artifact, artifacts } from '../../src/chain/artifacts.ts';
 import { mineHookSalt } from '../../src/chain/graph-address.ts';
 import { startDevnet } from '../../src/devnet/devnet.ts';
-import { canonicalJson, sha256Digest } from '../../src/domain/canonical-json.ts';
+import { sha256Digest } from '../../src/domain/canonical-json.ts';
+import { digestOf, launchIntentHashOf } from '../../src/domain/launches/request-hashes.ts';
+import type { CreateRequestV4 } from '../../src/domain/launches/request-rules.ts';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
 
 const exampleDir = new URL('../../spec/examples/', import.meta.url);
-
-/** sha256: digest over the canonical JSON of a value. */
-function digestOf(value: Json): string {
-  return sha256Digest(canonicalJson(value));
-}
-
-/** The value without the named top-level fields (for self-excluding digests). */
-function without(value: JsonObject, ...fields: string[]): JsonObject {
-  const copy: JsonObject = { ...value };
-  for (const field of fields) delete copy[field];
-  return copy;
-}
 
 /** A 32-byte value (0x + 64 lowercase hex) derived from a label. */
 function hex32(label: string): string {
@@ -241,7 +231,7 @@ function buildRequest(profile: '4.1.0' | '4.0.0', chainDeployment: JsonObject): 
   };
   if (fundingPlan !== null) body.fundingPlan = fundingPlan;
 
-  const launchIntentHash = digestOf(without(body, 'launchIntentHash', 'agentAttestation'));
+  const launchIntentHash = launchIntentHashOf(body as unknown as CreateRequestV4);
   return {
     ...body,
     launchIntentHash,

@@ -11,15 +11,13 @@ export function graphInitCode(runtimeCode: Hex): Hex {
  * keccak256(abi.encode(router, targetSalt)) over the loader init code. A target without a salt uses the zero salt.
  */
 export function predictGraphTarget(factory: Hex, router: Hex, salt: Hex | undefined, runtimeCode: Hex): Hex {
-  const effective = keccak256(
-    encodeAbiParameters([{ type: 'address' }, { type: 'bytes32' }], [router, salt ?? `0x${'0'.repeat(64)}`]),
-  );
-  return getContractAddress({
-    opcode: 'CREATE2',
-    from: factory,
-    salt: effective,
-    bytecodeHash: keccak256(graphInitCode(runtimeCode)),
-  }).toLowerCase() as Hex;
+  return create2Address(factory, router, salt ?? `0x${'0'.repeat(64)}`, keccak256(graphInitCode(runtimeCode)));
+}
+
+/** CREATE2 from the factory for a caller's salt: the factory salts with keccak256(abi.encode(caller, salt)). */
+function create2Address(factory: Hex, caller: Hex, salt: Hex, bytecodeHash: Hex): Hex {
+  const effective = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'bytes32' }], [caller, salt]));
+  return getContractAddress({ opcode: 'CREATE2', from: factory, salt: effective, bytecodeHash }).toLowerCase() as Hex;
 }
 
 /** The low 14 bits of an address: the v4 hook permission flags it carries (CHAIN-NOTES.md). */
@@ -35,9 +33,7 @@ export function mineHookSalt(factory: Hex, router: Hex, runtimeCode: Hex, mask: 
   const bytecodeHash = keccak256(graphInitCode(runtimeCode));
   for (let i = start; i < start + 4_000_000n; i++) {
     const salt = toHex(i, { size: 32 });
-    const effective = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'bytes32' }], [router, salt]));
-    const address = getContractAddress({ opcode: 'CREATE2', from: factory, salt: effective, bytecodeHash });
-    if (addressHookBits(address) === mask) return salt;
+    if (addressHookBits(create2Address(factory, router, salt, bytecodeHash)) === mask) return salt;
   }
   throw new Error(`no salt within 4,000,000 tries gives mask ${mask}`);
 }

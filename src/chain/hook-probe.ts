@@ -1,28 +1,15 @@
 import { createRequire } from 'node:module';
 import { type Abi, type Address, encodeFunctionData, type Hex, type PublicClient } from 'viem';
+import type { CallbackFlag } from '../domain/launches/hook-permissions.ts';
+import { revertDataOf } from './revert.ts';
 
 const require = createRequire(import.meta.url);
 const hooksAbi = (require('@uniswap/v4-core/out/IHooks.sol/IHooks.json') as { abi: Abi }).abi;
 
-/** `HookNotImplemented()` (BaseHook) and `NotPoolManager()`: CHAIN-NOTES.md, other selectors. */
+/** `HookNotImplemented()` (BaseHook): CHAIN-NOTES.md, other selectors. */
 const hookNotImplemented = '0x0a85dc29';
 /** A sender that is neither the pool manager nor any launch contract. */
 export const strangerAddress: Address = '0x000000000000000000000000000000000000dEaD';
-
-/** The ten callbacks a permission flag enables (returns-delta flags add no callback of their own). */
-export const callbackFlags = [
-  'beforeInitialize',
-  'afterInitialize',
-  'beforeAddLiquidity',
-  'afterAddLiquidity',
-  'beforeRemoveLiquidity',
-  'afterRemoveLiquidity',
-  'beforeSwap',
-  'afterSwap',
-  'beforeDonate',
-  'afterDonate',
-] as const;
-export type CallbackFlag = (typeof callbackFlags)[number];
 
 /** How one enabled callback answered the two calls. */
 export type CallbackVerdict =
@@ -64,20 +51,6 @@ function callbackArgs(callback: CallbackFlag, sender: Address, key: PoolKey, sqr
   }
 }
 
-/** The revert data of a failed call, when the node returned any. */
-function revertData(err: unknown): Hex | null {
-  let e: unknown = err;
-  while (e && typeof e === 'object') {
-    const data = (e as { data?: unknown }).data;
-    if (typeof data === 'string' && data.startsWith('0x')) return data as Hex;
-    if (data && typeof data === 'object' && typeof (data as { data?: unknown }).data === 'string') {
-      return (data as { data: Hex }).data;
-    }
-    e = (e as { cause?: unknown }).cause;
-  }
-  return null;
-}
-
 /**
  * Decides the callback-guard and enabled-callback rules on the chain (CHAIN-NOTES.md, Static bytecode checks): each
  * enabled callback is called with the hook's runtime code placed at its address by a state override, once from the
@@ -103,7 +76,7 @@ export async function probeHookCallbacks(
       await client.call({ account: from, to: input.hookAddress, data, stateOverride });
       return { ok: true };
     } catch (err) {
-      return { ok: false, data: revertData(err) };
+      return { ok: false, data: revertDataOf(err) };
     }
   };
   const verdicts: CallbackVerdict[] = [];

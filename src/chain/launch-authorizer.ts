@@ -1,11 +1,7 @@
 import { readFileSync } from 'node:fs';
 import {
-  type Abi,
   type Address,
-  type Chain,
   createPublicClient,
-  decodeErrorResult,
-  defineChain,
   encodeFunctionData,
   type Hex,
   http,
@@ -13,18 +9,15 @@ import {
   type PublicClient,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import {
-  exampleHookAbi,
-  graphFactoryAbi,
-  launchStampRouterAbi,
-  permitAuthorityAbi,
-} from '../../generated/contracts/abis.ts';
+import { launchStampRouterAbi } from '../../generated/contracts/abis.ts';
 import type { components } from '../../generated/types/service.ts';
 import type { Config } from '../config.ts';
 import type { AdmissionFinding } from '../domain/admission/evaluate.ts';
+import { callbackFlags } from '../domain/launches/hook-permissions.ts';
 import { digestOf } from '../domain/launches/request-hashes.ts';
 import type { CreateRequestV4 } from '../domain/launches/request-rules.ts';
 import { loadSchemaRegistry, schemaIdBase } from '../spec/schema-registry.ts';
+import { chain4663 } from './chain.ts';
 import type { ChainDeployment } from './deployment-evidence.ts';
 import {
   bindExternalReference,
@@ -32,7 +25,8 @@ import {
   type SourceVerificationRecord,
 } from './external-references.ts';
 import { predictGraphTarget } from './graph-address.ts';
-import { type CallbackFlag, callbackFlags, probeHookCallbacks } from './hook-probe.ts';
+import { probeHookCallbacks } from './hook-probe.ts';
+import { describeRevert, revertDataOf } from './revert.ts';
 
 export type WalletTransaction = components['schemas']['CustomLaunchWalletTransactionV4'];
 
@@ -51,73 +45,29 @@ export interface LaunchAuthorizerConfig {
   sourceVerificationRegistry: readonly SourceVerificationRecord[];
 }
 
-const poolManagerErrors = [
-  'error CurrencyNotSettled()',
-  'error HookAddressNotValid(address hooks)',
-  'error PoolAlreadyInitialized()',
-  'error PoolNotInitialized()',
-  'error TickSpacingTooLarge(int24 tickSpacing)',
-  'error TickSpacingTooSmall(int24 tickSpacing)',
-  'error CurrenciesOutOfOrderOrEqual(address currency0, address currency1)',
-  'error PriceLimitAlreadyExceeded(uint160 sqrtPriceCurrentX96, uint160 sqrtPriceLimitX96)',
-  'error InvalidSqrtPrice(uint160 sqrtPriceX96)',
-  'error WrappedError(address target, bytes4 selector, bytes reason, bytes details)',
-  'error LPFeeTooLarge(uint24 fee)',
-  'error ManagerLocked()',
-];
-const errorAbi: Abi = [
-  ...launchStampRouterAbi,
-  ...permitAuthorityAbi,
-  ...graphFactoryAbi,
-  ...exampleHookAbi,
-  ...poolManagerErrors.map((signature) => {
-    const [, name, params] = /^error (\w+)\((.*)\)$/.exec(signature) as RegExpExecArray;
-    return {
-      type: 'error' as const,
-      name: name as string,
-      inputs: (params as string)
-        .split(',')
-        .filter(Boolean)
-        .map((p) => {
-          const [type, pname] = p.trim().split(' ');
-          return { type: type as string, name: pname ?? '' };
-        }),
-    };
-  }),
-].filter((item) => item.type === 'error');
-
 const zero32: Hex = `0x${'0'.repeat(64)}`;
-const chain4663: Chain = defineChain({
-  id: 4663,
-  name: 'chain 4663',
-  nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-  rpcUrls: { default: { http: [] } },
-});
+
+/** The EIP-712 domain and type of a launch permit, as contracts/PermitAuthority.sol verifies them. */
+export function launchPermitTypedData(permitAuthority: Address) {
+  return {
+    domain: { name: 'CustomLaunchPermitAuthority', version: '1', chainId: 4663, verifyingContract: permitAuthority },
+    types: {
+      LaunchPermit: [
+        { name: 'launchIntentHash', type: 'bytes32' },
+        { name: 'wallet', type: 'address' },
+        { name: 'value', type: 'uint256' },
+        { name: 'checkpointBlockNumber', type: 'uint256' },
+        { name: 'checkpointBlockHash', type: 'bytes32' },
+        { name: 'issuedAt', type: 'uint64' },
+        { name: 'expiresAt', type: 'uint64' },
+      ],
+    },
+    primaryType: 'LaunchPermit',
+  } as const;
+}
 
 function blocking(code: AdmissionFinding['code'], message: string, targetId: string | null = null): AdmissionFinding {
   return { code, severity: 'blocking', targetId, message };
-}
-
-/** Decodes revert data against the platform's, the example graph's and the PoolManager's errors. */
-export function describeRevert(data: Hex | null): string {
-  if (!data || data === '0x') return 'reverted without a reason';
-  try {
-    const decoded = decodeErrorResult({ abi: errorAbi, data });
-    const args = (decoded.args ?? []).map((a) => (typeof a === 'bigint' ? a.toString() : String(a)));
-    return `${decoded.errorName}(${args.join(', ')})`;
-  } catch {
-    return `reverted with undecoded data ${data.slice(0, 74)}`;
-  }
-}
-
-function revertDataOf(err: unknown): Hex | null {
-  let e: unknown = err;
-  while (e && typeof e === 'object') {
-    const data = (e as { data?: unknown }).data;
-    if (typeof data === 'string' && data.startsWith('0x')) return data as Hex;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return null;
 }
 
 /**
@@ -136,7 +86,7 @@ export class LaunchAuthorizer {
 
   constructor(private readonly config: LaunchAuthorizerConfig) {
     this.clients = config.rpcUrls.map((url) =>
-      createPublicClient({ chain: chain4663, transport: http(url, { retryCount: 1, timeout: 20_000 }) }),
+      createPublicClient({ chain: chain4663(url), transport: http(url, { retryCount: 1, timeout: 20_000 }) }),
     ) as unknown as readonly [PublicClient, PublicClient];
     this.attester = privateKeyToAccount(config.permitAttesterKey);
   }
@@ -187,7 +137,7 @@ export class LaunchAuthorizer {
 
     const findings: AdmissionFinding[] = [];
     const permissions = hook.hookPermissions;
-    const enabled = callbackFlags.filter((flag) => permissions[flag] === true) as CallbackFlag[];
+    const enabled = callbackFlags.filter((flag) => permissions[flag] === true);
     const verdicts = await probeHookCallbacks(primary, {
       hookAddress: key.hooks,
       runtimeCode: hook.runtimeBytecode as Hex,
@@ -244,11 +194,9 @@ export class LaunchAuthorizer {
     const expiresAt = issuedAt + BigInt(Math.min(request.permitWindow.lifetimeSeconds, 3600));
     const funded = request.profile === '4.1.0' ? request.fundingPlan : null;
     const value = BigInt(
-      funded
-        ? funded.walletTransactionValueWei
-        : 'walletTransactionValueWei' in request.funding
-          ? request.funding.walletTransactionValueWei
-          : '0',
+      request.profile === '4.1.0'
+        ? request.fundingPlan.walletTransactionValueWei
+        : request.funding.walletTransactionValueWei,
     );
     const launchIntentHash = `0x${request.launchIntentHash.slice('sha256:'.length)}` as Hex;
     const permit = {
@@ -261,24 +209,7 @@ export class LaunchAuthorizer {
       expiresAt,
     };
     const signature = await this.attester.signTypedData({
-      domain: {
-        name: 'CustomLaunchPermitAuthority',
-        version: '1',
-        chainId: 4663,
-        verifyingContract: deployment.contracts.permitAuthority.address as Address,
-      },
-      types: {
-        LaunchPermit: [
-          { name: 'launchIntentHash', type: 'bytes32' },
-          { name: 'wallet', type: 'address' },
-          { name: 'value', type: 'uint256' },
-          { name: 'checkpointBlockNumber', type: 'uint256' },
-          { name: 'checkpointBlockHash', type: 'bytes32' },
-          { name: 'issuedAt', type: 'uint64' },
-          { name: 'expiresAt', type: 'uint64' },
-        ],
-      },
-      primaryType: 'LaunchPermit',
+      ...launchPermitTypedData(deployment.contracts.permitAuthority.address as Address),
       message: permit,
     });
     const data = encodeFunctionData({

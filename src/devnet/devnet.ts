@@ -7,7 +7,6 @@ import {
   createPublicClient,
   createTestClient,
   createWalletClient,
-  defineChain,
   encodeAbiParameters,
   encodeFunctionData,
   getContractAddress,
@@ -19,8 +18,10 @@ import {
 import { privateKeyToAccount } from 'viem/accounts';
 import { nativeUsdPriceFeedAbi, rootDeployerAbi } from '../../generated/contracts/abis.ts';
 import { artifact, artifacts } from '../chain/artifacts.ts';
+import { chain4663 } from '../chain/chain.ts';
 import { type ChainDeployment, readChainDeploymentEvidence } from '../chain/deployment-evidence.ts';
 import type { SourceVerificationRecord } from '../chain/external-references.ts';
+import { defaultPlatformFeeRecipient } from '../config.ts';
 import { digestOf } from '../domain/launches/request-hashes.ts';
 import { devnetOperatorKey, startAnvil } from './anvil.ts';
 
@@ -56,8 +57,8 @@ const blocksAfterDeployment = 100;
  * only. It signs EIP-712 launch permits (attestations), never a transaction, and its address holds no funds.
  */
 export const devnetPermitAttesterKey = keccak256(toBytes('custom-launch-api devnet permit attester'));
-/** The devnet's platform fee recipient: anvil's well-known test account 1 (the server's default). */
-export const devnetPlatformFeeRecipient: Address = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+/** The devnet's platform fee recipient: the server's default, anvil's well-known test account 1. */
+export const devnetPlatformFeeRecipient = defaultPlatformFeeRecipient as Address;
 /** The two fixed provider positions of the devnet's readbacks. The devnet is one node: both read it. */
 export const devnetProviders = [
   { providerId: 'devnet-a.rpc', trustDomain: 'devnet-local' },
@@ -86,12 +87,7 @@ export async function startDevnet(options: { port?: number; outputDir?: string }
   const anvil = await startAnvil(options.port, ['--timestamp', String(devnetGenesisTimestamp)]);
   let publisher: NodeJS.Timeout | undefined;
   try {
-    const chain = defineChain({
-      id: 4663,
-      name: 'chain-4663 devnet',
-      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-      rpcUrls: { default: { http: [anvil.url] } },
-    });
+    const chain = chain4663(anvil.url);
     const account = privateKeyToAccount(devnetOperatorKey);
     const wallet = createWalletClient({ account, chain, transport: http(anvil.url) });
     const reader = createPublicClient({ chain, transport: http(anvil.url) });
@@ -109,7 +105,7 @@ export async function startDevnet(options: { port?: number; outputDir?: string }
     const deploy = async (bytecode: Hex) => {
       const receipt = await send({ data: bytecode });
       if (!receipt.contractAddress) throw new Error('no contract address');
-      return bindingOf(receipt.contractAddress);
+      return { ...(await bindingOf(receipt.contractAddress)), transactionHash: receipt.transactionHash };
     };
     const bindingOf = async (address: Address) => {
       const code = await reader.getCode({ address });
@@ -160,15 +156,12 @@ export async function startDevnet(options: { port?: number; outputDir?: string }
       args: [initCodes, expected, `0x${'00'.repeat(paddingBytes)}`],
     });
     const rootReceipt = await send({ to: rootDeployer.address, data });
-    const poolManagerReceipt = await reader.getTransactionReceipt({
-      hash: (await reader.getBlock({ blockNumber: 1n })).transactions[0] as Hex,
-    });
     await testClient.mine({ blocks: blocksAfterDeployment, interval: 12 });
 
     const chainDeployment = await readChainDeploymentEvidence({
       providers: devnetProviders.map((p) => ({ ...p, url: anvil.url })),
       rootTransactionHash: rootReceipt.transactionHash,
-      poolManagerTransactionHash: poolManagerReceipt.transactionHash,
+      poolManagerTransactionHash: poolManager.transactionHash,
     });
 
     // From here on the devnet follows the wall clock, so permits and quotes are current at any date.
@@ -200,9 +193,9 @@ export async function startDevnet(options: { port?: number; outputDir?: string }
       permitAttester,
       platformFeeRecipient: devnetPlatformFeeRecipient,
       contracts: {
-        poolManager,
-        nativeUsdPriceFeed,
-        rootDeployer,
+        poolManager: bindingOnly(poolManager),
+        nativeUsdPriceFeed: bindingOnly(nativeUsdPriceFeed),
+        rootDeployer: bindingOnly(rootDeployer),
         permitAuthority: await bindingOf(permitAuthorityAt),
         graphFactory: await bindingOf(graphFactoryAt),
         platformLaunchStampRouter: await bindingOf(routerAt),
@@ -277,4 +270,8 @@ export function devnetServerEnv(deployment: DevnetDeployment, outputDir: string)
     SOURCE_VERIFICATION_REGISTRY_PATH: join(outputDir, 'source-verification.json'),
     PERMIT_ATTESTER_KEY: devnetPermitAttesterKey,
   };
+}
+
+function bindingOnly(deployed: { address: Address; runtimeCodeHash: Hex }): { address: Address; runtimeCodeHash: Hex } {
+  return { address: deployed.address, runtimeCodeHash: deployed.runtimeCodeHash };
 }

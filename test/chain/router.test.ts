@@ -27,7 +27,8 @@ import {
   permitAuthorityAbi,
 } from '../../generated/contracts/abis.ts';
 import { addressHookBits, mineHookSalt, predictGraphTarget } from '../../src/chain/graph-address.ts';
-import { describeRevert } from '../../src/chain/launch-authorizer.ts';
+import { launchPermitTypedData } from '../../src/chain/launch-authorizer.ts';
+import { describeRevert } from '../../src/chain/revert.ts';
 import { devnetOperatorKey } from '../../src/devnet/anvil.ts';
 import { devnetPermitAttesterKey, startDevnet } from '../../src/devnet/devnet.ts';
 
@@ -144,19 +145,7 @@ describe('the launch stamp router on a fresh devnet (issue 5 item 2)', () => {
       ...options.permit,
     };
     const signature = await privateKeyToAccount(options.signerKey ?? devnetPermitAttesterKey).signTypedData({
-      domain: { name: 'CustomLaunchPermitAuthority', version: '1', chainId: 4663, verifyingContract: permitAuthority },
-      types: {
-        LaunchPermit: [
-          { name: 'launchIntentHash', type: 'bytes32' },
-          { name: 'wallet', type: 'address' },
-          { name: 'value', type: 'uint256' },
-          { name: 'checkpointBlockNumber', type: 'uint256' },
-          { name: 'checkpointBlockHash', type: 'bytes32' },
-          { name: 'issuedAt', type: 'uint64' },
-          { name: 'expiresAt', type: 'uint64' },
-        ],
-      },
-      primaryType: 'LaunchPermit',
+      ...launchPermitTypedData(permitAuthority),
       message: permit,
     });
     const sentPermit = { ...permit, ...options.permitAfterSigning };

@@ -1,7 +1,7 @@
 import type { components } from '../../../generated/types/service.ts';
 import { addressHookBits } from '../../chain/graph-address.ts';
 import { findingCodes } from '../launches/finding-codes.ts';
-import { hookPermissionBits } from '../launches/hook-permissions.ts';
+import { callbackFlags } from '../launches/hook-permissions.ts';
 import { predictedHookAddress } from '../launches/request-hashes.ts';
 import type { CreateRequestV4 } from '../launches/request-rules.ts';
 import { inspectImage } from '../metadata/image.ts';
@@ -33,7 +33,6 @@ export interface AdmissionEvidence {
 }
 
 const severityOf = { hard_block: 'blocking', evidence_duty: 'warning', warning: 'warning', info: 'info' } as const;
-const callbackFlags = Object.keys(hookPermissionBits).filter((flag) => !flag.endsWith('ReturnDelta'));
 
 /**
  * The admission gates that need no chain, for preflight (`stage: 'preflight'`) and for the permit decision
@@ -86,7 +85,7 @@ export function evaluateAdmission(
         message: `The graph factory puts the hook at ${hookAddress}, whose low 14 bits are ${addressHookBits(hookAddress)}, not its permission mask ${flags.mask}: mine its CREATE2 salt for the mask.`,
       });
     }
-    const enabled = callbackFlags.filter((flag) => flags[flag as keyof typeof flags] === true);
+    const enabled = callbackFlags.filter((flag) => flags[flag] === true);
     if (enabled.length > 0) {
       findings.push({
         code: 'CALLBACK_GUARD_UNDECIDED',

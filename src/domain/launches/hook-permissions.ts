@@ -20,6 +20,21 @@ export const hookPermissionBits = {
 } as const;
 export type HookPermission = keyof typeof hookPermissionBits;
 
+/** The ten flags that enable a callback of their own (the returns-delta flags add none). */
+export const callbackFlags = [
+  'beforeInitialize',
+  'afterInitialize',
+  'beforeAddLiquidity',
+  'afterAddLiquidity',
+  'beforeRemoveLiquidity',
+  'afterRemoveLiquidity',
+  'beforeSwap',
+  'afterSwap',
+  'beforeDonate',
+  'afterDonate',
+] as const satisfies readonly HookPermission[];
+export type CallbackFlag = (typeof callbackFlags)[number];
+
 /** A returns-delta flag is valid only with the flag whose callback returns that delta. */
 export const returnsDeltaBase: Record<string, HookPermission> = {
   beforeSwapReturnDelta: 'beforeSwap',

@@ -136,9 +136,8 @@ export class LifecycleWorker {
       throw new Error('no fresh native/USD quote for the USD 1 initial-buy check');
     }
     const chain = await authorizer.authorize(request);
-    // The chain decided what the chain-free gates could only mark as needing evidence.
-    const decided = new Set(['CALLBACK_GUARD_UNDECIDED', 'TX_SIMULATION_PENDING']);
-    const merged = [...findings.filter((f) => !decided.has(f.code)), ...chain.findings];
+    // The chain probes decided what the chain-free gates could only mark as needing evidence.
+    const merged = [...findings.filter((f) => f.code !== 'CALLBACK_GUARD_UNDECIDED'), ...chain.findings];
     return chain.kind === 'authorized'
       ? { kind: 'authorized', findings: merged, walletTransaction: chain.walletTransaction }
       : { kind: 'action_required', findings: merged };
