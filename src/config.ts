@@ -39,7 +39,21 @@ export interface Config {
   permitAttesterKey: string | null;
   /** Source-verification records the operator has checked (JSON array); null: no external reference can bind. */
   sourceVerificationRegistryPath: string | null;
+  /** The discovery manifest this single-process deployment serves (launch-transport.md What the service does 10). */
+  discovery: {
+    /** The service origin {base_url} clients send authenticated traffic to (PUBLIC_ORIGIN); null: the origin this
+     * process listens on, as it answers the request. */
+    serviceOrigin: string | null;
+    publicAuthorization: boolean;
+    publicWrites: boolean;
+    releaseReady: boolean;
+    state: DiscoveryState;
+  };
 }
+
+/** States a discovery entry can report (spec/schemas/discovery-manifest.v1.schema.json). */
+export const discoveryStates = ['public', 'pending-public-discovery-promotion', 'paused', 'withdrawn'] as const;
+export type DiscoveryState = (typeof discoveryStates)[number];
 
 const projectRoot = fileURLToPath(new URL('..', import.meta.url));
 
@@ -53,6 +67,31 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
 function address(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
   const raw = env[name] ?? fallback;
   if (!/^0x[0-9a-fA-F]{40}$/.test(raw)) throw new Error(`${name} must be a 0x address, got "${raw}"`);
+  return raw;
+}
+
+function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw !== 'true' && raw !== 'false') throw new Error(`${name} must be true or false, got "${raw}"`);
+  return raw === 'true';
+}
+
+function discoveryState(env: NodeJS.ProcessEnv): DiscoveryState {
+  const raw = env.DISCOVERY_STATE || 'public';
+  const state = discoveryStates.find((s) => s === raw);
+  if (!state) throw new Error(`DISCOVERY_STATE must be one of ${discoveryStates.join(', ')}, got "${raw}"`);
+  return state;
+}
+
+function origin(env: NodeJS.ProcessEnv): string | null {
+  const raw = env.PUBLIC_ORIGIN;
+  if (!raw) return null;
+  if (!/^https?:\/\/(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$/.test(raw)) {
+    throw new Error(
+      `PUBLIC_ORIGIN must be an origin such as https://api.example or http://127.0.0.1:8787, got "${raw}"`,
+    );
+  }
   return raw;
 }
 
@@ -101,5 +140,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     chainDeploymentPath: env.CHAIN_DEPLOYMENT_PATH || null,
     permitAttesterKey: privateKey(env, 'PERMIT_ATTESTER_KEY'),
     sourceVerificationRegistryPath: env.SOURCE_VERIFICATION_REGISTRY_PATH || null,
+    discovery: {
+      serviceOrigin: origin(env),
+      publicAuthorization: bool(env, 'DISCOVERY_PUBLIC_AUTHORIZATION', true),
+      publicWrites: bool(env, 'DISCOVERY_PUBLIC_WRITES', true),
+      releaseReady: bool(env, 'DISCOVERY_RELEASE_READY', true),
+      state: discoveryState(env),
+    },
   };
 }

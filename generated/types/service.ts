@@ -13,7 +13,8 @@ export type paths = {
          *     `{site_url}/.well-known/<discovery-manifest>.json`). For V4 the client stops unless both `versions.v4` and
          *     `chains.4663` report `publicAuthorization`, `publicWrites` and `releaseReady` true and neither reports the state
          *     `pending-public-discovery-promotion`. Project design: a single-process deployment serves it itself at
-         *     `/.well-known/platform-custom-launch-discovery.json`.
+         *     `/.well-known/platform-custom-launch-discovery.json`, its flags and state set by configuration
+         *     (`DISCOVERY_*`, `PUBLIC_ORIGIN`).
          */
         get: operations["getDiscoveryManifest"];
         put?: never;
@@ -4115,7 +4116,6 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };

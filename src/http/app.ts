@@ -125,6 +125,7 @@ export function createApp(deps: {
             body: req.body,
             rawBody: s.rawBody,
             principal: s.principal,
+            listenOrigin: listenOrigin(req.socket.localAddress, req.socket.localPort),
           };
           send(res, await handler(ctx));
         } catch (err) {
@@ -137,6 +138,12 @@ export function createApp(deps: {
   app.use((_req: Request, _res: Response, next: NextFunction) => next(new ApiError('NOT_FOUND')));
   app.use(errorMiddleware);
   return app;
+}
+
+/** The http origin of the socket a request arrived on (an IPv6 address in brackets). */
+function listenOrigin(address: string | undefined, port: number | undefined): string {
+  const host = (address ?? '127.0.0.1').replace(/^::ffff:/, '');
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port ?? 0}`;
 }
 
 /**

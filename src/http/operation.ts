@@ -11,6 +11,8 @@ export interface OperationContext {
   body: unknown;
   rawBody: Buffer | undefined;
   principal: Principal | undefined;
+  /** The http origin of the socket the request arrived on (the discovery manifest's default serviceOrigin). */
+  listenOrigin: string;
 }
 
 /** What a route handler returns: a status and a JSON body, exact JSON text (replays), or plain text. */

@@ -2,6 +2,7 @@ import type { PriceFeed } from '../../chain/price-feed.ts';
 import type { Config } from '../../config.ts';
 import { listFinalized } from '../../domain/launches/finalized-feed.ts';
 import { capabilitiesV4 } from '../../domain/public/capabilities.ts';
+import { discoveryManifest } from '../../domain/public/discovery-manifest.ts';
 import { launchCoverageV4 } from '../../domain/public/launch-coverage.ts';
 import { launchGuideV4 } from '../../domain/public/launch-guide.ts';
 import { readiness } from '../../domain/public/readiness.ts';
@@ -26,6 +27,7 @@ export function publicReadOperations(deps: {
       if (doc.status === 'ready') return { status: 200, body: doc };
       return { status: 503, body: doc, headers: { 'Retry-After': '5' } };
     },
+    getDiscoveryManifest: (ctx) => ({ status: 200, body: discoveryManifest(config, now(), ctx.listenOrigin) }),
     getCustomLaunchCapabilitiesV4: () => ({ status: 200, body: capabilitiesV4(config) }),
     getLaunchGuideV4: () => ({ status: 200, body: launchGuideV4() }),
     getLaunchCoverageV4: () => ({

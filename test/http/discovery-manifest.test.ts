@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
+import { call } from '../support/http.ts';
+import { startServer, type TestServer } from '../support/server.ts';
+
+const path = '/.well-known/platform-custom-launch-discovery.json';
+
+describe('getDiscoveryManifest (launch-transport.md What the service does 10)', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer();
+  });
+  afterAll(() => server.close());
+
+  it('serves a public manifest naming the origin it listens on, unauthenticated', async () => {
+    const r = await call(server.url + path);
+    expect(r.status).toBe(200);
+    expect(r.json.schemaVersion).toBe('platform.custom-launch-discovery-manifest.v1');
+    expect(r.json.serviceOrigin).toBe(server.url);
+    const flags = { publicAuthorization: true, publicWrites: true, releaseReady: true, state: 'public' };
+    expect(r.json.versions.v4).toEqual({ apiVersion: 4, profile: '4.1.0', clientRelease: '4.1.1', ...flags });
+    expect(r.json.chains['4663']).toEqual({ chainId: '4663', caip2: 'eip155:4663', ...flags });
+  });
+
+  it('reports the configured flags, state and origin', async () => {
+    const config = loadConfig({
+      CI: 'true',
+      PUBLIC_ORIGIN: 'https://launch.example',
+      DISCOVERY_PUBLIC_WRITES: 'false',
+      DISCOVERY_STATE: 'pending-public-discovery-promotion',
+    });
+    const halted = await startServer({ discovery: config.discovery });
+    try {
+      const r = await call(halted.url + path);
+      expect(r.status).toBe(200);
+      expect(r.json.serviceOrigin).toBe('https://launch.example');
+      for (const entry of [r.json.versions.v4, r.json.chains['4663']]) {
+        expect(entry).toMatchObject({
+          publicAuthorization: true,
+          publicWrites: false,
+          releaseReady: true,
+          state: 'pending-public-discovery-promotion',
+        });
+      }
+    } finally {
+      await halted.close();
+    }
+  });
+});
+
+describe('discovery configuration', () => {
+  it.each([
+    [
+      'a flag that is not true or false',
+      { DISCOVERY_RELEASE_READY: 'yes' },
+      /DISCOVERY_RELEASE_READY must be true or false/,
+    ],
+    ['an unknown state', { DISCOVERY_STATE: 'live' }, /DISCOVERY_STATE must be one of/],
+    ['an origin with a path', { PUBLIC_ORIGIN: 'https://launch.example/api' }, /PUBLIC_ORIGIN must be an origin/],
+  ])('refuses %s', (_name, env, message) => {
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it.each([
+    [
+      'defaults',
+      {},
+      { serviceOrigin: null, publicAuthorization: true, publicWrites: true, releaseReady: true, state: 'public' },
+    ],
+    [
+      'every variable',
+      {
+        PUBLIC_ORIGIN: 'http://[::1]:8787',
+        DISCOVERY_PUBLIC_AUTHORIZATION: 'false',
+        DISCOVERY_PUBLIC_WRITES: 'false',
+        DISCOVERY_RELEASE_READY: 'false',
+        DISCOVERY_STATE: 'withdrawn',
+      },
+      {
+        serviceOrigin: 'http://[::1]:8787',
+        publicAuthorization: false,
+        publicWrites: false,
+        releaseReady: false,
+        state: 'withdrawn',
+      },
+    ],
+  ])('reads %s', (_name, env, want) => {
+    expect(loadConfig(env).discovery).toEqual(want);
+  });
+});
