@@ -25,6 +25,79 @@ export interface CompiledContracts {
   contracts: Record<string, CompiledContract>;
 }
 
+/** What one compilation read and produced: every source unit solc used (imports included), by source unit name. */
+export interface SolidityBuild {
+  compilerVersion: string;
+  compilerInputDigest: string;
+  /** The text of every source unit of the build, the given ones and those the import resolver supplied. */
+  sources: Record<string, string>;
+  /** Contracts with creation code, by source unit name, then contract name. */
+  contracts: Record<string, Record<string, CompiledContract>>;
+}
+
+/** The one pinned build configuration of this project: solc-js from npm, optimizer on with 200 runs, cancun. */
+export const solidityBuildSettings = {
+  optimizer: { enabled: true, runs: 200 },
+  evmVersion: 'cancun',
+  viaIR: false,
+} as const;
+
+/**
+ * Compiles Solidity sources (by source unit name) with the pinned solc-js and settings. `resolveImport` supplies the
+ * text of an imported unit or undefined when it does not exist; nothing is fetched. Throws with solc's formatted
+ * messages when any error is reported.
+ */
+export function compileSolidity(
+  sources: Record<string, string>,
+  resolveImport: (path: string) => string | undefined,
+): SolidityBuild {
+  const solc = require('solc') as { compile(input: string, options?: object): string; version(): string };
+  const input = {
+    language: 'Solidity',
+    sources: Object.fromEntries(Object.entries(sources).map(([path, content]) => [path, { content }])),
+    settings: {
+      optimizer: solidityBuildSettings.optimizer,
+      evmVersion: solidityBuildSettings.evmVersion,
+      outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object', 'evm.deployedBytecode.object'] } },
+    },
+  };
+  const read: Record<string, string> = { ...sources };
+  const findImports = (path: string) => {
+    const contents = resolveImport(path);
+    if (contents === undefined) return { error: `not found: ${path}` };
+    read[path] = contents;
+    return { contents };
+  };
+  const serialized = JSON.stringify(input);
+  const output = JSON.parse(solc.compile(serialized, { import: findImports }));
+  const errors = (output.errors ?? []).filter((e: { severity: string }) => e.severity === 'error');
+  if (errors.length > 0) {
+    throw new Error(errors.map((e: { formattedMessage: string }) => e.formattedMessage).join('\n'));
+  }
+  type SolcContract = { abi: unknown[]; evm: { bytecode: { object: string }; deployedBytecode: { object: string } } };
+  const compiled = (output.contracts ?? {}) as Record<string, Record<string, SolcContract>>;
+  const contracts: Record<string, Record<string, CompiledContract>> = {};
+  for (const [sourcePath, byName] of Object.entries(compiled)) {
+    for (const [name, c] of Object.entries(byName)) {
+      if (c.evm.bytecode.object === '') continue; // interfaces and abstract contracts
+      contracts[sourcePath] ??= {};
+      contracts[sourcePath][name] = {
+        sourcePath,
+        abi: c.abi,
+        bytecode: `0x${c.evm.bytecode.object}`,
+        deployedBytecode: `0x${c.evm.deployedBytecode.object}`,
+      };
+    }
+  }
+  const used = Object.keys(output.sources ?? {});
+  return {
+    compilerVersion: solc.version().replace(/\.Emscripten.*$/, ''),
+    compilerInputDigest: `sha256:${createHash('sha256').update(serialized).digest('hex')}`,
+    sources: Object.fromEntries(used.filter((p) => read[p] !== undefined).map((p) => [p, read[p] as string])),
+    contracts,
+  };
+}
+
 function solFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const path = join(dir, e.name);
@@ -33,56 +106,47 @@ function solFiles(dir: string): string[] {
   });
 }
 
+/** Each example project's contract folder (examples/<project>/contracts/). */
+function exampleSourceDirs(): string[] {
+  const examples = join(root, 'examples');
+  if (!existsSync(examples)) return [];
+  return readdirSync(examples, { withFileTypes: true })
+    .filter((e) => e.isDirectory() && existsSync(join(examples, e.name, 'contracts')))
+    .map((e) => join(examples, e.name, 'contracts'))
+    .sort();
+}
+
+function compileRepositoryDir(dir: string): SolidityBuild & { given: Set<string> } {
+  const sources = Object.fromEntries(
+    solFiles(dir)
+      .sort()
+      .map((path) => [relative(root, path), readFileSync(path, 'utf8')]),
+  );
+  const build = compileSolidity(sources, (path) => {
+    const local = join(root, path.startsWith('@') ? `node_modules/${path}` : path);
+    return existsSync(local) ? readFileSync(local, 'utf8') : undefined;
+  });
+  return { ...build, given: new Set(Object.keys(sources)) };
+}
+
 /**
- * Compiles every Solidity file under contracts/ with solc-js from npm (optimizer on, 200 runs, cancun), resolving
- * `@uniswap/v4-core/...` imports from node_modules. `make generate` writes the result to generated/contracts/; the
- * devnet deploys from it and the server encodes and decodes calls with its ABIs.
+ * Compiles the platform's contracts/ with the pinned build (its input digest is the one the chain deployment
+ * records), and each example project's contracts/ as a build of its own, resolving `@uniswap/v4-core/...` imports
+ * from node_modules. `make generate` writes the result to generated/contracts/; the devnet deploys from it and the
+ * server encodes and decodes calls with its ABIs.
  */
 export function compileContracts(): CompiledContracts {
-  const solc = require('solc') as { compile(input: string, options?: object): string; version(): string };
-  const contractsDir = join(root, 'contracts');
-  const sources = Object.fromEntries(
-    solFiles(contractsDir)
-      .sort()
-      .map((path) => [relative(root, path), { content: readFileSync(path, 'utf8') }]),
-  );
-  const input = {
-    language: 'Solidity',
-    sources,
-    settings: {
-      optimizer: { enabled: true, runs: 200 },
-      evmVersion: 'cancun',
-      outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object', 'evm.deployedBytecode.object'] } },
-    },
-  };
-  const findImports = (path: string) => {
-    const local = join(root, path.startsWith('@') ? `node_modules/${path}` : path);
-    return existsSync(local) ? { contents: readFileSync(local, 'utf8') } : { error: `not found: ${path}` };
-  };
-  const serialized = JSON.stringify(input);
-  const output = JSON.parse(solc.compile(serialized, { import: findImports }));
-  const errors = (output.errors ?? []).filter((e: { severity: string }) => e.severity === 'error');
-  if (errors.length > 0) {
-    throw new Error(errors.map((e: { formattedMessage: string }) => e.formattedMessage).join('\n'));
-  }
+  const platform = compileRepositoryDir(join(root, 'contracts'));
   const contracts: Record<string, CompiledContract> = {};
-  type SolcContract = { abi: unknown[]; evm: { bytecode: { object: string }; deployedBytecode: { object: string } } };
-  const compiled = output.contracts as Record<string, Record<string, SolcContract>>;
-  for (const [sourcePath, byName] of Object.entries(compiled)) {
-    if (!sourcePath.startsWith('contracts/')) continue;
-    for (const [name, c] of Object.entries(byName)) {
-      if (c.evm.bytecode.object === '') continue; // interfaces
-      contracts[name] = {
-        sourcePath,
-        abi: c.abi,
-        bytecode: `0x${c.evm.bytecode.object}`,
-        deployedBytecode: `0x${c.evm.deployedBytecode.object}`,
-      };
+  for (const build of [platform, ...exampleSourceDirs().map(compileRepositoryDir)]) {
+    for (const [sourcePath, byName] of Object.entries(build.contracts)) {
+      if (!build.given.has(sourcePath)) continue; // imported library code
+      for (const [name, contract] of Object.entries(byName)) {
+        const taken = contracts[name];
+        if (taken) throw new Error(`two contracts named ${name}: ${taken.sourcePath} and ${sourcePath}`);
+        contracts[name] = contract;
+      }
     }
   }
-  return {
-    compilerVersion: solc.version().replace(/\.Emscripten.*$/, ''),
-    compilerInputDigest: `sha256:${createHash('sha256').update(serialized).digest('hex')}`,
-    contracts,
-  };
+  return { compilerVersion: platform.compilerVersion, compilerInputDigest: platform.compilerInputDigest, contracts };
 }

@@ -1,5 +1,8 @@
 import createClient, { type Client } from 'openapi-fetch';
 import type { components, paths } from '../../generated/types/service.ts';
+import { checkOrigin } from './origin.ts';
+
+export { checkOrigin };
 
 /** Types of the client's bodies, all generated from spec/. */
 export type CreateRequestV4 = components['schemas']['CustomLaunchCreateRequestV4'];
@@ -14,30 +17,6 @@ export interface LaunchClientOptions {
   apiKey?: string;
   /** fetch implementation (tests, proxies). */
   fetch?: typeof globalThis.fetch;
-}
-
-const loopbackHosts = new Set(['localhost', '127.0.0.1', '[::1]']);
-
-/** Checks the origin rule (launch-transport.md Endpoints: client flow) and returns the normalized origin. */
-export function checkOrigin(baseUrl: string): string {
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    throw new TypeError(
-      `baseUrl must be an absolute URL such as https://api.example or http://127.0.0.1:8787, got "${baseUrl}"`,
-    );
-  }
-  const allowed = url.protocol === 'https:' || (url.protocol === 'http:' && loopbackHosts.has(url.hostname));
-  if (!allowed) {
-    throw new TypeError(
-      `baseUrl must be https, or http on localhost, 127.0.0.1 or [::1]; got ${url.protocol}//${url.hostname}`,
-    );
-  }
-  if (url.username || url.password || (url.pathname !== '/' && url.pathname !== '') || url.search || url.hash) {
-    throw new TypeError('baseUrl must be an origin only: no credentials, path, query or fragment');
-  }
-  return url.origin;
 }
 
 /**

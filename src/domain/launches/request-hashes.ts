@@ -50,8 +50,8 @@ export function predictedHookAddress(request: CreateRequestV4): Hex | null {
 
 /**
  * Recomputes every binding of a request after an edit, inner ones first: the hook's CREATE2 salt is mined again when
- * the hook's address no longer carries its permission mask (unless `keepHookSalt`), then the graph digest, metadata
- * and plan hashes, then the intent hash over them. Packers and tests use it; the server only ever checks bindings.
+ * the hook's address no longer carries its permission mask (unless `keepHookSalt`), then the chain-deployment,
+ * graph, source-manifest, metadata and plan digests, then the intent hash over them. Packers and tests use it; the server only ever checks bindings.
  */
 export function bindRequestHashes(request: CreateRequestV4, options: { keepHookSalt?: boolean } = {}): CreateRequestV4 {
   const bound = structuredClone(request);
@@ -69,7 +69,10 @@ export function bindRequestHashes(request: CreateRequestV4, options: { keepHookS
       hook.hookPermissions.mask,
     );
   }
+  bound.chainDeploymentDescriptorDigest = digestOf(bound.chainDeployment);
   bound.graphBundle.graphBundleDigest = graphBundleDigestOf(bound.graphBundle);
+  bound.verificationBundle.graphBundleDigest = bound.graphBundle.graphBundleDigest;
+  bound.verificationBundle.sourceBundleManifestDigest = digestOf(bound.sourceBundleManifest);
   bound.projectMetadataHash = projectMetadataHashOf(bound);
   if (bound.profile === '4.1.0') {
     bound.fundingPlan.fundingPlanHash = fundingPlanHashOf(bound.fundingPlan);

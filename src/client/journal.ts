@@ -1,0 +1,118 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { closeSync, fsyncSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { LaunchSubmitJournalV1 } from '../../generated/schemas/launch-submit-journal.v1.ts';
+import { schemaProblems } from './pack/project-manifest.ts';
+
+export type { LaunchSubmitJournalV1 };
+
+/** The journal is unusable or binds something else: nothing was sent. The CLI exits 2. */
+export class JournalError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'JournalError';
+  }
+}
+
+const fileMode = 0o600;
+
+/** `sha256:` digest of exact bytes. */
+export function bytesDigest(bytes: Uint8Array): string {
+  return `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+}
+
+/** A fresh idempotency key (launch-transport.md Parameter shapes: 16 to 128 of `[A-Za-z0-9._:-]`). */
+export function newIdempotencyKey(): string {
+  return `custom-launch.${randomUUID()}`;
+}
+
+function writeDurably(path: string, text: string, flags: 'wx' | 'w'): void {
+  const fd = openSync(path, flags, fileMode);
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function syncDir(path: string): void {
+  const fd = openSync(dirname(path), 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Writes the journal durably before the first request: created exclusively with mode 0600, fsynced, directory
+ * fsynced. Binds the origin, a fresh idempotency key and the exact bytes (launch-transport.md Endpoints: client flow).
+ */
+export function createJournal(
+  path: string,
+  input: { origin: string; bytes: Uint8Array; now: number },
+): LaunchSubmitJournalV1 {
+  const doc: LaunchSubmitJournalV1 = {
+    schemaVersion: 'platform.custom-launch-submit-journal.v1',
+    origin: input.origin,
+    apiVersion: 4,
+    chainId: '4663',
+    idempotencyKey: newIdempotencyKey(),
+    requestSha256: bytesDigest(input.bytes),
+    requestBytesBase64: Buffer.from(input.bytes).toString('base64'),
+    createdAt: new Date(input.now).toISOString(),
+    outcome: { state: 'pending', launchId: null, httpStatus: null, code: null, requestId: null },
+    attempts: [],
+  };
+  try {
+    writeDurably(path, `${JSON.stringify(doc, null, 2)}\n`, 'wx');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new JournalError(`${path} already exists`);
+    throw new JournalError(`cannot write the journal ${path}: ${(err as Error).message}`);
+  }
+  syncDir(path);
+  return doc;
+}
+
+/** Replaces the journal atomically (temporary file with mode 0600, fsync, rename, directory fsync). */
+export function saveJournal(path: string, doc: LaunchSubmitJournalV1): void {
+  const temporary = `${path}.${process.pid}.tmp`;
+  writeDurably(temporary, `${JSON.stringify(doc, null, 2)}\n`, 'w');
+  renameSync(temporary, path);
+  syncDir(path);
+}
+
+/**
+ * Reads a journal back: it must be mode 0600 (no group or other access), match its schema, and its bytes must match
+ * their digest. Returns the document and the exact request bytes.
+ */
+export function openJournal(path: string): { doc: LaunchSubmitJournalV1; bytes: Buffer } {
+  let text: string;
+  try {
+    const mode = statSync(path).mode & 0o777;
+    if (mode !== fileMode) {
+      throw new JournalError(
+        `${path} has mode ${mode.toString(8).padStart(4, '0')}; a journal must be 0600 (chmod 600)`,
+      );
+    }
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    if (err instanceof JournalError) throw err;
+    throw new JournalError(`cannot read the journal ${path}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
+  }
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    throw new JournalError(`${path} is not a journal: not JSON`);
+  }
+  const problems = schemaProblems('launch-submit-journal.v1.schema.json', doc);
+  if (problems.length > 0) throw new JournalError(`${path} is not a journal: ${problems.join('; ')}`);
+  const journal = doc as LaunchSubmitJournalV1;
+  const bytes = Buffer.from(journal.requestBytesBase64, 'base64');
+  if (bytesDigest(bytes) !== journal.requestSha256) {
+    throw new JournalError(`${path}: the request bytes do not match requestSha256; the journal is damaged`);
+  }
+  return { doc: journal, bytes };
+}

@@ -1,0 +1,309 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { extname, join, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Hex, keccak256 } from 'viem';
+import type { components } from '../../../generated/types/service.ts';
+import { compileSolidity, type SolidityBuild, solidityBuildSettings } from '../../chain/compile-contracts.ts';
+import { sha256Digest } from '../../domain/canonical-json.ts';
+import { type HookPermission, hookPermissionBits } from '../../domain/launches/hook-permissions.ts';
+import { bindRequestHashes } from '../../domain/launches/request-hashes.ts';
+import { inspectImage } from '../../domain/metadata/image.ts';
+import { LocalCheckError } from '../local-check-error.ts';
+import {
+  type LaunchProjectManifestV1,
+  readProjectManifest,
+  schemaProblems,
+  validateProjectManifest,
+} from './project-manifest.ts';
+
+type CreateRequestV4 = components['schemas']['CustomLaunchCreateRequestV4'];
+type ChainDeployment = components['schemas']['ChainDeploymentV1'];
+type GraphTarget = CreateRequestV4['graphBundle']['targets'][number];
+type HookPermissions = NonNullable<GraphTarget['hookPermissions']>;
+
+/** Options of a pack: the chain deployment to bind and, for reproducible output, the source of fresh values. */
+export interface PackOptions {
+  /** The chain-deployment document the request binds (the devnet writes var/devnet/chain-deployment.json). */
+  chainDeployment: ChainDeployment;
+  /** A fresh 32-byte value for a label (the nonce, each drawn CREATE2 salt); random unless given. */
+  fresh?: (label: string) => Hex;
+  /** Identity the request's agentAttestation names. */
+  agent?: { agentId: string; agentVersion: string };
+  /** A manifest used instead of the folder's launch.json (checked the same way); the spec's examples vary one. */
+  manifest?: LaunchProjectManifestV1;
+}
+
+/** What a pack produced: the request and the byte-exact JSON text a submission sends. */
+export interface PackResult {
+  request: CreateRequestV4;
+  bytes: Buffer;
+  /** The hook's permission mask and whether its CREATE2 salt had to be mined. */
+  hook: { mask: number; create2Salt: string };
+}
+
+const repoNodeModules = fileURLToPath(new URL('../../../node_modules/', import.meta.url));
+const randomHex32 = (): Hex => `0x${randomBytes(32).toString('hex')}`;
+
+/** Client release per profile: the capabilities' clientRelease (launch-transport.md Versioning 2). */
+const clientRelease = { '4.1.0': '4.1.1', '4.0.0': '4.0.0' } as const;
+
+function projectPath(projectDir: string, relative: string): string {
+  const root = resolve(projectDir);
+  const path = resolve(root, relative);
+  if (!path.startsWith(root + sep)) {
+    throw new LocalCheckError('PROJECT_FILE_UNREADABLE', `${relative} lies outside the project folder`);
+  }
+  return path;
+}
+
+function readProjectFile(projectDir: string, relative: string): Buffer {
+  try {
+    return readFileSync(projectPath(projectDir, relative));
+  } catch (err) {
+    if (err instanceof LocalCheckError) throw err;
+    throw new LocalCheckError('PROJECT_FILE_UNREADABLE', `cannot read ${relative} in ${projectDir}`);
+  }
+}
+
+const imageTypes: Record<string, string> = {
+  '.png': 'image/png',
+  '.gif': 'image/gif',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.webp': 'image/webp',
+};
+
+/**
+ * The metadata image check, made locally before anything is compiled or sent: a PNG or a single-frame GIF whose
+ * bytes match its file's type. JPEG, WebP and animated GIF or PNG are refused (launch-transport.md Request rules 4).
+ */
+export function checkProjectImage(bytes: Uint8Array, file: string): 'image/png' | 'image/gif' {
+  const declared = imageTypes[extname(file).toLowerCase()] ?? 'application/octet-stream';
+  const inspection = inspectImage(bytes, declared);
+  if (!inspection.ok) throw new LocalCheckError('IMAGE_REFUSED', `${file}: ${inspection.code}: ${inspection.detail}`);
+  return inspection.mediaType;
+}
+
+/** Compiles the project's target sources with the pinned build; imports resolve inside the project or node_modules. */
+function compileProject(projectDir: string, manifest: LaunchProjectManifestV1): SolidityBuild {
+  const sources: Record<string, string> = {};
+  for (const target of manifest.targets)
+    sources[target.source] ??= readProjectFile(projectDir, target.source).toString('utf8');
+  try {
+    return compileSolidity(sources, (path) => {
+      const candidates = path.startsWith('@')
+        ? [join(projectDir, 'node_modules', path), join(repoNodeModules, path)]
+        : [projectPath(projectDir, path)];
+      const found = candidates.find((c) => existsSync(c));
+      return found ? readFileSync(found, 'utf8') : undefined;
+    });
+  } catch (err) {
+    if (err instanceof LocalCheckError) throw err;
+    throw new LocalCheckError(
+      'SOURCE_COMPILE_FAILED',
+      `the project's sources do not compile:\n${(err as Error).message}`,
+    );
+  }
+}
+
+function hookPermissionsOf(flags: readonly string[]): HookPermissions {
+  const permissions: Record<string, unknown> = {};
+  let mask = 0;
+  for (const [flag, bit] of Object.entries(hookPermissionBits)) {
+    const on = flags.includes(flag as HookPermission);
+    permissions[flag] = on;
+    if (on) mask |= bit;
+  }
+  return { mask, ...permissions } as HookPermissions;
+}
+
+function utf8Order(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+}
+
+function sumWei(values: string[]): bigint {
+  return values.reduce((total, v) => total + BigInt(v), 0n);
+}
+
+/**
+ * `pack`: turns a project folder (launch.json, the Solidity sources, the image) into a CustomLaunchCreateRequestV4
+ * bound to `chainDeployment` (launch-transport.md Endpoints: client flow; Resources: create request). Everything is
+ * local: the manifest is validated, the image checked, the sources compiled with the pinned build, every hash
+ * computed, the hook's CREATE2 salt mined for its permission mask, a fresh nonce drawn, and the result validated
+ * against the create-request schema. Throws LocalCheckError; never makes a network request.
+ */
+export function packLaunchProject(projectDir: string, options: PackOptions): PackResult {
+  const manifest = options.manifest
+    ? validateProjectManifest(options.manifest, 'the given manifest')
+    : readProjectManifest(projectDir);
+  const fresh = options.fresh ?? randomHex32;
+  const imageBytes = readProjectFile(projectDir, manifest.metadata.imageFile);
+  const mediaType = checkProjectImage(imageBytes, manifest.metadata.imageFile);
+
+  const problems = schemaProblems('chain-deployment.v1.schema.json', options.chainDeployment);
+  if (problems.length > 0) {
+    throw new LocalCheckError(
+      'CHAIN_DEPLOYMENT_UNREADABLE',
+      `the chain deployment is not a chainDeployment document:\n  ${problems.join('\n  ')}`,
+    );
+  }
+
+  const build = compileProject(projectDir, manifest);
+  const targets: GraphTarget[] = manifest.targets.map((target) => {
+    const contract = build.contracts[target.source]?.[target.contractName];
+    if (!contract) {
+      throw new LocalCheckError(
+        'SOURCE_COMPILE_FAILED',
+        `${target.source} has no deployable contract ${target.contractName}`,
+      );
+    }
+    const runtimeBytecode = contract.deployedBytecode as Hex;
+    const item: GraphTarget = {
+      targetId: target.targetId,
+      role: target.role,
+      runtimeBytecode,
+      runtimeCodeHash: keccak256(runtimeBytecode),
+      // The hook's salt is mined by bindRequestHashes below; the zero salt is only its starting point.
+      create2Salt:
+        target.role === 'hook'
+          ? `0x${'00'.repeat(32)}`
+          : (target.create2Salt ?? fresh(`create2 salt of ${target.targetId}`)),
+    };
+    if (target.role === 'hook') item.hookPermissions = hookPermissionsOf(target.hookPermissions ?? []);
+    return item;
+  });
+
+  const sourceFiles = Object.keys(build.sources).sort(utf8Order);
+  const sourceBundleManifest = {
+    schemaVersion: 'platform.custom-launch-source-bundle-manifest.v1' as const,
+    files: sourceFiles.map((path) => {
+      const bytes = Buffer.from(build.sources[path] as string, 'utf8');
+      return { path, sha256: createHash('sha256').update(bytes).digest('hex'), byteLength: bytes.length };
+    }),
+  };
+  const { metadata } = manifest;
+  const imageSha256 = sha256Digest(imageBytes);
+  const projectMetadata = {
+    name: metadata.name,
+    symbol: metadata.symbol,
+    description: metadata.description,
+    image: { uri: metadata.imageUri, mediaType, sha256: imageSha256 },
+    links: metadata.links,
+  };
+  const unbound = `sha256:${'0'.repeat(64)}`;
+  const common = {
+    schemaVersion: 'platform.custom-launch-create-request.v4' as const,
+    chainId: '4663' as const,
+    caip2: 'eip155:4663' as const,
+    chainDeployment: options.chainDeployment,
+    chainDeploymentDescriptorDigest: unbound,
+    launchWallet: manifest.launchWallet,
+    nonce: fresh(`request nonce, profile ${manifest.profile}`),
+    permitWindow: { lifetimeSeconds: manifest.permitLifetimeSeconds },
+    sourceDescriptor: {
+      schemaVersion: 'platform.custom-launch-source-descriptor.v1' as const,
+      language: 'Solidity' as const,
+      compilerVersion: build.compilerVersion,
+      evmVersion: solidityBuildSettings.evmVersion,
+      optimizer: solidityBuildSettings.optimizer,
+      viaIR: solidityBuildSettings.viaIR,
+    },
+    sourceBundleManifest,
+    externalContracts: [],
+    graphBundle: {
+      schemaVersion: 'platform.custom-launch-graph-bundle.v1' as const,
+      targets,
+      graphBundleDigest: unbound,
+    },
+    projectMetadata,
+    projectMetadataHash: unbound,
+    projectMetadataImageArtifact: {
+      mediaType,
+      byteLength: imageBytes.length,
+      sha256: imageSha256,
+      bytesBase64: imageBytes.toString('base64'),
+    },
+    verificationBundle: {
+      schemaVersion: 'platform.custom-launch-verification-bundle.v1' as const,
+      graphBundleDigest: unbound,
+      sourceBundleManifestDigest: unbound,
+      targets: manifest.targets.map((t) => ({
+        targetId: t.targetId,
+        sourcePath: t.source,
+        contractName: t.contractName,
+      })),
+    },
+    liquidityModel: manifest.liquidity,
+    launchIntentHash: unbound,
+    agentAttestation: {
+      schemaVersion: 'platform.custom-launch-agent-attestation.v1' as const,
+      agentId: options.agent?.agentId ?? 'custom-launch-cli',
+      agentVersion: options.agent?.agentVersion ?? clientRelease[manifest.profile],
+      evidenceVerifiedClaim: false as const,
+      feeBehaviorClaim: false as const,
+      safetyClaim: false as const,
+    },
+  };
+
+  let request: CreateRequestV4;
+  const funding = manifest.funding;
+  if (manifest.profile === '4.1.0' && 'nativeAllocations' in funding) {
+    const allocations = funding.nativeAllocations;
+    const total = sumWei([
+      allocations.initialLiquidityWei,
+      allocations.initialBuyWei,
+      allocations.reservesWei,
+      ...allocations.otherNativeAllocations.map((a) => a.amountWei),
+    ]);
+    if (total !== BigInt(funding.walletTransactionValueWei)) {
+      throw new LocalCheckError(
+        'FUNDING_PLAN_UNBALANCED',
+        `the native allocations sum to ${total} wei, not walletTransactionValueWei ${funding.walletTransactionValueWei}`,
+      );
+    }
+    request = {
+      ...common,
+      profile: '4.1.0',
+      funding: { model: 'hash-bound-funding-plan', fundingPlanHash: unbound },
+      fundingPlan: {
+        schemaVersion: 'platform.custom-launch-funding-plan.v2',
+        profile: '4.1.0',
+        revision: 2,
+        mode: 'funded',
+        settlementAsset: { kind: 'native' },
+        walletTransactionValueWei: funding.walletTransactionValueWei,
+        nativeAllocations: allocations,
+        maxLaunchValueWei: funding.maxLaunchValueWei,
+        maxGasCostWei: funding.maxGasCostWei,
+        initialBuy: { minTokenOut: funding.minTokenOut, recipient: manifest.launchWallet },
+        fundingPlanHash: unbound,
+      },
+    } as CreateRequestV4;
+  } else {
+    request = {
+      ...common,
+      profile: '4.0.0',
+      funding: {
+        model: 'exact-wallet-value',
+        walletTransactionValueWei: funding.walletTransactionValueWei,
+        initialBuyWei: '0',
+      },
+    } as CreateRequestV4;
+  }
+
+  const bound = bindRequestHashes(request);
+  const invalid = schemaProblems('custom-launch-create-request.v4.schema.json', bound);
+  if (invalid.length > 0) {
+    throw new LocalCheckError(
+      'REQUEST_INVALID',
+      `the packed request does not match its schema:\n  ${invalid.join('\n  ')}`,
+    );
+  }
+  const hook = bound.graphBundle.targets.find((t) => t.role === 'hook');
+  return {
+    request: bound,
+    bytes: Buffer.from(`${JSON.stringify(bound, null, 2)}\n`, 'utf8'),
+    hook: { mask: hook?.hookPermissions?.mask ?? 0, create2Salt: hook?.create2Salt ?? '' },
+  };
+}

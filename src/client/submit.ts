@@ -1,0 +1,145 @@
+import type { components } from '../../generated/types/service.ts';
+import { type LaunchSubmitJournalV1, saveJournal } from './journal.ts';
+import { retryAfterMs } from './retry-after.ts';
+import { apiErrorOf, type Exchange, exchange } from './transport.ts';
+
+type LaunchResourceV4 = components['schemas']['CustomLaunchResourceV4'];
+
+/** The V4 create path, pinned to API version 4 and chain 4663. */
+export const createPath = '/v4/chains/4663/custom-launches';
+
+/** How a submission ended. */
+export type SubmitResult =
+  | { kind: 'accepted'; status: 200 | 202; launch: LaunchResourceV4 }
+  | { kind: 'refused'; status: number; code: string; message: string; requestId: string | null }
+  /** No definite answer before the deadline, a 500, or a redirect: the launch may exist. Resume from the journal. */
+  | { kind: 'unresolved'; reason: string };
+
+export interface SubmitOptions {
+  journalPath: string;
+  journal: LaunchSubmitJournalV1;
+  bytes: Uint8Array;
+  apiKey: string;
+  /** Per-attempt timeout. */
+  timeoutMs: number;
+  /** Give up (unresolved) when the next attempt would start after this long. */
+  maxWaitMs: number;
+  fetch?: typeof globalThis.fetch;
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+  /** Progress for a person: each retry and why. */
+  onProgress?: (message: string) => void;
+}
+
+/** Backoff without a Retry-After: 1 s, 2 s, 4 s … at most 30 s. */
+function backoffMs(attempt: number): number {
+  return Math.min(30_000, 1000 * 2 ** Math.max(0, attempt - 1));
+}
+
+function record(options: SubmitOptions, attempt: LaunchSubmitJournalV1['attempts'][number]): void {
+  const { journal } = options;
+  journal.attempts.push(attempt);
+  if (journal.attempts.length > 1000) journal.attempts.splice(0, journal.attempts.length - 1000);
+  saveJournal(options.journalPath, journal);
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(ms % 1000 === 0 ? 0 : 1)} s`;
+}
+
+/**
+ * Submits the journal's exact bytes with its idempotency key to its origin (launch-transport.md Endpoints: client
+ * flow). A timeout or a failed connection, a 429, and a 503 whose `error.retryable` is true resend the same bytes with
+ * the same key after `Retry-After` (seconds or an HTTP date) or a doubling backoff; nothing about the request ever
+ * changes. 202 and 200 (exact replay) are accepted; a 500 is unresolved (reconcile by resuming, which resends the
+ * same bytes); any other answer is a refusal. Every attempt and the outcome are written to the journal first.
+ */
+export async function submitWithJournal(options: SubmitOptions): Promise<SubmitResult> {
+  const now = options.now ?? Date.now;
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const { journal } = options;
+  const started = now();
+  for (let attempt = 1; ; attempt++) {
+    const at = new Date(now()).toISOString();
+    const reply: Exchange = await exchange({
+      origin: journal.origin,
+      method: 'POST',
+      path: createPath,
+      apiKey: options.apiKey,
+      headers: { 'Idempotency-Key': journal.idempotencyKey },
+      body: options.bytes,
+      timeoutMs: options.timeoutMs,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    });
+
+    let waitMs: number;
+    let why: string;
+    if (reply.kind === 'no_answer') {
+      record(options, { at, result: 'no_answer', detail: reply.reason.slice(0, 512) });
+      waitMs = backoffMs(attempt);
+      why = `no answer (${reply.reason})`;
+    } else if (reply.kind === 'redirect') {
+      record(options, { at, result: 'redirect', httpStatus: reply.status });
+      return {
+        kind: 'unresolved',
+        reason: `the origin answered ${reply.status} with a redirect; redirects are refused`,
+      };
+    } else {
+      const error = apiErrorOf(reply);
+      record(options, {
+        at,
+        result: 'answer',
+        httpStatus: reply.status,
+        ...(error ? { code: error.code.slice(0, 128), requestId: error.requestId.slice(0, 128) } : {}),
+      });
+      if (reply.status === 202 || reply.status === 200) {
+        const launch = reply.json as LaunchResourceV4;
+        journal.outcome = {
+          state: 'accepted',
+          launchId: launch.launchId,
+          httpStatus: reply.status,
+          code: null,
+          requestId: reply.headers.get('x-request-id'),
+        };
+        saveJournal(options.journalPath, journal);
+        return { kind: 'accepted', status: reply.status, launch };
+      }
+      const retryable = reply.status === 429 || (reply.status === 503 && error?.retryable === true);
+      if (reply.status === 500) {
+        return {
+          kind: 'unresolved',
+          reason: `the service answered 500 (requestId ${error?.requestId ?? 'unknown'}); the launch may exist`,
+        };
+      }
+      if (!retryable) {
+        journal.outcome = {
+          state: 'refused',
+          launchId: null,
+          httpStatus: reply.status,
+          code: error?.code ?? null,
+          requestId: error?.requestId ?? null,
+        };
+        saveJournal(options.journalPath, journal);
+        return {
+          kind: 'refused',
+          status: reply.status,
+          code: error?.code ?? `HTTP_${reply.status}`,
+          message: error?.message ?? reply.text.slice(0, 200),
+          requestId: error?.requestId ?? null,
+        };
+      }
+      waitMs = retryAfterMs(reply.headers.get('retry-after'), now()) ?? backoffMs(attempt);
+      why = `${reply.status} ${error?.code ?? ''}`.trim();
+    }
+    if (now() + waitMs - started > options.maxWaitMs) {
+      return {
+        kind: 'unresolved',
+        reason: `still no definite answer after ${attempt} attempts (last: ${why}); the next would pass --max-wait`,
+      };
+    }
+    options.onProgress?.(
+      `attempt ${attempt}: ${why}; resending the same bytes with the same key in ${seconds(waitMs)}`,
+    );
+    await sleep(waitMs);
+  }
+}

@@ -1,0 +1,75 @@
+import type { components } from '../../generated/types/service.ts';
+
+type ApiErrorBody = components['schemas']['ApiError'];
+
+/** One exchange with the service: an HTTP answer, or none (timeout, refused connection, cut stream). */
+export type Exchange =
+  | { kind: 'answer'; status: number; headers: Headers; text: string; json: unknown }
+  | { kind: 'redirect'; status: number; location: string | null }
+  | { kind: 'no_answer'; reason: string };
+
+/** What a request sends: always to the one configured origin, with or without the key. */
+export interface Send {
+  origin: string;
+  method: 'GET' | 'POST';
+  path: string;
+  apiKey?: string;
+  headers?: Record<string, string>;
+  /** Exact body bytes: sent as they are, never re-serialized. */
+  body?: Uint8Array;
+  timeoutMs: number;
+  fetch?: typeof globalThis.fetch;
+}
+
+/**
+ * Sends one request to the configured origin and reads the whole answer. Redirects are never followed (a 3xx is
+ * returned as `redirect`, so a key never travels to another place); a timeout or a network failure is `no_answer`,
+ * which callers treat as ambiguous. Never throws on an HTTP status. The key appears in no returned value or message.
+ */
+export async function exchange(send: Send): Promise<Exchange> {
+  const headers: Record<string, string> = { Accept: 'application/json', ...send.headers };
+  if (send.apiKey !== undefined) headers.Authorization = `Bearer ${send.apiKey}`;
+  if (send.body !== undefined) headers['Content-Type'] = 'application/json';
+  let response: Response;
+  try {
+    response = await (send.fetch ?? globalThis.fetch)(new URL(send.path, send.origin), {
+      method: send.method,
+      headers,
+      ...(send.body !== undefined ? { body: send.body } : {}),
+      redirect: 'manual',
+      signal: AbortSignal.timeout(send.timeoutMs),
+    });
+  } catch (err) {
+    return { kind: 'no_answer', reason: describeFailure(err, send.timeoutMs) };
+  }
+  if (response.status >= 300 && response.status < 400) {
+    await response.body?.cancel();
+    return { kind: 'redirect', status: response.status, location: response.headers.get('location') };
+  }
+  let text: string;
+  try {
+    text = await response.text();
+  } catch (err) {
+    return { kind: 'no_answer', reason: `the answer was cut off (${describeFailure(err, send.timeoutMs)})` };
+  }
+  let json: unknown;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
+  return { kind: 'answer', status: response.status, headers: response.headers, text, json };
+}
+
+function describeFailure(err: unknown, timeoutMs: number): string {
+  const e = err as { name?: string; cause?: { code?: string; message?: string }; message?: string };
+  if (e?.name === 'TimeoutError' || e?.name === 'AbortError') return `no answer within ${timeoutMs} ms`;
+  return e?.cause?.code ?? e?.cause?.message ?? e?.message ?? 'network failure';
+}
+
+/** The ApiError of an answer, when its body is one. */
+export function apiErrorOf(answer: { json: unknown }): ApiErrorBody['error'] | undefined {
+  const body = answer.json as Partial<ApiErrorBody> | undefined;
+  const error = body?.error;
+  return error && typeof error === 'object' && typeof error.code === 'string' ? error : undefined;
+}
