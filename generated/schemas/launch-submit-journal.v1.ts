@@ -19,6 +19,10 @@ export interface LaunchSubmitJournalV1 {
    */
   idempotencyKey: string;
   /**
+   * A domain-separated SHA-256 fingerprint (first 16 bytes, hex) of the API key the journal was started with. Idempotency keys are scoped to a credential, so a resume with another key could create a second launch: the client refuses it. Not the key, and not the service's stored hash.
+   */
+  credentialFingerprint: string;
+  /**
    * sha256: digest of the exact request bytes.
    */
   requestSha256: string;

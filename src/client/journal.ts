@@ -21,6 +21,17 @@ export function bytesDigest(bytes: Uint8Array): string {
   return `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
 }
 
+/**
+ * The journal's fingerprint of an API key: SHA-256 over a label and the key, first 16 bytes. It tells whether a
+ * resume uses the credential the journal began with; it is neither the key nor the service's stored hash.
+ */
+export function credentialFingerprint(apiKey: string): string {
+  return createHash('sha256')
+    .update(`custom-launch submit journal credential v1\0${apiKey}`, 'utf8')
+    .digest('hex')
+    .slice(0, 32);
+}
+
 /** A fresh idempotency key (launch-transport.md Parameter shapes: 16 to 128 of `[A-Za-z0-9._:-]`). */
 export function newIdempotencyKey(): string {
   return `custom-launch.${randomUUID()}`;
@@ -51,7 +62,7 @@ function syncDir(path: string): void {
  */
 export function createJournal(
   path: string,
-  input: { origin: string; bytes: Uint8Array; now: number },
+  input: { origin: string; apiKey: string; bytes: Uint8Array; now: number },
 ): LaunchSubmitJournalV1 {
   const doc: LaunchSubmitJournalV1 = {
     schemaVersion: 'platform.custom-launch-submit-journal.v1',
@@ -59,6 +70,7 @@ export function createJournal(
     apiVersion: 4,
     chainId: '4663',
     idempotencyKey: newIdempotencyKey(),
+    credentialFingerprint: credentialFingerprint(input.apiKey),
     requestSha256: bytesDigest(input.bytes),
     requestBytesBase64: Buffer.from(input.bytes).toString('base64'),
     createdAt: new Date(input.now).toISOString(),

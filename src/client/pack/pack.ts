@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { type Hex, keccak256 } from 'viem';
 import type { components } from '../../../generated/types/service.ts';
 import { compileSolidity, type SolidityBuild, solidityBuildSettings } from '../../chain/compile-contracts.ts';
+import { mineHookSalt } from '../../chain/graph-address.ts';
 import { sha256Digest } from '../../domain/canonical-json.ts';
 import { type HookPermission, hookPermissionBits } from '../../domain/launches/hook-permissions.ts';
 import { bindRequestHashes } from '../../domain/launches/request-hashes.ts';
@@ -38,7 +39,7 @@ export interface PackOptions {
 export interface PackResult {
   request: CreateRequestV4;
   bytes: Buffer;
-  /** The hook's permission mask and whether its CREATE2 salt had to be mined. */
+  /** The hook's permission mask and its mined CREATE2 salt. */
   hook: { mask: number; create2Salt: string };
 }
 
@@ -107,6 +108,27 @@ function compileProject(projectDir: string, manifest: LaunchProjectManifestV1): 
   }
 }
 
+/**
+ * Mines the hook's CREATE2 salt from a fresh starting point, so each pack of a project gets its own hook address
+ * (a salt mined from zero would collide with an earlier launch of the same code); the address carries the mask.
+ */
+function hookSalt(
+  chainDeployment: ChainDeployment,
+  runtimeCode: Hex,
+  flags: readonly string[],
+  fresh: (label: string) => Hex,
+): Hex {
+  const { graphFactory, platformLaunchStampRouter } = chainDeployment.contracts;
+  const start = BigInt(fresh('hook salt search start')) >> 8n; // leaves room to count up without overflow
+  return mineHookSalt(
+    graphFactory.address as Hex,
+    platformLaunchStampRouter.address as Hex,
+    runtimeCode,
+    hookPermissionsOf(flags).mask,
+    start,
+  );
+}
+
 function hookPermissionsOf(flags: readonly string[]): HookPermissions {
   const permissions: Record<string, unknown> = {};
   let mask = 0;
@@ -164,10 +186,9 @@ export function packLaunchProject(projectDir: string, options: PackOptions): Pac
       role: target.role,
       runtimeBytecode,
       runtimeCodeHash: keccak256(runtimeBytecode),
-      // The hook's salt is mined by bindRequestHashes below; the zero salt is only its starting point.
       create2Salt:
         target.role === 'hook'
-          ? `0x${'00'.repeat(32)}`
+          ? hookSalt(options.chainDeployment, runtimeBytecode, target.hookPermissions ?? [], fresh)
           : (target.create2Salt ?? fresh(`create2 salt of ${target.targetId}`)),
     };
     if (target.role === 'hook') item.hookPermissions = hookPermissionsOf(target.hookPermissions ?? []);

@@ -1,0 +1,52 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import type { components } from '../../../generated/types/service.ts';
+import { LocalCheckError } from '../../client/local-check-error.ts';
+import { packLaunchProject } from '../../client/pack/pack.ts';
+import { CliExit } from '../exit-codes.ts';
+import type { Output } from '../output.ts';
+
+type ChainDeployment = components['schemas']['ChainDeploymentV1'];
+
+/** Where `make devnet` and `make start` write the devnet's chain-deployment document. */
+export const defaultChainDeploymentPath = 'var/devnet/chain-deployment.json';
+
+/** `custom-launch pack <project> --out <file> [--chain-deployment <file>]`: builds a create request, offline. */
+export function packCommand(args: { project: string; out: string; chainDeployment: string | undefined }, out: Output) {
+  const deploymentPath = args.chainDeployment ?? defaultChainDeploymentPath;
+  let chainDeployment: ChainDeployment;
+  try {
+    chainDeployment = JSON.parse(readFileSync(deploymentPath, 'utf8')) as ChainDeployment;
+  } catch {
+    throw new LocalCheckError(
+      'CHAIN_DEPLOYMENT_UNREADABLE',
+      `cannot read the chain deployment ${deploymentPath}: run \`make devnet\` or \`make start\` for the devnet's, or pass --chain-deployment <file>`,
+    );
+  }
+  const packed = packLaunchProject(args.project, { chainDeployment });
+  try {
+    writeFileSync(args.out, packed.bytes);
+  } catch (err) {
+    throw new CliExit('usage', `cannot write ${args.out}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
+  }
+  const { request } = packed;
+  const summary = {
+    out: args.out,
+    bytes: packed.bytes.length,
+    profile: request.profile,
+    launchWallet: request.launchWallet,
+    launchIntentHash: request.launchIntentHash,
+    nonce: request.nonce,
+    hookPermissionMask: packed.hook.mask,
+    hookCreate2Salt: packed.hook.create2Salt,
+    router: request.chainDeployment.contracts.platformLaunchStampRouter.address,
+  };
+  out.result(summary);
+  out.line(`packed ${args.project} into ${args.out} (${packed.bytes.length} bytes, profile ${request.profile})`);
+  out.line(`  launch wallet       ${request.launchWallet}`);
+  out.line(`  launchIntentHash    ${request.launchIntentHash}`);
+  out.line(
+    `  hook mask           0x${packed.hook.mask.toString(16).padStart(4, '0')} (salt ${packed.hook.create2Salt})`,
+  );
+  out.line(`  router              ${summary.router}`);
+  out.line('next: custom-launch preflight, then custom-launch submit with a journal');
+}

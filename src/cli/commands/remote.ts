@@ -1,0 +1,279 @@
+import { existsSync } from 'node:fs';
+import type { components } from '../../../generated/types/service.ts';
+import { requireDiscovery } from '../../client/discovery.ts';
+import {
+  createJournal,
+  credentialFingerprint,
+  JournalError,
+  type LaunchSubmitJournalV1,
+  openJournal,
+} from '../../client/journal.ts';
+import { readLaunch, waitForLaunch } from '../../client/poll.ts';
+import { readRequestFile } from '../../client/request-file.ts';
+import { submitWithJournal } from '../../client/submit.ts';
+import { apiErrorOf, exchange } from '../../client/transport.ts';
+import type { CliEnvironment } from '../environment.ts';
+import { CliExit } from '../exit-codes.ts';
+import { elapsed, type Output } from '../output.ts';
+
+type LaunchResourceV4 = components['schemas']['CustomLaunchResourceV4'];
+type PreflightV2 = components['schemas']['CustomLaunchPreflightV2'];
+
+/** What every command that talks to the service needs. */
+export interface Remote {
+  env: CliEnvironment;
+  apiKey: () => string;
+  timeoutMs: number;
+  out: Output;
+}
+
+function refused(status: number, code: string, message: string, requestId: string | null): CliExit {
+  const support = requestId ? ` (requestId ${requestId})` : '';
+  return new CliExit('refused', `the service refused with ${status} ${code}: ${message}${support}`);
+}
+
+function describeLaunch(launch: LaunchResourceV4, out: Output): void {
+  out.line(`launch ${launch.launchId}: ${launch.status} (updated ${launch.updatedAt})`);
+  for (const finding of launch.findings) out.line(`  finding ${finding.code}: ${finding.message}`);
+  if (launch.remediation) out.line(`  remediation: ${JSON.stringify(launch.remediation)}`);
+  if (launch.failure) out.line(`  failure: ${JSON.stringify(launch.failure)}`);
+}
+
+/** `preflight <request>`: local checks, the discovery manifest, then the server's side-effect-free evaluation. */
+export async function preflightCommand(args: { request: string }, remote: Remote): Promise<void> {
+  const { bytes } = readRequestFile(args.request);
+  const apiKey = remote.apiKey();
+  await requireDiscovery({ siteUrl: remote.env.siteUrl, origin: remote.env.origin, timeoutMs: remote.timeoutMs });
+  const reply = await exchange({
+    origin: remote.env.origin,
+    method: 'POST',
+    path: '/v4/chains/4663/custom-launches/preflight',
+    apiKey,
+    body: bytes,
+    timeoutMs: remote.timeoutMs,
+  });
+  if (reply.kind === 'no_answer')
+    throw new CliExit('unresolved', `preflight got no answer: ${reply.reason}; run it again`);
+  if (reply.kind === 'redirect')
+    throw new CliExit('refused', `preflight was answered with a ${reply.status} redirect; refused`);
+  if (reply.status !== 200) {
+    const error = apiErrorOf(reply);
+    throw refused(reply.status, error?.code ?? `HTTP_${reply.status}`, error?.message ?? '', error?.requestId ?? null);
+  }
+  const report = reply.json as PreflightV2;
+  const { out } = remote;
+  out.result(report);
+  out.line(`preflight: ${report.disposition} (evidence tier ${report.evidenceTier}); nothing was stored`);
+  const groups: Array<[string, string[]]> = [
+    ['blocking', report.blockingFindingCodes],
+    ['needs evidence', report.needsEvidenceFindingCodes],
+    ['warning', report.warningFindingCodes],
+    ['informational', report.informationalFindingCodes],
+  ];
+  for (const [name, codes] of groups) if (codes.length > 0) out.line(`  ${name}: ${codes.join(', ')}`);
+  out.line(`  requestDigest ${report.requestDigest}`);
+}
+
+/**
+ * `submit [<request>] --journal <file>`: a new journal binds the request's exact bytes, the origin and a fresh
+ * idempotency key before the first send; an existing journal is resumed and only its bytes are ever sent.
+ */
+export async function submitCommand(
+  args: { request: string | undefined; journal: string; maxWaitMs: number },
+  remote: Remote,
+): Promise<void> {
+  const { out } = remote;
+  const exists = existsSync(args.journal);
+  let bytes: Buffer = Buffer.alloc(0);
+  let journal: LaunchSubmitJournalV1 | undefined;
+  if (exists) ({ doc: journal, bytes } = openJournal(args.journal));
+  if (journal) {
+    if (journal.origin !== remote.env.origin) {
+      throw new JournalError(
+        `${args.journal} binds the origin ${journal.origin}, not the configured ${remote.env.origin}; its bytes go only there`,
+      );
+    }
+    if (args.request !== undefined) {
+      const given = readRequestFile(args.request).bytes;
+      if (!given.equals(bytes)) {
+        throw new JournalError(
+          `${args.journal} binds other bytes than ${args.request}; a changed request is a new submission: use a new journal`,
+        );
+      }
+    }
+    if (journal.outcome.state === 'accepted') {
+      out.note(`${args.journal} already holds an accepted submission; resending its bytes reconciles (exact replay)`);
+    } else if (journal.outcome.state === 'refused') {
+      throw refused(
+        journal.outcome.httpStatus ?? 0,
+        journal.outcome.code ?? 'REFUSED',
+        'recorded in the journal; a changed request is a new submission with a new journal',
+        journal.outcome.requestId,
+      );
+    } else {
+      out.note(`resuming ${args.journal}: the same bytes with the same idempotency key`);
+    }
+  } else {
+    if (args.request === undefined)
+      throw new CliExit('usage', `no journal at ${args.journal} and no request file to start one`);
+    bytes = readRequestFile(args.request).bytes;
+  }
+  const apiKey = remote.apiKey();
+  if (journal && journal.credentialFingerprint !== credentialFingerprint(apiKey)) {
+    throw new JournalError(
+      `${args.journal} was started with another API key; idempotency is per credential, so resuming with this one could create a second launch`,
+    );
+  }
+  await requireDiscovery({ siteUrl: remote.env.siteUrl, origin: remote.env.origin, timeoutMs: remote.timeoutMs });
+  if (!journal) {
+    journal = createJournal(args.journal, { origin: remote.env.origin, apiKey, bytes, now: Date.now() });
+    out.note(
+      `journal ${args.journal} (mode 0600) binds idempotency key ${journal.idempotencyKey} and ${journal.requestSha256}`,
+    );
+  }
+  const result = await submitWithJournal({
+    journalPath: args.journal,
+    journal,
+    bytes,
+    apiKey,
+    timeoutMs: remote.timeoutMs,
+    maxWaitMs: args.maxWaitMs,
+    onProgress: (message) => out.note(message),
+  });
+  if (result.kind === 'refused') throw refused(result.status, result.code, result.message, result.requestId);
+  if (result.kind === 'unresolved') {
+    throw new CliExit('unresolved', `${result.reason}; run \`custom-launch submit --journal ${args.journal}\` again`);
+  }
+  const { launch } = result;
+  out.result({ httpStatus: result.status, journal: args.journal, launch });
+  out.line(
+    `${result.status === 202 ? 'accepted' : 'already accepted (exact replay)'}: launch ${launch.launchId}, status ${launch.status}`,
+  );
+  out.line(`next: custom-launch wait ${launch.launchId}`);
+}
+
+/** `status <launchId>`: one pinned read. */
+export async function statusCommand(args: { launchId: string }, remote: Remote): Promise<void> {
+  const result = await readLaunch({
+    origin: remote.env.origin,
+    apiKey: remote.apiKey(),
+    launchId: args.launchId,
+    timeoutMs: remote.timeoutMs,
+  });
+  if (result.kind === 'refused') throw refused(result.status, result.code, result.message, result.requestId);
+  if (result.kind === 'retry') throw new CliExit('unresolved', `no definite answer (${result.why}); try again`);
+  remote.out.result(result.launch);
+  describeLaunch(result.launch, remote.out);
+}
+
+/** `wait <launchId>`: polls until authorized (or finalized), showing the status and the elapsed time. */
+export async function waitCommand(
+  args: { launchId: string; until: 'authorized' | 'finalized'; intervalMs: number; maxWaitMs: number },
+  remote: Remote,
+): Promise<void> {
+  const { out } = remote;
+  const result = await waitForLaunch({
+    origin: remote.env.origin,
+    apiKey: remote.apiKey(),
+    launchId: args.launchId,
+    timeoutMs: remote.timeoutMs,
+    until: args.until,
+    intervalMs: args.intervalMs,
+    maxWaitMs: args.maxWaitMs,
+    onProgress: (status, ms, note) =>
+      out.progress(
+        `${status}${note ?? ''}`,
+        `waiting for ${args.until}: ${status ?? 'no answer yet'} · ${elapsed(ms)}${note ? ` · ${note}` : ''}`,
+      ),
+  });
+  out.endProgress();
+  if (result.kind === 'refused') throw refused(result.status, result.code, result.message, result.requestId);
+  if (result.kind === 'timeout') {
+    if (result.launch) out.result(result.launch);
+    throw new CliExit(
+      'unresolved',
+      `not ${args.until} within --max-wait (last status ${result.launch?.status ?? 'unknown'}); run wait again`,
+    );
+  }
+  out.result(result.launch);
+  describeLaunch(result.launch, out);
+  if (result.kind === 'stuck') {
+    throw new CliExit(
+      'needsAction',
+      result.launch.status === 'failed'
+        ? 'the launch failed (terminal)'
+        : 'the launch needs action: fix the findings, rebuild, and submit a new request with a new journal',
+    );
+  }
+  if (args.until === 'authorized') out.line(`next: custom-launch handoff ${result.launch.launchId}`);
+}
+
+/** `handoff <launchId>`: prints the exact wallet transaction for the controller's review; never signs or sends. */
+export async function handoffCommand(args: { launchId: string }, remote: Remote): Promise<void> {
+  const result = await readLaunch({
+    origin: remote.env.origin,
+    apiKey: remote.apiKey(),
+    launchId: args.launchId,
+    timeoutMs: remote.timeoutMs,
+  });
+  if (result.kind === 'refused') throw refused(result.status, result.code, result.message, result.requestId);
+  if (result.kind === 'retry') throw new CliExit('unresolved', `no definite answer (${result.why}); try again`);
+  const { launch } = result;
+  const tx = launch.walletTransaction;
+  if (!tx) {
+    throw new CliExit(
+      'needsAction',
+      `launch ${launch.launchId} is ${launch.status}: it has no wallet transaction yet (wait for authorized)`,
+    );
+  }
+  const { out } = remote;
+  out.result({ launchId: launch.launchId, status: launch.status, walletTransaction: tx });
+  const dataBytes = (tx.data.length - 2) / 2;
+  out.line(`Wallet transaction of launch ${launch.launchId} (${launch.status}).`);
+  out.line('Review it in the controller wallet; the wallet signs and sends it. This tool never signs or broadcasts.');
+  out.line(`  chain             ${tx.chainId} (eip155:${tx.chainId})`);
+  out.line(`  from              ${tx.from}  (the launch wallet: only it can send this)`);
+  out.line(`  to                ${tx.to}  (the launch stamp router of the chain deployment)`);
+  out.line(`  value             ${tx.valueWei} wei`);
+  out.line(`  gas limit         ${tx.gasLimit} (advisory; the wallet checks gas and balance)`);
+  out.line(`  permit expires    ${tx.permitExpiresAt}`);
+  out.line(`  simulation        ${tx.simulationDigest}`);
+  out.line(`  data              ${dataBytes} bytes:`);
+  out.line(tx.data);
+}
+
+/** `coverage`: the public coverage report (launch-transport.md Endpoints: a 404 means the deployment has none). */
+export async function coverageCommand(remote: Remote): Promise<void> {
+  const reply = await exchange({
+    origin: remote.env.origin,
+    method: 'GET',
+    path: '/v4/chains/4663/launch-coverage',
+    timeoutMs: remote.timeoutMs,
+  });
+  if (reply.kind === 'no_answer') {
+    throw new CliExit(
+      'unresolved',
+      `no answer (${reply.reason}): this says nothing about the key or the architecture; retry later`,
+    );
+  }
+  if (reply.kind === 'redirect')
+    throw new CliExit('refused', `coverage was answered with a ${reply.status} redirect; refused`);
+  if (reply.status === 404) {
+    throw new CliExit(
+      'refused',
+      'this deployment does not provide a coverage report; do not rotate a key, infer support or fall back',
+    );
+  }
+  if (reply.status !== 200) {
+    const error = apiErrorOf(reply);
+    throw refused(reply.status, error?.code ?? `HTTP_${reply.status}`, error?.message ?? '', error?.requestId ?? null);
+  }
+  const report = reply.json as components['schemas']['LaunchCoverageV1'];
+  const { out } = remote;
+  out.result(report);
+  out.line(`launch coverage of chain ${report.chainId} (${report.generatedAt}); service ${report.readiness.status}`);
+  out.line(
+    `  the report never authorizes a request (requestAuthorized: ${report.requestAuthorization.requestAuthorized})`,
+  );
+  for (const verifier of report.verifierCoverage) out.line(`  ${verifier.verifierId}: ${verifier.coverage}`);
+}

@@ -1,0 +1,42 @@
+/**
+ * The CLI's exit codes, one table for the code, `--help` and the README (a test keeps them in agreement).
+ * Project design.
+ */
+export const exitCodes = {
+  ok: { code: 0, meaning: 'done' },
+  internal: { code: 1, meaning: 'internal error of the client (a bug: report it with the command line)' },
+  usage: {
+    code: 2,
+    meaning:
+      'usage or configuration: bad arguments, PLATFORM_API_KEY missing, an origin the rule refuses, or a journal that is unusable or binds other bytes or another origin',
+  },
+  localCheck: { code: 3, meaning: 'a local check failed (manifest, image, sources, request file): nothing was sent' },
+  discoveryStop: { code: 4, meaning: 'the discovery manifest says stop: no authenticated request was sent' },
+  refused: {
+    code: 5,
+    meaning:
+      'the service refused: a non-retryable ApiError, a redirect, or an answer that is not the pinned V4 chain-4663 launch',
+  },
+  unresolved: {
+    code: 6,
+    meaning:
+      'no definite answer in time, or a 500: the launch may exist; run the same `submit --journal` again, or `wait` again',
+  },
+  needsAction: {
+    code: 7,
+    meaning: 'the launch cannot reach the goal: action_required (rebuild and submit a new request) or failed',
+  },
+} as const;
+
+export type ExitName = keyof typeof exitCodes;
+
+/** Ends a command with an exit code and a message for stderr. */
+export class CliExit extends Error {
+  constructor(
+    readonly exit: ExitName,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'CliExit';
+  }
+}

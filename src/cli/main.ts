@@ -1,0 +1,197 @@
+import { parseArgs } from 'node:util';
+import { DiscoveryStop } from '../client/discovery.ts';
+import { JournalError } from '../client/journal.ts';
+import { LocalCheckError } from '../client/local-check-error.ts';
+import { packCommand } from './commands/pack.ts';
+import {
+  coverageCommand,
+  handoffCommand,
+  preflightCommand,
+  type Remote,
+  statusCommand,
+  submitCommand,
+  waitCommand,
+} from './commands/remote.ts';
+import { apiKeyFromEnvironment, cliEnvironment, defaultOrigin } from './environment.ts';
+import { CliExit, type ExitName, exitCodes } from './exit-codes.ts';
+import { createOutput } from './output.ts';
+
+/** The client release this CLI implements (launch-transport.md Versioning 2: 4.1.1 keeps the 4.1.0 contract). */
+export const clientRelease = '4.1.1';
+
+/** The whole `--help` text, exit codes included (the README repeats the table; a test compares them). */
+export function helpText(): string {
+  const codes = Object.values(exitCodes)
+    .map((e) => `  ${e.code}  ${e.meaning}`)
+    .join('\n');
+  return `custom-launch ${clientRelease}: the V4 launch client for chain 4663. It never signs or broadcasts.
+
+Usage:
+  custom-launch pack <project-folder> --out <request.json> [--chain-deployment <file>]
+      Build a fresh create request from a project folder (launch.json, Solidity sources, image), offline:
+      compiles, computes every hash, mines the hook salt, draws a new nonce. The image must be a PNG or a
+      single-frame GIF. Chain deployment default: var/devnet/chain-deployment.json (written by make start).
+  custom-launch preflight <request.json>
+      Validate remotely; nothing is stored.
+  custom-launch submit <request.json> --journal <file> [--max-wait <seconds>]
+  custom-launch submit --journal <file> [--max-wait <seconds>]
+      Submit the exact bytes. A new journal (mode 0600) binds the idempotency key, the origin and the bytes
+      before the first send; timeouts, 429 and retryable 503 resend only those bytes with that key, honoring
+      Retry-After. Run it again with the same journal to resume after an interruption. Default --max-wait 600.
+  custom-launch status <launchId>
+  custom-launch wait <launchId> [--until authorized|finalized] [--interval <seconds>] [--max-wait <seconds>]
+      Poll by launchId (never a requestId), pinned to API version 4 and chain 4663, showing the status and the
+      elapsed time. Defaults: --until authorized, --interval 2, --max-wait 900.
+  custom-launch handoff <launchId>
+      Print the exact wallet transaction for the controller to review and send from the wallet.
+  custom-launch coverage
+      Print the public launch-coverage report.
+
+Options: --json (one JSON object on stdout; messages stay on stderr), --timeout-ms <1..120000> per request
+(default 30000), --help, --version.
+
+Environment:
+  PLATFORM_API_KEY        the API key; read only from here, never from a flag, a file or a prompt; never printed
+  CUSTOM_LAUNCH_ORIGIN    the service origin, default ${defaultOrigin}; https, or http on localhost,
+                          127.0.0.1 or [::1]; authenticated traffic goes only here and redirects are refused
+  CUSTOM_LAUNCH_SITE_URL  the site serving the discovery manifest, default the service origin; read before
+                          every preflight and submit, which stop unless it allows V4 writes on chain 4663
+
+Exit codes:
+${codes}
+`;
+}
+
+const keyFlags = /^--?(api-?key|key|token|secret|bearer)(=|$)/i;
+
+function positiveSeconds(value: string | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback * 1000;
+  if (!/^[0-9]+(\.[0-9]+)?$/.test(value) || Number(value) <= 0) {
+    throw new CliExit('usage', `--${name} must be a positive number of seconds, got "${value}"`);
+  }
+  return Math.round(Number(value) * 1000);
+}
+
+/** Runs one command line; returns the exit code. */
+export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const out = createOutput(argv.includes('--json'));
+  try {
+    const keyFlag = argv.find((a) => keyFlags.test(a));
+    if (keyFlag) {
+      throw new CliExit('usage', 'the API key is read only from PLATFORM_API_KEY, never from a command-line flag');
+    }
+    const { values, positionals } = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean' },
+        out: { type: 'string' },
+        'chain-deployment': { type: 'string' },
+        journal: { type: 'string' },
+        'max-wait': { type: 'string' },
+        until: { type: 'string' },
+        interval: { type: 'string' },
+        'timeout-ms': { type: 'string' },
+      },
+    });
+    const [command, ...rest] = positionals;
+    if (values.version) {
+      out.line(clientRelease);
+      out.result({ clientRelease });
+      return 0;
+    }
+    if (values.help || command === undefined || command === 'help') {
+      process.stdout.write(helpText());
+      return command === undefined && !values.help ? exitCodes.usage.code : 0;
+    }
+    const timeoutRaw = values['timeout-ms'] ?? '30000';
+    if (!/^[0-9]+$/.test(timeoutRaw) || Number(timeoutRaw) < 1 || Number(timeoutRaw) > 120_000) {
+      throw new CliExit('usage', `--timeout-ms must be an integer from 1 to 120000, got "${timeoutRaw}"`);
+    }
+    const one = (what: string): string => {
+      if (rest.length !== 1 || rest[0] === undefined)
+        throw new CliExit('usage', `${command} takes one ${what}; see --help`);
+      return rest[0];
+    };
+    const remote = (): Remote => ({
+      env: cliEnvironment(env),
+      apiKey: () => apiKeyFromEnvironment(env),
+      timeoutMs: Number(timeoutRaw),
+      out,
+    });
+    switch (command) {
+      case 'pack': {
+        if (!values.out) throw new CliExit('usage', 'pack needs --out <request.json>');
+        packCommand(
+          { project: one('project folder'), out: values.out, chainDeployment: values['chain-deployment'] },
+          out,
+        );
+        return 0;
+      }
+      case 'preflight':
+        await preflightCommand({ request: one('request file') }, remote());
+        return 0;
+      case 'submit': {
+        if (!values.journal) throw new CliExit('usage', 'submit needs --journal <file>');
+        if (rest.length > 1) throw new CliExit('usage', 'submit takes at most one request file; see --help');
+        await submitCommand(
+          {
+            request: rest[0],
+            journal: values.journal,
+            maxWaitMs: positiveSeconds(values['max-wait'], 'max-wait', 600),
+          },
+          remote(),
+        );
+        return 0;
+      }
+      case 'status':
+        await statusCommand({ launchId: one('launchId') }, remote());
+        return 0;
+      case 'wait': {
+        const until = values.until ?? 'authorized';
+        if (until !== 'authorized' && until !== 'finalized') {
+          throw new CliExit('usage', `--until must be authorized or finalized, got "${until}"`);
+        }
+        await waitCommand(
+          {
+            launchId: one('launchId'),
+            until,
+            intervalMs: positiveSeconds(values.interval, 'interval', 2),
+            maxWaitMs: positiveSeconds(values['max-wait'], 'max-wait', 900),
+          },
+          remote(),
+        );
+        return 0;
+      }
+      case 'handoff':
+        await handoffCommand({ launchId: one('launchId') }, remote());
+        return 0;
+      case 'coverage':
+        if (rest.length > 0) throw new CliExit('usage', 'coverage takes no argument');
+        await coverageCommand(remote());
+        return 0;
+      default:
+        throw new CliExit('usage', `unknown command "${command}"; see --help`);
+    }
+  } catch (err) {
+    const [exit, message] = classify(err);
+    out.endProgress();
+    out.note(`custom-launch: ${message}`);
+    if (out.json) out.result({ error: { exit: exitCodes[exit].code, kind: exit, message } });
+    return exitCodes[exit].code;
+  }
+}
+
+function classify(err: unknown): [ExitName, string] {
+  if (err instanceof CliExit) return [err.exit, err.message];
+  if (err instanceof LocalCheckError) return ['localCheck', `${err.code}: ${err.message}`];
+  if (err instanceof DiscoveryStop) return ['discoveryStop', err.message];
+  if (err instanceof JournalError) return ['usage', err.message];
+  // parseArgs' own errors (unknown option, missing value) and misuse the client library refuses.
+  const code = (err as { code?: string }).code;
+  if (code?.startsWith('ERR_PARSE_ARGS') || err instanceof TypeError) return ['usage', (err as Error).message];
+  return ['internal', (err as Error)?.stack ?? String(err)];
+}

@@ -1,0 +1,140 @@
+import type { components } from '../../generated/types/service.ts';
+import { retryAfterMs } from './retry-after.ts';
+import { apiErrorOf, exchange } from './transport.ts';
+
+type LaunchResourceV4 = components['schemas']['CustomLaunchResourceV4'];
+export type LaunchStatusV4 = LaunchResourceV4['status'];
+
+/** launch-transport.md Parameter shapes: a lowercase UUID, version 1 to 8, variant 8, 9, a or b. */
+export const launchIdPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+/** The statuses at or past each goal a wait can have (launch-transport.md States). */
+const reached: Record<'authorized' | 'finalized', ReadonlySet<LaunchStatusV4>> = {
+  authorized: new Set<LaunchStatusV4>([
+    'authorized',
+    'awaiting_wallet_signature',
+    'wallet_action_required',
+    'submitted',
+    'sequencer_soft_confirmed',
+    'ethereum_posted',
+    'finalized',
+  ]),
+  finalized: new Set<LaunchStatusV4>(['finalized']),
+};
+/** Statuses a wait cannot get past: a rebuilt request (action_required) or the terminal failure. */
+const stuck: ReadonlySet<LaunchStatusV4> = new Set<LaunchStatusV4>(['action_required', 'failed']);
+
+export type ReadResult =
+  | { kind: 'launch'; launch: LaunchResourceV4 }
+  | { kind: 'retry'; why: string; waitMs: number | undefined }
+  | { kind: 'refused'; status: number; code: string; message: string; requestId: string | null };
+
+export interface ReadOptions {
+  origin: string;
+  apiKey: string;
+  launchId: string;
+  timeoutMs: number;
+  fetch?: typeof globalThis.fetch;
+  now?: () => number;
+}
+
+/**
+ * One read of a launch, pinned to API version 4 and chain 4663 by its path and by the answer: a resource whose
+ * apiVersion, chainId or launchId differ is refused (PINNED_RESOURCE_MISMATCH). Timeouts, 429 and retryable 503 are
+ * `retry`; a 404 is a refusal (check launchId, chain and credential lineage; never create a replacement to poll).
+ */
+export async function readLaunch(options: ReadOptions): Promise<ReadResult> {
+  if (!launchIdPattern.test(options.launchId)) {
+    throw new TypeError(
+      `"${options.launchId}" is not a launchId: poll with the launchId (a lowercase UUID), never a requestId`,
+    );
+  }
+  const reply = await exchange({
+    origin: options.origin,
+    method: 'GET',
+    path: `/v4/chains/4663/custom-launches/${options.launchId}`,
+    apiKey: options.apiKey,
+    timeoutMs: options.timeoutMs,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
+  if (reply.kind === 'no_answer') return { kind: 'retry', why: reply.reason, waitMs: undefined };
+  if (reply.kind === 'redirect') {
+    return {
+      kind: 'refused',
+      status: reply.status,
+      code: 'REDIRECT_REFUSED',
+      message: 'redirects are refused',
+      requestId: null,
+    };
+  }
+  const error = apiErrorOf(reply);
+  if (reply.status === 200) {
+    const launch = reply.json as LaunchResourceV4;
+    if (launch?.apiVersion !== 4 || launch.chainId !== '4663' || launch.launchId !== options.launchId) {
+      return {
+        kind: 'refused',
+        status: 200,
+        code: 'PINNED_RESOURCE_MISMATCH',
+        message: 'the answer is not the V4 launch on chain 4663 that was asked for',
+        requestId: null,
+      };
+    }
+    return { kind: 'launch', launch };
+  }
+  if (reply.status === 429 || (reply.status === 503 && error?.retryable === true)) {
+    return {
+      kind: 'retry',
+      why: `${reply.status} ${error?.code ?? ''}`.trim(),
+      waitMs: retryAfterMs(reply.headers.get('retry-after'), (options.now ?? Date.now)()),
+    };
+  }
+  return {
+    kind: 'refused',
+    status: reply.status,
+    code: error?.code ?? `HTTP_${reply.status}`,
+    message: error?.message ?? reply.text.slice(0, 200),
+    requestId: error?.requestId ?? null,
+  };
+}
+
+export type WaitResult =
+  | { kind: 'reached'; launch: LaunchResourceV4 }
+  | { kind: 'stuck'; launch: LaunchResourceV4 }
+  | Extract<ReadResult, { kind: 'refused' }>
+  | { kind: 'timeout'; launch: LaunchResourceV4 | undefined };
+
+export interface WaitOptions extends ReadOptions {
+  until: 'authorized' | 'finalized';
+  intervalMs: number;
+  maxWaitMs: number;
+  sleep?: (ms: number) => Promise<void>;
+  /** Called after every read with the current status (undefined before the first answer) and the elapsed time. */
+  onProgress?: (status: LaunchStatusV4 | undefined, elapsedMs: number, note?: string) => void;
+}
+
+/**
+ * Polls a launch by its launchId until it reaches `until` (or a later state), cannot get there (action_required,
+ * failed), or `maxWaitMs` passes (launch-transport.md Endpoints: client flow; progress is read only by polling).
+ */
+export async function waitForLaunch(options: WaitOptions): Promise<WaitResult> {
+  const now = options.now ?? Date.now;
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const started = now();
+  let last: LaunchResourceV4 | undefined;
+  for (;;) {
+    const result = await readLaunch(options);
+    let waitMs = options.intervalMs;
+    if (result.kind === 'refused') return result;
+    if (result.kind === 'launch') {
+      last = result.launch;
+      options.onProgress?.(last.status, now() - started);
+      if (reached[options.until].has(last.status)) return { kind: 'reached', launch: last };
+      if (stuck.has(last.status)) return { kind: 'stuck', launch: last };
+    } else {
+      waitMs = result.waitMs ?? options.intervalMs;
+      options.onProgress?.(last?.status, now() - started, `${result.why}; retrying`);
+    }
+    if (now() - started + waitMs > options.maxWaitMs) return { kind: 'timeout', launch: last };
+    await sleep(waitMs);
+  }
+}
