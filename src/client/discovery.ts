@@ -22,7 +22,9 @@ export class DiscoveryStop extends Error {
  * other than `public`), and its `serviceOrigin` must be the client's configured origin.
  */
 export function discoveryStopReason(manifest: unknown, origin: string): string | null {
-  if (manifest === null || typeof manifest !== 'object') return 'the discovery manifest is not a JSON object';
+  if (manifest === null || typeof manifest !== 'object' || Array.isArray(manifest)) {
+    return 'the discovery manifest is not a JSON object';
+  }
   const doc = manifest as Partial<DiscoveryManifestV1>;
   const entries: Array<[string, Record<string, unknown> | undefined]> = [
     ['versions.v4', doc.versions?.v4 as Record<string, unknown> | undefined],
@@ -32,7 +34,8 @@ export function discoveryStopReason(manifest: unknown, origin: string): string |
     if (!entry || typeof entry !== 'object') return `the discovery manifest has no ${name} entry`;
     for (const flag of ['publicAuthorization', 'publicWrites', 'releaseReady'] as const) {
       if (!(flag in entry)) return `the discovery manifest's ${name} entry is incomplete: no ${flag}`;
-      if (entry[flag] !== true) return `the discovery manifest's ${name} entry reports ${flag}: ${String(entry[flag])}`;
+      if (entry[flag] !== true)
+        return `the discovery manifest's ${name} entry reports ${flag}: ${JSON.stringify(entry[flag])}`;
     }
     if (entry.state === 'pending-public-discovery-promotion') {
       return `the discovery manifest's ${name} entry reports pending-public-discovery-promotion`;

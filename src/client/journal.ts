@@ -1,5 +1,15 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fchmodSync,
+  fsyncSync,
+  ftruncateSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { dirname } from 'node:path';
 import type { LaunchSubmitJournalV1 } from '../../generated/schemas/launch-submit-journal.v1.ts';
 import { schemaProblems } from './pack/project-manifest.ts';
@@ -40,6 +50,9 @@ export function newIdempotencyKey(): string {
 function writeDurably(path: string, text: string, flags: 'wx' | 'w'): void {
   const fd = openSync(path, flags, fileMode);
   try {
+    // open() applies the mode only to a file it creates; a leftover file keeps its own mode unless set here.
+    fchmodSync(fd, fileMode);
+    ftruncateSync(fd, 0);
     writeSync(fd, text);
     fsyncSync(fd);
   } finally {

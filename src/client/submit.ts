@@ -77,7 +77,7 @@ export async function submitWithJournal(options: SubmitOptions): Promise<SubmitR
     if (reply.kind === 'no_answer') {
       record(options, { at, result: 'no_answer', detail: reply.reason.slice(0, 512) });
       waitMs = backoffMs(attempt);
-      why = `no answer (${reply.reason})`;
+      why = reply.reason;
     } else if (reply.kind === 'redirect') {
       record(options, { at, result: 'redirect', httpStatus: reply.status });
       return {

@@ -50,7 +50,7 @@ export async function exchange(send: Send): Promise<Exchange> {
   try {
     text = await response.text();
   } catch (err) {
-    return { kind: 'no_answer', reason: `the answer was cut off (${describeFailure(err, send.timeoutMs)})` };
+    return { kind: 'no_answer', reason: `the answer was cut off: ${describeFailure(err, send.timeoutMs)}` };
   }
   let json: unknown;
   try {
@@ -64,7 +64,7 @@ export async function exchange(send: Send): Promise<Exchange> {
 function describeFailure(err: unknown, timeoutMs: number): string {
   const e = err as { name?: string; cause?: { code?: string; message?: string }; message?: string };
   if (e?.name === 'TimeoutError' || e?.name === 'AbortError') return `no answer within ${timeoutMs} ms`;
-  return e?.cause?.code ?? e?.cause?.message ?? e?.message ?? 'network failure';
+  return `no answer (${e?.cause?.code ?? e?.cause?.message ?? e?.message ?? 'network failure'})`;
 }
 
 /** The ApiError of an answer, when its body is one. */

@@ -52,8 +52,7 @@ export async function preflightCommand(args: { request: string }, remote: Remote
     body: bytes,
     timeoutMs: remote.timeoutMs,
   });
-  if (reply.kind === 'no_answer')
-    throw new CliExit('unresolved', `preflight got no answer: ${reply.reason}; run it again`);
+  if (reply.kind === 'no_answer') throw new CliExit('unresolved', `preflight: ${reply.reason}; run it again`);
   if (reply.kind === 'redirect')
     throw new CliExit('refused', `preflight was answered with a ${reply.status} redirect; refused`);
   if (reply.status !== 200) {
@@ -253,7 +252,7 @@ export async function coverageCommand(remote: Remote): Promise<void> {
   if (reply.kind === 'no_answer') {
     throw new CliExit(
       'unresolved',
-      `no answer (${reply.reason}): this says nothing about the key or the architecture; retry later`,
+      `${reply.reason}: this says nothing about the key or the architecture; retry later`,
     );
   }
   if (reply.kind === 'redirect')

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Hex, keccak256 } from 'viem';
@@ -49,13 +49,22 @@ const randomHex32 = (): Hex => `0x${randomBytes(32).toString('hex')}`;
 /** Client release per profile: the capabilities' clientRelease (launch-transport.md Versioning 2). */
 const clientRelease = { '4.1.0': '4.1.1', '4.0.0': '4.0.0' } as const;
 
-function projectPath(projectDir: string, relative: string): string {
-  const root = resolve(projectDir);
+/**
+ * The path of `relative` inside `base`, or a LocalCheckError when it leaves `base`, by its text or through a
+ * symbolic link (both sides are compared after resolving links, so a linked file cannot smuggle in outside bytes).
+ */
+function inside(base: string, relative: string, what: string): string {
+  const root = resolve(base);
   const path = resolve(root, relative);
-  if (!path.startsWith(root + sep)) {
-    throw new LocalCheckError('PROJECT_FILE_UNREADABLE', `${relative} lies outside the project folder`);
+  const outside = (candidate: string, top: string) => candidate !== top && !candidate.startsWith(top + sep);
+  if (outside(path, root) || (existsSync(path) && outside(realpathSync(path), realpathSync(root)))) {
+    throw new LocalCheckError('PROJECT_FILE_UNREADABLE', `${relative} lies outside ${what}`);
   }
   return path;
+}
+
+function projectPath(projectDir: string, relative: string): string {
+  return inside(projectDir, relative, 'the project folder');
 }
 
 function readProjectFile(projectDir: string, relative: string): Buffer {
@@ -91,15 +100,23 @@ function compileProject(projectDir: string, manifest: LaunchProjectManifestV1): 
   const sources: Record<string, string> = {};
   for (const target of manifest.targets)
     sources[target.source] ??= readProjectFile(projectDir, target.source).toString('utf8');
+  // solc-js turns an exception of the import callback into a compiler error; keep the refusal and rethrow it.
+  let refused: LocalCheckError | undefined;
   try {
     return compileSolidity(sources, (path) => {
-      const candidates = path.startsWith('@')
-        ? [join(projectDir, 'node_modules', path), join(repoNodeModules, path)]
-        : [projectPath(projectDir, path)];
-      const found = candidates.find((c) => existsSync(c));
-      return found ? readFileSync(found, 'utf8') : undefined;
+      try {
+        const candidates = path.startsWith('@')
+          ? [join(projectDir, 'node_modules'), repoNodeModules].map((modules) => inside(modules, path, 'node_modules'))
+          : [projectPath(projectDir, path)];
+        const found = candidates.find((c) => existsSync(c));
+        return found ? readFileSync(found, 'utf8') : undefined;
+      } catch (err) {
+        refused ??= err instanceof LocalCheckError ? err : undefined;
+        return undefined;
+      }
     });
   } catch (err) {
+    if (refused) throw refused;
     if (err instanceof LocalCheckError) throw err;
     throw new LocalCheckError(
       'SOURCE_COMPILE_FAILED',

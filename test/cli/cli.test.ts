@@ -1,0 +1,438 @@
+import { chmodSync, cpSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createPublicClient, createWalletClient, type Hex, http } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mintWalletKey } from '../../src/auth/keys.ts';
+import { chain4663 } from '../../src/chain/chain.ts';
+import { exitCodes } from '../../src/cli/exit-codes.ts';
+import { devnetOperatorKey } from '../../src/devnet/anvil.ts';
+import { devnetServerEnv, startDevnet } from '../../src/devnet/devnet.ts';
+import { openDatabase } from '../../src/store/db.ts';
+import { type CliRun, runCli, spawnCli } from '../support/cli.ts';
+import { auth, call } from '../support/http.ts';
+import { type ServerProcess, startServerProcess } from '../support/process.ts';
+import { type Proxy, startProxy } from '../support/proxy.ts';
+
+/**
+ * Issue 6 item 6: the CLI run as a user runs it (the package bin, a child process) against a real server process on
+ * a real devnet, through a small loopback proxy that injects 503, 429, redirects and held answers.
+ */
+const wallet = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
+const createPath = '/v4/chains/4663/custom-launches';
+const manifestPath = '/.well-known/platform-custom-launch-discovery.json';
+
+describe('the custom-launch CLI end to end (issue 6)', () => {
+  let dir: string;
+  let devnet: Awaited<ReturnType<typeof startDevnet>>;
+  let server: ServerProcess;
+  let proxy: Proxy;
+  let key: string;
+  let env: Record<string, string>;
+  const runs: CliRun[] = [];
+
+  const cli = async (args: string[], extra: Record<string, string> = {}) => {
+    const run = await runCli(args, { ...env, ...extra });
+    runs.push(run);
+    return run;
+  };
+  let packs = 0;
+  const pack = async () => {
+    const out = join(dir, `request-${++packs}.json`);
+    const run = await cli([
+      'pack',
+      'examples/example-launch',
+      '--out',
+      out,
+      '--chain-deployment',
+      join(dir, 'chain-deployment.json'),
+      '--json',
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    return { path: out, bytes: readFileSync(out) };
+  };
+  const creates = () => proxy.seen.filter((s) => s.method === 'POST' && s.path === createPath);
+  /** Every launch of the key with this intent hash, over all pages of the list. */
+  const launchesOf = async (launchIntentHash: string) => {
+    const found: unknown[] = [];
+    let cursor: string | null = null;
+    do {
+      const query: string = cursor ? `&cursor=${cursor}` : '';
+      const r = await call(`${server.url}${createPath}?limit=25${query}`, { headers: auth(key) });
+      expect(r.status, r.text).toBe(200);
+      const page = r.json as { launches: Array<{ launchIntentHash: string }>; nextCursor: string | null };
+      found.push(...page.launches.filter((l) => l.launchIntentHash === launchIntentHash));
+      cursor = page.nextCursor;
+    } while (cursor);
+    return found;
+  };
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'custom-launch-cli-'));
+    devnet = await startDevnet({ outputDir: dir });
+    const databasePath = join(dir, 'api.sqlite');
+    const db = openDatabase(databasePath);
+    key = mintWalletKey(db, {
+      wallet,
+      scopes: ['custom-launch:create', 'custom-launch:read'],
+      chains: ['4663'],
+    }).apiKey;
+    db.close();
+    // The proxy forwards to the server, which names the proxy as its public origin, as behind a real proxy.
+    proxy = await startProxy(() => server.url);
+    server = await startServerProcess({
+      ...devnetServerEnv(devnet.deployment, dir),
+      DATABASE_PATH: databasePath,
+      LIFECYCLE_POLL_MS: '50',
+      PUBLIC_ORIGIN: proxy.url,
+    });
+    env = { PLATFORM_API_KEY: key, CUSTOM_LAUNCH_ORIGIN: proxy.url };
+  }, 120_000);
+
+  afterAll(async () => {
+    await proxy?.close();
+    await server?.stop();
+    await devnet?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('packs, preflights, submits, waits to authorized and hands off a transaction the wallet can send', async () => {
+    const request = await pack();
+    const before = proxy.seen.length;
+
+    const preflight = await cli(['preflight', request.path, '--json']);
+    expect(preflight.code, preflight.stderr).toBe(0);
+    expect(preflight.json.schemaVersion).toBe('platform.custom-launch-preflight.v2');
+    // Discovery first, without a key; then the exact file bytes.
+    const [discovery, sent] = proxy.seen.slice(before);
+    expect(discovery).toMatchObject({ method: 'GET', path: manifestPath });
+    expect(discovery?.headers.authorization).toBeUndefined();
+    expect(sent?.path).toBe('/v4/chains/4663/custom-launches/preflight');
+    expect(sent?.body.equals(request.bytes)).toBe(true);
+
+    const journal = join(dir, 'journal-happy.json');
+    const submit = await cli(['submit', request.path, '--journal', journal, '--json']);
+    expect(submit.code, submit.stderr).toBe(0);
+    expect(submit.json.httpStatus).toBe(202);
+    expect(statSync(journal).mode & 0o777).toBe(0o600);
+    const launchId = submit.json.launch.launchId as string;
+    expect(JSON.parse(readFileSync(journal, 'utf8')).outcome).toMatchObject({ state: 'accepted', launchId });
+
+    const wait = await cli(['wait', launchId, '--interval', '0.2', '--json']);
+    expect(wait.code, wait.stderr).toBe(0);
+    expect(wait.json.status).toBe('authorized');
+    expect(wait.stderr).toMatch(/waiting for authorized: (received|validating|authorized) · 0:\d\d/);
+    // Polling used the launchId, pinned to version 4 and chain 4663.
+    const polls = proxy.seen.filter((s) => s.method === 'GET' && s.path.startsWith(`${createPath}/`));
+    expect(polls.length).toBeGreaterThan(0);
+    for (const poll of polls) expect(poll.path).toBe(`${createPath}/${launchId}`);
+
+    const handoff = await cli(['handoff', launchId, '--json']);
+    expect(handoff.code, handoff.stderr).toBe(0);
+    const tx = handoff.json.walletTransaction;
+    expect(tx).toMatchObject({
+      chainId: '4663',
+      from: wallet,
+      to: devnet.deployment.contracts.platformLaunchStampRouter.address.toLowerCase(),
+      valueWei: '10000000000000000',
+    });
+    const human = await cli(['handoff', launchId]);
+    expect(human.stdout).toContain('never signs or broadcasts');
+    expect(human.stdout).toContain(tx.data);
+
+    // The wallet (anvil account 0, not the CLI) signs and sends exactly what was handed off.
+    const account = privateKeyToAccount(devnetOperatorKey);
+    const chain = chain4663(devnet.deployment.rpcUrl);
+    const walletClient = createWalletClient({ account, chain, transport: http(devnet.deployment.rpcUrl) });
+    const hash = await walletClient.sendTransaction({
+      to: tx.to as Hex,
+      value: BigInt(tx.valueWei),
+      data: tx.data as Hex,
+      gas: BigInt(tx.gasLimit),
+    });
+    const reader = createPublicClient({ chain, transport: http(devnet.deployment.rpcUrl) });
+    expect((await reader.waitForTransactionReceipt({ hash })).status).toBe('success');
+  }, 120_000);
+
+  it('resends the same bytes with the same key after a 503 and a 429, honoring Retry-After in seconds and as a date', async () => {
+    const request = await pack();
+    const retryAfterDate = new Date(Date.now() + 2000).toUTCString();
+    proxy.plan('POST', createPath, {
+      kind: 'answer',
+      status: 503,
+      headers: { 'Retry-After': '1' },
+      body: JSON.stringify({
+        error: { code: 'SERVICE_UNAVAILABLE', message: 'injected', requestId: 'r-503', retryable: true },
+      }),
+    });
+    proxy.plan('POST', createPath, {
+      kind: 'answer',
+      status: 429,
+      headers: { 'Retry-After': retryAfterDate },
+      body: JSON.stringify({
+        error: { code: 'RATE_LIMITED', message: 'injected', requestId: 'r-429', retryable: true },
+      }),
+    });
+    const before = creates().length;
+    const journal = join(dir, 'journal-retry.json');
+    const run = await cli(['submit', request.path, '--journal', journal, '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.json.httpStatus).toBe(202);
+    expect(run.stderr).toMatch(/attempt 1: 503 SERVICE_UNAVAILABLE; resending the same bytes with the same key in 1 s/);
+    expect(run.stderr).toMatch(/attempt 2: 429 RATE_LIMITED; resending the same bytes with the same key/);
+
+    const sent = creates().slice(before);
+    expect(sent).toHaveLength(3);
+    const keyOf = JSON.parse(readFileSync(journal, 'utf8')).idempotencyKey as string;
+    for (const s of sent) {
+      expect(s.body.equals(request.bytes)).toBe(true);
+      expect(s.headers['idempotency-key']).toBe(keyOf);
+    }
+    expect((sent[1]?.at ?? 0) - (sent[0]?.at ?? 0)).toBeGreaterThanOrEqual(950);
+    // The HTTP date is at whole-second precision: the resend waits until that second at the earliest.
+    expect(sent[2]?.at ?? 0).toBeGreaterThanOrEqual(Date.parse(retryAfterDate) - 50);
+    const recorded = JSON.parse(readFileSync(journal, 'utf8')).attempts.map(
+      (a: { httpStatus?: number }) => a.httpStatus,
+    );
+    expect(recorded).toEqual([503, 429, 202]);
+    expect(await launchesOf(JSON.parse(request.bytes.toString()).launchIntentHash)).toHaveLength(1);
+  }, 60_000);
+
+  it('does not resend after a 503 that is not retryable', async () => {
+    const request = await pack();
+    proxy.plan('POST', createPath, {
+      kind: 'answer',
+      status: 503,
+      headers: { 'Retry-After': '1' },
+      body: JSON.stringify({
+        error: { code: 'CHAIN_NOT_CONFIGURED', message: 'injected', requestId: 'r-x', retryable: false },
+      }),
+    });
+    const before = creates().length;
+    const run = await cli(['submit', request.path, '--journal', join(dir, 'journal-503-final.json')]);
+    expect(run.code).toBe(exitCodes.refused.code);
+    expect(run.stderr).toContain('503 CHAIN_NOT_CONFIGURED');
+    expect(creates().length - before).toBe(1);
+  }, 60_000);
+
+  it('resends after a timeout, and the server answers the resend as an exact replay of the one launch', async () => {
+    const request = await pack();
+    let firstStatus = 0;
+    proxy.plan('POST', createPath, { kind: 'forward-and-hold', onServerAnswer: (status) => (firstStatus = status) });
+    const run = await cli([
+      'submit',
+      request.path,
+      '--journal',
+      join(dir, 'journal-timeout.json'),
+      '--timeout-ms',
+      '2000',
+      '--json',
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(firstStatus).toBe(202);
+    expect(run.json.httpStatus).toBe(200);
+    expect(run.stderr).toMatch(/no answer within 2000 ms; resending the same bytes with the same key/);
+    expect(await launchesOf(JSON.parse(request.bytes.toString()).launchIntentHash)).toHaveLength(1);
+  }, 60_000);
+
+  it('resumes a killed client from its journal without creating a second launch', async () => {
+    const request = await pack();
+    const journal = join(dir, 'journal-killed.json');
+    let answered!: (value: { status: number; body: string }) => void;
+    const serverAnswer = new Promise<{ status: number; body: string }>((resolve) => (answered = resolve));
+    proxy.plan('POST', createPath, {
+      kind: 'forward-and-hold',
+      onServerAnswer: (status, body) => answered({ status, body }),
+    });
+    const before = creates().length;
+    const client = spawnCli(['submit', request.path, '--journal', journal], env);
+    const first = await serverAnswer;
+    expect(first.status).toBe(202);
+    client.child.kill('SIGKILL');
+    const killed = await client.done;
+    expect(killed.signal).toBe('SIGKILL');
+    // The journal was durable before the send; the client died before it learned the outcome.
+    expect(JSON.parse(readFileSync(journal, 'utf8')).outcome.state).toBe('pending');
+
+    const resumed = await cli(['submit', '--journal', journal, '--json']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toContain('resuming');
+    expect(resumed.json.httpStatus).toBe(200);
+    expect(resumed.json.launch.launchId).toBe(JSON.parse(first.body).launchId);
+    const sent = creates().slice(before);
+    expect(sent).toHaveLength(2);
+    expect(sent[1]?.body.equals(sent[0]?.body ?? Buffer.alloc(0))).toBe(true);
+    expect(sent[1]?.headers['idempotency-key']).toBe(sent[0]?.headers['idempotency-key']);
+    expect(await launchesOf(JSON.parse(request.bytes.toString()).launchIntentHash)).toHaveLength(1);
+  }, 60_000);
+
+  it('keeps a journal bound to its bytes, its origin and its credential', async () => {
+    const [a, b] = [await pack(), await pack()];
+    const journal = join(dir, 'journal-bound.json');
+    expect((await cli(['submit', a.path, '--journal', journal])).code).toBe(0);
+    const before = proxy.seen.length;
+    const other = await cli(['submit', b.path, '--journal', journal]);
+    expect(other.code).toBe(exitCodes.usage.code);
+    expect(other.stderr).toContain('binds other bytes');
+    const otherKey = await cli(['submit', '--journal', journal], { PLATFORM_API_KEY: `${key.slice(0, -2)}zz` });
+    expect(otherKey.code).toBe(exitCodes.usage.code);
+    expect(otherKey.stderr).toContain('started with another API key');
+    const otherOrigin = await cli(['submit', '--journal', journal], { CUSTOM_LAUNCH_ORIGIN: server.url });
+    expect(otherOrigin.code).toBe(exitCodes.usage.code);
+    expect(otherOrigin.stderr).toContain(`binds the origin ${proxy.url}`);
+    chmodSync(journal, 0o644);
+    const loose = await cli(['submit', '--journal', journal]);
+    expect(loose.code).toBe(exitCodes.usage.code);
+    expect(loose.stderr).toContain('must be 0600');
+    expect(proxy.seen.length).toBe(before);
+  }, 60_000);
+
+  it.each([
+    [
+      'publicWrites false on the chain entry',
+      (m: any) => ({ ...m, chains: { 4663: { ...m.chains['4663'], publicWrites: false } } }),
+    ],
+    [
+      'releaseReady false on the version entry',
+      (m: any) => ({ ...m, versions: { v4: { ...m.versions.v4, releaseReady: false } } }),
+    ],
+    ['a missing chain entry', (m: any) => ({ ...m, chains: {} })],
+    [
+      'pending-public-discovery-promotion',
+      (m: any) => ({ ...m, versions: { v4: { ...m.versions.v4, state: 'pending-public-discovery-promotion' } } }),
+    ],
+  ])(
+    'stops before any authenticated request when the discovery manifest reports %s',
+    async (_name, edit) => {
+      const request = await pack();
+      for (const command of [
+        ['preflight', request.path],
+        ['submit', request.path, '--journal', join(dir, `journal-stop-${packs}.json`)],
+      ]) {
+        proxy.plan('GET', manifestPath, { kind: 'rewrite', edit });
+        const before = proxy.seen.length;
+        const run = await cli(command);
+        expect(run.code, run.stderr).toBe(exitCodes.discoveryStop.code);
+        const after = proxy.seen.slice(before);
+        expect(after.map((s) => s.path)).toEqual([manifestPath]);
+        expect(after.some((s) => s.headers.authorization !== undefined)).toBe(false);
+      }
+    },
+    60_000,
+  );
+
+  it('refuses a redirect: the key never follows it', async () => {
+    const request = await pack();
+    const elsewhere = await startProxy(() => server.url);
+    try {
+      proxy.plan('POST', createPath, {
+        kind: 'answer',
+        status: 307,
+        headers: { Location: `${elsewhere.url}${createPath}` },
+      });
+      const run = await cli(['submit', request.path, '--journal', join(dir, 'journal-redirect.json')]);
+      expect(run.code).toBe(exitCodes.unresolved.code);
+      expect(run.stderr).toContain('redirects are refused');
+      expect(elsewhere.seen).toHaveLength(0);
+    } finally {
+      await elsewhere.close();
+    }
+  }, 60_000);
+
+  it('checks the image locally and sends nothing for a JPEG, WebP or animated GIF', async () => {
+    const project = join(dir, 'jpeg-project');
+    cpSync('examples/example-launch', project, { recursive: true });
+    writeFileSync(join(project, 'logo.png'), Buffer.from('ffd8ffe000104a46494600010100000100010000ffd9', 'hex'));
+    const before = proxy.seen.length;
+    const packed = await cli([
+      'pack',
+      project,
+      '--out',
+      join(dir, 'jpeg.json'),
+      '--chain-deployment',
+      join(dir, 'chain-deployment.json'),
+    ]);
+    expect(packed.code).toBe(exitCodes.localCheck.code);
+    expect(packed.stderr).toContain('IMAGE_JPEG_UNSUPPORTED');
+
+    // A request file whose embedded image was swapped after packing is refused by preflight and submit alike.
+    const request = JSON.parse((await pack()).bytes.toString());
+    const animatedGif = Buffer.concat([
+      Buffer.from('GIF89a', 'ascii'),
+      Buffer.from([1, 0, 1, 0, 0x80, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff]),
+      ...[0, 1].map(() =>
+        Buffer.from([0x21, 0xf9, 4, 0, 10, 0, 0, 0, 0x2c, 0, 0, 0, 0, 1, 0, 1, 0, 0, 2, 2, 0x44, 0x01, 0]),
+      ),
+      Buffer.from([0x3b]),
+    ]);
+    const webp = Buffer.concat([
+      Buffer.from('RIFF', 'ascii'),
+      Buffer.from([26, 0, 0, 0]),
+      Buffer.from('WEBPVP8 ', 'ascii'),
+      Buffer.alloc(18),
+    ]);
+    for (const [name, image, mediaType, code] of [
+      ['gif', animatedGif, 'image/gif', 'IMAGE_GIF_ANIMATED'],
+      ['webp', webp, 'image/png', 'IMAGE_WEBP_UNSUPPORTED'],
+    ] as const) {
+      const file = join(dir, `swapped-${name}.json`);
+      writeFileSync(
+        file,
+        JSON.stringify({
+          ...request,
+          projectMetadataImageArtifact: {
+            ...request.projectMetadataImageArtifact,
+            mediaType,
+            bytesBase64: image.toString('base64'),
+          },
+        }),
+      );
+      for (const command of [
+        ['preflight', file],
+        ['submit', file, '--journal', join(dir, `journal-${name}.json`)],
+      ]) {
+        const run = await cli(command);
+        expect(run.code, run.stderr).toBe(exitCodes.localCheck.code);
+        expect(run.stderr).toContain(code);
+      }
+    }
+    expect(proxy.seen.length).toBe(before);
+  }, 60_000);
+
+  it('reads the key only from PLATFORM_API_KEY and sends it only to an allowed origin', async () => {
+    const request = await pack();
+    const before = proxy.seen.length;
+    const flag = await cli(['preflight', request.path, '--api-key', key]);
+    expect(flag.code).toBe(exitCodes.usage.code);
+    expect(flag.stderr).toContain('only from PLATFORM_API_KEY');
+    const missing = await cli(['preflight', request.path], { PLATFORM_API_KEY: '' });
+    expect(missing.code).toBe(exitCodes.usage.code);
+    expect(missing.stderr).toContain('set PLATFORM_API_KEY');
+    for (const origin of ['http://example.com', 'ftp://127.0.0.1', `${proxy.url}/api`]) {
+      const run = await cli(['preflight', request.path], { CUSTOM_LAUNCH_ORIGIN: origin });
+      expect(run.code, origin).toBe(exitCodes.usage.code);
+    }
+    expect(proxy.seen.length).toBe(before);
+    const requestId = await cli(['status', 'req_0123456789abcdef']);
+    expect(requestId.code).toBe(exitCodes.usage.code);
+    expect(requestId.stderr).toContain('never a requestId');
+  }, 60_000);
+
+  it('prints coverage and a status, and ends on the documented codes for a missing launch', async () => {
+    const coverage = await cli(['coverage', '--json']);
+    expect(coverage.code, coverage.stderr).toBe(0);
+    expect(coverage.json.schemaVersion).toBe('platform.l2-launch-coverage.v1');
+    const missing = await cli(['status', '00000000-0000-4000-8000-000000000000']);
+    expect(missing.code).toBe(exitCodes.refused.code);
+    expect(missing.stderr).toContain('404 NOT_FOUND');
+  }, 60_000);
+
+  it('never printed the API key', () => {
+    expect(runs.length).toBeGreaterThan(20);
+    for (const run of runs) {
+      expect(run.stdout).not.toContain(key);
+      expect(run.stderr).not.toContain(key);
+    }
+  });
+});

@@ -1,0 +1,44 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { exitCodes } from '../../src/cli/exit-codes.ts';
+import { helpText } from '../../src/cli/main.ts';
+import { runCli } from '../support/cli.ts';
+
+const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+
+describe('the CLI documents its exit codes (issue 6 item 5)', () => {
+  const table = Object.values(exitCodes);
+
+  it('has one code per meaning, 0 to 7', () => {
+    expect(table.map((e) => e.code)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+  });
+
+  it('--help lists every exit code with its meaning', () => {
+    for (const { code, meaning } of table) expect(helpText()).toContain(`  ${code}  ${meaning}`);
+  });
+
+  it('the README lists the same table, and nothing else under it', () => {
+    const rows = [...readme.matchAll(/^\| ([0-9]) \| (.+) \|$/gm)].map((m) => ({ code: Number(m[1]), meaning: m[2] }));
+    expect(rows).toEqual(table.map(({ code, meaning }) => ({ code, meaning })));
+  });
+
+  it.each([
+    ['--help', ['--help'], 0],
+    ['no command', [], exitCodes.usage.code],
+    ['an unknown command', ['launch'], exitCodes.usage.code],
+    ['an unknown option', ['status', '--verbose'], exitCodes.usage.code],
+    ['a timeout past 120000 ms', ['coverage', '--timeout-ms', '120001'], exitCodes.usage.code],
+    ['a timeout of 0 ms', ['coverage', '--timeout-ms', '0'], exitCodes.usage.code],
+    [
+      '--until something else',
+      ['wait', '00000000-0000-4000-8000-000000000000', '--until', 'submitted'],
+      exitCodes.usage.code,
+    ],
+    ['pack without --out', ['pack', 'examples/example-launch'], exitCodes.usage.code],
+    ['submit without --journal', ['submit', 'request.json'], exitCodes.usage.code],
+  ])('exits as documented for %s', async (_name, args, code) => {
+    const run = await runCli(args, {});
+    expect(run.code, run.stderr).toBe(code);
+    if (args[0] === '--help' || args.length === 0) expect(run.stdout).toContain('Exit codes:');
+  });
+});

@@ -1,0 +1,55 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+
+const root = new URL('../..', import.meta.url).pathname;
+
+/** What one CLI run printed and how it ended. */
+export interface CliRun {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  /** stdout parsed as JSON when the run used --json, else undefined. */
+  json: any;
+}
+
+/** A started CLI process: the package bin, as a user runs it. */
+export interface CliProcess {
+  child: ChildProcess;
+  done: Promise<CliRun>;
+}
+
+/** Starts `bin/custom-launch.mjs` with `args` and exactly `env` added to a minimal environment. */
+export function spawnCli(args: string[], env: Record<string, string>): CliProcess {
+  const child = spawn(process.execPath, ['bin/custom-launch.mjs', ...args], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (c: Buffer) => {
+    stdout += c.toString();
+  });
+  child.stderr?.on('data', (c: Buffer) => {
+    stderr += c.toString();
+  });
+  const done = new Promise<CliRun>((resolve) => {
+    child.once('close', (code, signal) => {
+      let json: unknown;
+      if (args.includes('--json')) {
+        try {
+          json = JSON.parse(stdout);
+        } catch {
+          json = undefined;
+        }
+      }
+      resolve({ code, signal, stdout, stderr, json });
+    });
+  });
+  return { child, done };
+}
+
+/** Runs the CLI to its end. */
+export function runCli(args: string[], env: Record<string, string>): Promise<CliRun> {
+  return spawnCli(args, env).done;
+}
