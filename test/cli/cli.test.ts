@@ -13,7 +13,7 @@ import { openDatabase } from '../../src/store/db.ts';
 import { type CliRun, runCli, spawnCli } from '../support/cli.ts';
 import { auth, call } from '../support/http.ts';
 import { type ServerProcess, startServerProcess } from '../support/process.ts';
-import { type Proxy, startProxy } from '../support/proxy.ts';
+import { type LoopbackProxy, startProxy } from '../support/proxy.ts';
 
 /**
  * Issue 6 item 6: the CLI run as a user runs it (the package bin, a child process) against a real server process on
@@ -27,7 +27,7 @@ describe('the custom-launch CLI end to end (issue 6)', () => {
   let dir: string;
   let devnet: Awaited<ReturnType<typeof startDevnet>>;
   let server: ServerProcess;
-  let proxy: Proxy;
+  let proxy: LoopbackProxy;
   let key: string;
   let env: Record<string, string>;
   const runs: CliRun[] = [];

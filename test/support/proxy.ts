@@ -24,7 +24,7 @@ export type Action =
  * and, for requests a queued rule matches, injects an answer or holds the server's answer back. Everything else is
  * forwarded unchanged.
  */
-export interface Proxy {
+export interface LoopbackProxy {
   url: string;
   seen: Seen[];
   /** Queues an action for the next request whose method and path match. */
@@ -34,7 +34,7 @@ export interface Proxy {
 
 const hopByHop = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive']);
 
-export async function startProxy(target: () => string): Promise<Proxy> {
+export async function startProxy(target: () => string): Promise<LoopbackProxy> {
   const seen: Seen[] = [];
   const rules: Array<{ method: string; path: string | RegExp; action: Action }> = [];
   const held: Array<() => void> = [];
