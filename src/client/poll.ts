@@ -1,6 +1,6 @@
 import type { components } from '../../generated/types/service.ts';
 import { retryAfterMs } from './retry-after.ts';
-import { apiErrorOf, exchange } from './transport.ts';
+import { apiErrorOf, exchange, type Refusal } from './transport.ts';
 
 type LaunchResourceV4 = components['schemas']['CustomLaunchResourceV4'];
 export type LaunchStatusV4 = LaunchResourceV4['status'];
@@ -27,7 +27,7 @@ const stuck: ReadonlySet<LaunchStatusV4> = new Set<LaunchStatusV4>(['action_requ
 export type ReadResult =
   | { kind: 'launch'; launch: LaunchResourceV4 }
   | { kind: 'retry'; why: string; waitMs: number | undefined }
-  | { kind: 'refused'; status: number; code: string; message: string; requestId: string | null };
+  | Refusal;
 
 export interface ReadOptions {
   origin: string;

@@ -1,7 +1,7 @@
 import type { components } from '../../generated/types/service.ts';
 import { type LaunchSubmitJournalV1, saveJournal } from './journal.ts';
 import { retryAfterMs } from './retry-after.ts';
-import { apiErrorOf, type Exchange, exchange } from './transport.ts';
+import { apiErrorOf, type Exchange, exchange, type Refusal } from './transport.ts';
 
 type LaunchResourceV4 = components['schemas']['CustomLaunchResourceV4'];
 
@@ -11,7 +11,7 @@ export const createPath = '/v4/chains/4663/custom-launches';
 /** How a submission ended. */
 export type SubmitResult =
   | { kind: 'accepted'; status: 200 | 202; launch: LaunchResourceV4 }
-  | { kind: 'refused'; status: number; code: string; message: string; requestId: string | null }
+  | Refusal
   /** No definite answer before the deadline, a 500, or a redirect: the launch may exist. Resume from the journal. */
   | { kind: 'unresolved'; reason: string };
 

@@ -67,6 +67,15 @@ function describeFailure(err: unknown, timeoutMs: number): string {
   return `no answer (${e?.cause?.code ?? e?.cause?.message ?? e?.message ?? 'network failure'})`;
 }
 
+/** A definite refusal: what a support request quotes (launch-transport.md Errors). */
+export interface Refusal {
+  kind: 'refused';
+  status: number;
+  code: string;
+  message: string;
+  requestId: string | null;
+}
+
 /** The ApiError of an answer, when its body is one. */
 export function apiErrorOf(answer: { json: unknown }): ApiErrorBody['error'] | undefined {
   const body = answer.json as Partial<ApiErrorBody> | undefined;

@@ -151,18 +151,24 @@ export async function submitCommand(
   out.line(`next: custom-launch wait ${launch.launchId}`);
 }
 
-/** `status <launchId>`: one pinned read. */
-export async function statusCommand(args: { launchId: string }, remote: Remote): Promise<void> {
+/** One pinned read of a launch, or the exit that says why there is none. */
+async function readOne(launchId: string, remote: Remote): Promise<LaunchResourceV4> {
   const result = await readLaunch({
     origin: remote.env.origin,
     apiKey: remote.apiKey(),
-    launchId: args.launchId,
+    launchId,
     timeoutMs: remote.timeoutMs,
   });
   if (result.kind === 'refused') throw refused(result.status, result.code, result.message, result.requestId);
   if (result.kind === 'retry') throw new CliExit('unresolved', `no definite answer (${result.why}); try again`);
-  remote.out.result(result.launch);
-  describeLaunch(result.launch, remote.out);
+  return result.launch;
+}
+
+/** `status <launchId>`: one pinned read. */
+export async function statusCommand(args: { launchId: string }, remote: Remote): Promise<void> {
+  const launch = await readOne(args.launchId, remote);
+  remote.out.result(launch);
+  describeLaunch(launch, remote.out);
 }
 
 /** `wait <launchId>`: polls until authorized (or finalized), showing the status and the elapsed time. */
@@ -209,15 +215,7 @@ export async function waitCommand(
 
 /** `handoff <launchId>`: prints the exact wallet transaction for the controller's review; never signs or sends. */
 export async function handoffCommand(args: { launchId: string }, remote: Remote): Promise<void> {
-  const result = await readLaunch({
-    origin: remote.env.origin,
-    apiKey: remote.apiKey(),
-    launchId: args.launchId,
-    timeoutMs: remote.timeoutMs,
-  });
-  if (result.kind === 'refused') throw refused(result.status, result.code, result.message, result.requestId);
-  if (result.kind === 'retry') throw new CliExit('unresolved', `no definite answer (${result.why}); try again`);
-  const { launch } = result;
+  const launch = await readOne(args.launchId, remote);
   const tx = launch.walletTransaction;
   if (!tx) {
     throw new CliExit(
