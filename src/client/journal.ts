@@ -4,13 +4,14 @@ import {
   fchmodSync,
   fsyncSync,
   ftruncateSync,
+  mkdirSync,
   openSync,
   readFileSync,
   renameSync,
   statSync,
   writeSync,
 } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { LaunchSubmitJournalV1 } from '../../generated/schemas/launch-submit-journal.v1.ts';
 import { schemaProblems } from './pack/project-manifest.ts';
 
@@ -91,6 +92,7 @@ export function createJournal(
     attempts: [],
   };
   try {
+    mkdirSync(dirname(resolve(path)), { recursive: true });
     writeDurably(path, `${JSON.stringify(doc, null, 2)}\n`, 'wx');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new JournalError(`${path} already exists`);

@@ -39,7 +39,8 @@ describe('the custom-launch CLI end to end (issue 6)', () => {
   };
   let packs = 0;
   const pack = async () => {
-    const out = join(dir, `request-${++packs}.json`);
+    // The folder does not exist before the first pack: pack creates it, as a user's `--out build/…` expects.
+    const out = join(dir, 'requests', `request-${++packs}.json`);
     const run = await cli([
       'pack',
       'examples/example-launch',
@@ -111,7 +112,7 @@ describe('the custom-launch CLI end to end (issue 6)', () => {
     expect(sent?.path).toBe('/v4/chains/4663/custom-launches/preflight');
     expect(sent?.body.equals(request.bytes)).toBe(true);
 
-    const journal = join(dir, 'journal-happy.json');
+    const journal = join(dir, 'journals', 'journal-happy.json');
     const submit = await cli(['submit', request.path, '--journal', journal, '--json']);
     expect(submit.code, submit.stderr).toBe(0);
     expect(submit.json.httpStatus).toBe(202);

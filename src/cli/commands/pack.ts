@@ -1,4 +1,5 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import type { components } from '../../../generated/types/service.ts';
 import { LocalCheckError } from '../../client/local-check-error.ts';
 import { packLaunchProject } from '../../client/pack/pack.ts';
@@ -24,6 +25,7 @@ export function packCommand(args: { project: string; out: string; chainDeploymen
   }
   const packed = packLaunchProject(args.project, { chainDeployment });
   try {
+    mkdirSync(dirname(resolve(args.out)), { recursive: true });
     writeFileSync(args.out, packed.bytes);
   } catch (err) {
     throw new CliExit('usage', `cannot write ${args.out}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
