@@ -1,6 +1,10 @@
 import { describe, expectTypeOf, it } from 'vitest';
+import type { LaunchSubmitJournalV1 } from '../../generated/schemas/launch-submit-journal.v1.ts';
 import type { components } from '../../generated/types/service.ts';
 import { type CreateRequestV4, createLaunchClient, type LaunchClient } from '../../src/client/index.ts';
+import type { packLaunchProject } from '../../src/client/pack/pack.ts';
+import type { waitForLaunch } from '../../src/client/poll.ts';
+import type { submitWithJournal } from '../../src/client/submit.ts';
 
 // STYLE habit 8: the client's shapes come from the spec, and its wrong paths and bodies do not compile.
 type Resource = components['schemas']['CustomLaunchResourceV4'];
@@ -65,5 +69,25 @@ describe('client types', () => {
         params: { path: { chainId: '4663', launchId: '00000000-0000-4000-8000-000000000000' } },
       });
     });
+  });
+});
+
+describe('client flow types (issue 6)', () => {
+  it('types an accepted submission as the V4 resource and a refusal with its support fields', () => {
+    type Result = Awaited<ReturnType<typeof submitWithJournal>>;
+    expectTypeOf<Extract<Result, { kind: 'accepted' }>['launch']>().toEqualTypeOf<Resource>();
+    expectTypeOf<Extract<Result, { kind: 'accepted' }>['status']>().toEqualTypeOf<200 | 202>();
+    expectTypeOf<Extract<Result, { kind: 'refused' }>['requestId']>().toEqualTypeOf<string | null>();
+    expectTypeOf<Result['kind']>().toEqualTypeOf<'accepted' | 'refused' | 'unresolved'>();
+  });
+
+  it('waits only for authorized or finalized, and types the project manifest and journal from spec/', () => {
+    type Until = Parameters<typeof waitForLaunch>[0]['until'];
+    expectTypeOf<Until>().toEqualTypeOf<'authorized' | 'finalized'>();
+    // @ts-expect-error a wait for a state other than authorized or finalized does not compile
+    const until: Until = 'submitted';
+    void until;
+    expectTypeOf<ReturnType<typeof packLaunchProject>['request']>().toEqualTypeOf<CreateRequestV4>();
+    expectTypeOf<LaunchSubmitJournalV1['outcome']['state']>().toEqualTypeOf<'pending' | 'accepted' | 'refused'>();
   });
 });
