@@ -1,6 +1,6 @@
 import type { components } from '../../generated/types/service.ts';
 import { retryAfterMs } from './retry-after.ts';
-import { apiErrorOf, exchange, type Refusal } from './transport.ts';
+import { apiErrorOf, type CallOptions, exchange, type Refusal } from './transport.ts';
 
 type LaunchResourceV4 = components['schemas']['CustomLaunchResourceV4'];
 export type LaunchStatusV4 = LaunchResourceV4['status'];
@@ -29,13 +29,9 @@ export type ReadResult =
   | { kind: 'retry'; why: string; waitMs: number | undefined }
   | Refusal;
 
-export interface ReadOptions {
+export interface ReadOptions extends CallOptions {
   origin: string;
-  apiKey: string;
   launchId: string;
-  timeoutMs: number;
-  fetch?: typeof globalThis.fetch;
-  now?: () => number;
 }
 
 /**

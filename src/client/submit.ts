@@ -1,7 +1,7 @@
 import type { components } from '../../generated/types/service.ts';
 import { type LaunchSubmitJournalV1, saveJournal } from './journal.ts';
 import { retryAfterMs } from './retry-after.ts';
-import { apiErrorOf, type Exchange, exchange, type Refusal } from './transport.ts';
+import { apiErrorOf, type CallOptions, type Exchange, exchange, type Refusal } from './transport.ts';
 
 type LaunchResourceV4 = components['schemas']['CustomLaunchResourceV4'];
 
@@ -15,17 +15,12 @@ export type SubmitResult =
   /** No definite answer before the deadline, a 500, or a redirect: the launch may exist. Resume from the journal. */
   | { kind: 'unresolved'; reason: string };
 
-export interface SubmitOptions {
+export interface SubmitOptions extends CallOptions {
   journalPath: string;
   journal: LaunchSubmitJournalV1;
   bytes: Uint8Array;
-  apiKey: string;
-  /** Per-attempt timeout. */
-  timeoutMs: number;
   /** Give up (unresolved) when the next attempt would start after this long. */
   maxWaitMs: number;
-  fetch?: typeof globalThis.fetch;
-  now?: () => number;
   sleep?: (ms: number) => Promise<void>;
   /** Progress for a person: each retry and why. */
   onProgress?: (message: string) => void;

@@ -67,6 +67,15 @@ function describeFailure(err: unknown, timeoutMs: number): string {
   return `no answer (${e?.cause?.code ?? e?.cause?.message ?? e?.message ?? 'network failure'})`;
 }
 
+/** What every authenticated call of the client flow takes. */
+export interface CallOptions {
+  apiKey: string;
+  /** Per-request timeout. */
+  timeoutMs: number;
+  fetch?: typeof globalThis.fetch;
+  now?: () => number;
+}
+
 /** A definite refusal: what a support request quotes (launch-transport.md Errors). */
 export interface Refusal {
   kind: 'refused';
