@@ -93,6 +93,10 @@ export function createJournal(
   };
   try {
     mkdirSync(dirname(resolve(path)), { recursive: true });
+  } catch (err) {
+    throw new JournalError(`cannot write the journal ${path}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
+  }
+  try {
     writeDurably(path, `${JSON.stringify(doc, null, 2)}\n`, 'wx');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new JournalError(`${path} already exists`);

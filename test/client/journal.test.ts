@@ -71,10 +71,19 @@ describe('createJournal', () => {
     expect(readFileSync(path)).toEqual(before);
   });
 
-  it('refuses a path in a folder that does not exist', () => {
-    const path = join(dir, 'no-such-folder', 'journal.json');
-    expect(() => createJournal(path, { origin, apiKey, bytes, now })).toThrow(JournalError);
-    expect(() => createJournal(path, { origin, apiKey, bytes, now })).toThrow(/cannot write the journal/);
+  it('creates a missing folder, and still writes the journal with mode 0600', () => {
+    const path = join(dir, 'no-such-folder', 'nested', 'journal.json');
+    createJournal(path, { origin, apiKey, bytes, now });
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(openJournal(path).bytes.equals(Buffer.from(bytes))).toBe(true);
+  });
+
+  it('refuses a path it cannot write', () => {
+    const blocker = join(dir, 'a-file');
+    writeFileSync(blocker, 'not a folder');
+    expect(() => createJournal(join(blocker, 'journal.json'), { origin, apiKey, bytes, now })).toThrow(
+      /cannot write the journal/,
+    );
   });
 
   it('never writes the API key, nor the hash the service stores of it', () => {
