@@ -22,7 +22,15 @@ export interface Config {
   modulesBodyLimitBytes: number;
   /** Lifecycle worker: attempts per launch, lease, first retry delay (doubling), idle poll, and an optional pause
    * between claiming and evaluating a job (a knob for the crash-resume test and demos; 0 in production). */
-  lifecycle: { maxAttempts: number; leaseMs: number; backoffBaseMs: number; pollMs: number; stepDelayMs: number };
+  lifecycle: {
+    maxAttempts: number;
+    leaseMs: number;
+    backoffBaseMs: number;
+    pollMs: number;
+    stepDelayMs: number;
+    /** How often the post-authorization tracker polls the chain (LIFECYCLE_TRACKER_POLL_MS). */
+    trackerPollMs: number;
+  };
   /** JSON-RPC URLs of chain 4663 (CHAIN_4663_RPC_URLS, comma-separated); empty when no chain is configured. */
   chain4663RpcUrls: string[];
   /** The native/USD aggregator on chain 4663 the initial-buy quote reads; null when not configured. */
@@ -128,6 +136,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       backoffBaseMs: int(env, 'LIFECYCLE_BACKOFF_MS', 1_000),
       pollMs: int(env, 'LIFECYCLE_POLL_MS', 250),
       stepDelayMs: int(env, 'LIFECYCLE_STEP_DELAY_MS', 0),
+      trackerPollMs: int(env, 'LIFECYCLE_TRACKER_POLL_MS', 2000),
     },
     chain4663RpcUrls: (env.CHAIN_4663_RPC_URLS ?? '')
       .split(',')

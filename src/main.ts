@@ -5,8 +5,10 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { authorizerFromConfig } from './chain/launch-authorizer.ts';
+import { viemLaunchObserver } from './chain/launch-observer.ts';
 import { minimumInitialBuyWei, priceFeedFromConfig } from './chain/price-feed.ts';
 import { loadConfig } from './config.ts';
+import { LaunchTracker } from './domain/lifecycle/tracker.ts';
 import { LifecycleWorker } from './domain/lifecycle/worker.ts';
 import { createApp } from './http/app.ts';
 import { openDatabase } from './store/db.ts';
@@ -15,21 +17,35 @@ const config = loadConfig();
 const db = openDatabase(config.databasePath, { busyTimeoutMs: config.busyTimeoutMs });
 const app = createApp({ db, config });
 const priceFeed = priceFeedFromConfig(config);
+const authorizer = authorizerFromConfig(config);
+const workerId = `${hostname()}:${process.pid}:${randomUUID()}`;
 const worker = new LifecycleWorker({
   db,
   lifecycle: config.lifecycle,
   admission: { canonicalPoolManager: config.canonicalPoolManager },
   now: Date.now,
-  workerId: `${hostname()}:${process.pid}:${randomUUID()}`,
+  workerId,
   minimumInitialBuyWei: () => minimumInitialBuyWei(priceFeed, Date.now()),
-  authorizer: authorizerFromConfig(config),
+  authorizer,
 });
+// The post-authorization tracker follows the chain the gates are bound to; without chain gates nothing is authorized.
+const tracker = authorizer
+  ? new LaunchTracker({
+      db,
+      observer: viemLaunchObserver(config.chain4663RpcUrls),
+      finalityPolicy: authorizer.chainDeployment.finality,
+      now: Date.now,
+      workerId,
+    })
+  : null;
 let stopWorker: (() => Promise<void>) | undefined;
+let stopTracker: (() => Promise<void>) | undefined;
 
 // Not the listen callback: Express 5 calls it on failure too.
 const server = app.listen(config.port, config.host);
 server.once('listening', () => {
   stopWorker = worker.start();
+  stopTracker = tracker?.start(config.lifecycle.trackerPollMs);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   console.log(
@@ -56,7 +72,7 @@ server.on('error', (err: NodeJS.ErrnoException) => {
 function stop(signal: string): void {
   console.log(JSON.stringify({ level: 'info', msg: 'stopping', signal }));
   server.close(() => {
-    void (stopWorker?.() ?? Promise.resolve()).then(() => {
+    void Promise.all([stopWorker?.(), stopTracker?.()]).then(() => {
       db.close();
       process.exit(0);
     });

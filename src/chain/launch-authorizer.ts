@@ -84,6 +84,11 @@ export class LaunchAuthorizer {
   private readonly clients: readonly [PublicClient, PublicClient];
   private readonly attester;
 
+  /** The chain deployment this server is bound to (its finality policy is the tracker's). */
+  get chainDeployment(): ChainDeployment {
+    return this.config.chainDeployment;
+  }
+
   constructor(private readonly config: LaunchAuthorizerConfig) {
     this.clients = config.rpcUrls.map((url) =>
       createPublicClient({ chain: chain4663(url), transport: http(url, { retryCount: 1, timeout: 20_000 }) }),

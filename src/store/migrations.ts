@@ -109,4 +109,15 @@ export const migrations: ReadonlyArray<{ version: number; name: string; sql: str
       ALTER TABLE launches ADD COLUMN wallet_transaction_json TEXT;
     `,
   },
+  {
+    version: 4,
+    name: 'post-authorization tracking: chain evidence and the scan cursor',
+    sql: `
+      -- The observed exact wallet transaction (chainEvidence) and the last block the tracker scanned for it.
+      ALTER TABLE launches ADD COLUMN chain_evidence_json TEXT;
+      ALTER TABLE launches ADD COLUMN tracked_to_block INTEGER;
+      CREATE INDEX launches_tracked ON launches (status) WHERE status IN ('authorized', 'awaiting_wallet_signature',
+        'wallet_action_required', 'submitted', 'sequencer_soft_confirmed', 'ethereum_posted');
+    `,
+  },
 ];

@@ -18,7 +18,14 @@ let s: TestServer;
 let key: string;
 let n = 0;
 
-const lifecycle = { maxAttempts: 3, leaseMs: 30_000, backoffBaseMs: 1_000, pollMs: 10, stepDelayMs: 0 };
+const lifecycle = {
+  maxAttempts: 3,
+  leaseMs: 30_000,
+  backoffBaseMs: 1_000,
+  pollMs: 10,
+  stepDelayMs: 0,
+  trackerPollMs: 10,
+};
 const worker = (id: string) =>
   new LifecycleWorker({
     db: s.db,

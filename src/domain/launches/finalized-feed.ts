@@ -6,8 +6,8 @@ import { decodeCursor, encodeCursor } from '../cursor.ts';
 export type CustomLaunchFinalizedListV4 = components['schemas']['CustomLaunchFinalizedListV4'];
 
 /**
- * listFinalizedCustomLaunchesV4: public evidence of finalized router-backed launches, oldest first, paged by an
- * opaque cursor. Rows are written only by the finality tracker; the feed serves them as stored.
+ * listFinalizedCustomLaunchesV4: public evidence of finalized router-backed launches, newest first (rows are written
+ * in finalization order), paged by an opaque cursor. Rows are written only by the finality tracker; the feed serves them as stored.
  * Spec: launch-transport.md Response resources (Finalized list).
  */
 export function listFinalized(
@@ -17,10 +17,10 @@ export function listFinalized(
   cursor: string | undefined,
 ): CustomLaunchFinalizedListV4 {
   const listName = `v4-finalized:${chainId}`;
-  const after = cursor === undefined ? 0 : decodeCursor(listName, cursor);
+  const before = cursor === undefined ? Number.MAX_SAFE_INTEGER : decodeCursor(listName, cursor);
   const rows = db
-    .prepare('SELECT seq, item_json FROM finalized_feed WHERE chain_id = ? AND seq > ? ORDER BY seq LIMIT ?')
-    .all(chainId, after, limit + 1) as Array<{ seq: number; item_json: string }>;
+    .prepare('SELECT seq, item_json FROM finalized_feed WHERE chain_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?')
+    .all(chainId, before, limit + 1) as Array<{ seq: number; item_json: string }>;
   const page = rows.slice(0, limit);
   const last = page.at(-1);
   return {

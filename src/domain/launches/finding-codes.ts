@@ -128,6 +128,29 @@ export const findingCodes = {
     classification: 'hard_block',
     obligation: 'The exact router simulation must pass before a wallet handoff; fix the decoded revert reason.',
   },
+  WALLET_TRANSACTION_MISMATCH: {
+    classification: 'warning',
+    obligation:
+      'A transaction from the launch wallet to the router differs from the exact wallet transaction and is never accepted; verify chain, sender, router, value and calldata, then send the exact one.',
+  },
+  WALLET_TRANSACTION_REVERTED: {
+    classification: 'info',
+    obligation: 'The exact wallet transaction reverted on chain; read the failure, then submit a new request.',
+  },
+  LAUNCH_STAMPED_BY_OTHER_TRANSACTION: {
+    classification: 'info',
+    obligation:
+      'The launch intent was stamped by a transaction other than the exact one; it can never be launched again; submit a new request.',
+  },
+  LAUNCH_PERMIT_EXPIRED: {
+    classification: 'info',
+    obligation: 'The permit expired before the exact transaction was mined; submit a new request for a new permit.',
+  },
+  CHAIN_REORG_DETECTED: {
+    classification: 'warning',
+    obligation:
+      'The block that held the launch transaction was replaced; the launch waits for the exact transaction again.',
+  },
   TX_SIMULATION_PENDING: {
     classification: 'info',
     obligation:

@@ -22,6 +22,8 @@ export interface LaunchRow {
   remediation_json: string | null;
   failure_json: string | null;
   wallet_transaction_json: string | null;
+  chain_evidence_json: string | null;
+  finalized_item_json: string | null;
   job_state: string | null;
   job_attempt: number | null;
   job_max_attempts: number | null;
@@ -32,14 +34,16 @@ export interface LaunchRow {
 /** The one SELECT of a launch with its job; callers add `WHERE` and `ORDER BY`. */
 export const launchSelect = `SELECT l.seq, l.launch_id, l.chain_id, l.lineage_id, l.partner_id, l.owner_key_id, l.profile,
   l.status, l.launch_wallet, l.request_digest, l.launch_intent_hash, l.created_at, l.updated_at, l.findings_json,
-  l.remediation_json, l.failure_json, l.wallet_transaction_json, j.state AS job_state, j.attempt AS job_attempt, j.max_attempts AS job_max_attempts,
-  j.next_attempt_ms AS job_next_attempt_ms, j.last_error_code AS job_last_error_code
-  FROM launches l LEFT JOIN lifecycle_jobs j ON j.launch_id = l.launch_id`;
+  l.remediation_json, l.failure_json, l.wallet_transaction_json, l.chain_evidence_json, j.state AS job_state, j.attempt AS job_attempt, j.max_attempts AS job_max_attempts,
+  j.next_attempt_ms AS job_next_attempt_ms, j.last_error_code AS job_last_error_code,
+  f.item_json AS finalized_item_json
+  FROM launches l LEFT JOIN lifecycle_jobs j ON j.launch_id = l.launch_id
+  LEFT JOIN finalized_feed f ON f.launch_id = l.launch_id`;
 
 /**
  * The resource of a stored launch: status, the server-authored findings, remediation and failure the lifecycle
  * recorded, the exact wallet transaction bound at `authorized`, and the lifecycle queue's scheduling state (which
- * never changes the status by itself). Chain evidence stays null until the post-authorization lifecycle exists.
+ * never changes the status by itself), and the chain evidence the post-authorization tracker observed.
  * Spec: launch-transport.md Response resources, States.
  */
 export function toLaunchResource(row: LaunchRow): CustomLaunchResourceV4 {
@@ -60,7 +64,7 @@ export function toLaunchResource(row: LaunchRow): CustomLaunchResourceV4 {
     launchIntentHash: row.launch_intent_hash,
     partnerAttribution: null,
     walletTransaction: row.wallet_transaction_json ? JSON.parse(row.wallet_transaction_json) : null,
-    chainEvidence: null,
+    chainEvidence: row.chain_evidence_json ? JSON.parse(row.chain_evidence_json) : null,
     findings: JSON.parse(row.findings_json),
     remediation: row.remediation_json ? JSON.parse(row.remediation_json) : null,
     failure: row.failure_json ? JSON.parse(row.failure_json) : null,
@@ -71,5 +75,9 @@ export function toLaunchResource(row: LaunchRow): CustomLaunchResourceV4 {
       nextAttemptAt: waits && row.job_next_attempt_ms !== null ? new Date(row.job_next_attempt_ms).toISOString() : null,
       lastErrorCode: row.job_last_error_code,
     },
+    // Source verification starts after finalized; the finalized feed row holds it.
+    ...(row.status === 'finalized' && row.finalized_item_json
+      ? { sourceVerification: JSON.parse(row.finalized_item_json).sourceVerification }
+      : {}),
   } as CustomLaunchResourceV4;
 }

@@ -1,0 +1,131 @@
+import { createPublicClient, decodeFunctionData, type Hex, http, type PublicClient, parseEventLogs } from 'viem';
+import { launchStampRouterAbi } from '../../generated/contracts/abis.ts';
+import { chain4663 } from './chain.ts';
+
+/** A transaction as the tracker compares it with the exact wallet transaction. */
+export interface ObservedTransaction {
+  hash: Hex;
+  chainId: number;
+  from: Hex;
+  to: Hex | null;
+  value: bigint;
+  input: Hex;
+  blockNumber: bigint;
+  blockHash: Hex;
+}
+
+/** What the post-authorization tracker reads from chain 4663; one implementation over viem, two providers. */
+export interface LaunchObserver {
+  /** The latest block number and timestamp (seconds), from the first provider. */
+  head(): Promise<{ number: bigint; timestamp: bigint }>;
+  /** The `safe` and `finalized` block numbers both providers agree are reached (the lower of the two). */
+  checkpoints(): Promise<{ safe: bigint; finalized: bigint }>;
+  /** The block hash at a height on both providers: null when either has no block there or they disagree. */
+  agreedBlockHash(number: bigint): Promise<Hex | null>;
+  /** Transactions of the router's LaunchStamped events for one launch intent in [from, to]. */
+  stampTransactions(router: Hex, launchIntentHash: Hex, from: bigint, to: bigint): Promise<Hex[]>;
+  /** Transactions from `wallet` to `router` mined in [from, to] (block by block). */
+  walletTransactionsTo(wallet: Hex, router: Hex, from: bigint, to: bigint): Promise<ObservedTransaction[]>;
+  transaction(hash: Hex): Promise<ObservedTransaction | null>;
+  /** The receipt status of a mined transaction, null when no receipt exists. */
+  receiptStatus(hash: Hex): Promise<{ status: 'success' | 'reverted'; blockNumber: bigint; blockHash: Hex } | null>;
+}
+
+function observed(tx: {
+  hash: Hex;
+  chainId?: number | undefined;
+  from: Hex;
+  to: Hex | null;
+  value: bigint;
+  input: Hex;
+  blockNumber: bigint | null;
+  blockHash: Hex | null;
+}): ObservedTransaction | null {
+  if (tx.blockNumber === null || tx.blockHash === null) return null;
+  return {
+    hash: tx.hash,
+    chainId: tx.chainId ?? 0,
+    from: tx.from,
+    to: tx.to,
+    value: tx.value,
+    input: tx.input,
+    blockNumber: tx.blockNumber,
+    blockHash: tx.blockHash,
+  };
+}
+
+/**
+ * The tracker's chain reads over two provider URLs (launch-transport.md What the service does 1; CHAIN-NOTES.md
+ * "Lifecycle tracking"): progress is read only by polling, a block hash counts only when both providers agree, and
+ * the checkpoints are the lower of the two providers' `safe` and `finalized` tags (on a Nitro chain `safe` means
+ * posted to the base layer; on anvil both tags stand in for it).
+ */
+export function viemLaunchObserver(rpcUrls: readonly string[]): LaunchObserver {
+  const clients = rpcUrls.map((url) =>
+    createPublicClient({ chain: chain4663(url), transport: http(url, { retryCount: 1, timeout: 20_000 }) }),
+  ) as PublicClient[];
+  const first = clients[0];
+  if (!first || clients.length !== 2) throw new Error('the launch observer needs two CHAIN_4663_RPC_URLS');
+  const tagNumber = async (client: PublicClient, blockTag: 'safe' | 'finalized') =>
+    (await client.getBlock({ blockTag })).number;
+  return {
+    head: async () => {
+      const block = await first.getBlock({ blockTag: 'latest' });
+      return { number: block.number, timestamp: block.timestamp };
+    },
+    checkpoints: async () => {
+      const read = await Promise.all(
+        clients.map(async (c) => ({ safe: await tagNumber(c, 'safe'), finalized: await tagNumber(c, 'finalized') })),
+      );
+      const min = (a: bigint, b: bigint) => (a < b ? a : b);
+      return read.reduce((a, b) => ({ safe: min(a.safe, b.safe), finalized: min(a.finalized, b.finalized) }));
+    },
+    agreedBlockHash: async (number) => {
+      const hashes = await Promise.all(
+        clients.map((c) =>
+          c.getBlock({ blockNumber: number }).then(
+            (b) => b.hash,
+            () => null,
+          ),
+        ),
+      );
+      return hashes.every((h) => h !== null && h === hashes[0]) ? (hashes[0] as Hex) : null;
+    },
+    stampTransactions: async (router, launchIntentHash, from, to) => {
+      const logs = await first.getLogs({ address: router, fromBlock: from, toBlock: to });
+      return parseEventLogs({ abi: launchStampRouterAbi, logs, eventName: 'LaunchStamped' })
+        .filter((l) => l.args.launchIntentHash.toLowerCase() === launchIntentHash.toLowerCase())
+        .map((l) => l.transactionHash);
+    },
+    walletTransactionsTo: async (wallet, router, from, to) => {
+      const found: ObservedTransaction[] = [];
+      for (let n = from; n <= to; n++) {
+        const block = await first.getBlock({ blockNumber: n, includeTransactions: true });
+        for (const tx of block.transactions) {
+          if (tx.from.toLowerCase() !== wallet.toLowerCase() || tx.to?.toLowerCase() !== router.toLowerCase()) continue;
+          const seen = observed(tx);
+          if (seen) found.push(seen);
+        }
+      }
+      return found;
+    },
+    transaction: async (hash) => {
+      const tx = await first.getTransaction({ hash }).catch(() => null);
+      return tx ? observed(tx) : null;
+    },
+    receiptStatus: async (hash) => {
+      const receipt = await first.getTransactionReceipt({ hash }).catch(() => null);
+      return receipt
+        ? { status: receipt.status, blockNumber: receipt.blockNumber, blockHash: receipt.blockHash }
+        : null;
+    },
+  };
+}
+
+/** The permit's checkpoint block in an exact wallet transaction's router calldata: the tracker scans after it. */
+export function permitCheckpointOf(data: Hex): bigint {
+  const { args } = decodeFunctionData({ abi: launchStampRouterAbi, data });
+  const permit = args?.[2] as { checkpointBlockNumber: bigint } | undefined;
+  if (!permit) throw new Error('the wallet transaction is not a router launch call');
+  return permit.checkpointBlockNumber;
+}

@@ -1,0 +1,353 @@
+import type { Hex } from 'viem';
+import type { components } from '../../../generated/types/service.ts';
+import { type LaunchObserver, type ObservedTransaction, permitCheckpointOf } from '../../chain/launch-observer.ts';
+import type { Db } from '../../store/db.ts';
+import { statement } from '../../store/statements.ts';
+import type { FindingCode } from '../launches/finding-codes.ts';
+import { findingCodes } from '../launches/finding-codes.ts';
+import type { CreateRequestV4 } from '../launches/request-rules.ts';
+
+type WalletTransaction = NonNullable<components['schemas']['CustomLaunchResourceV4']['walletTransaction']>;
+type ChainEvidence = NonNullable<components['schemas']['CustomLaunchResourceV4']['chainEvidence']>;
+type Finding = components['schemas']['CustomLaunchResourceV4']['findings'][number];
+type FinalizedItem = components['schemas']['CustomLaunchFinalizedListV4']['launches'][number];
+type FinalityPolicyRef = FinalizedItem['finalityPolicy'];
+type Status = components['schemas']['CustomLaunchResourceV4']['status'];
+
+/** Statuses the tracker follows: from the bound wallet transaction to finality. */
+export const trackedStatuses: readonly Status[] = [
+  'authorized',
+  'awaiting_wallet_signature',
+  'wallet_action_required',
+  'submitted',
+  'sequencer_soft_confirmed',
+  'ethereum_posted',
+];
+
+interface TrackedRow {
+  launch_id: string;
+  chain_id: string;
+  profile: string;
+  status: Status;
+  launch_wallet: string;
+  launch_intent_hash: string;
+  request_bytes: Buffer;
+  wallet_transaction_json: string;
+  chain_evidence_json: string | null;
+  findings_json: string;
+  tracked_to_block: number | null;
+}
+
+/** The exact comparison: chain, sender, router, value and calldata byte for byte (launch-transport.md States). */
+export function isExactTransaction(tx: ObservedTransaction, exact: WalletTransaction): boolean {
+  return (
+    tx.chainId === Number(exact.chainId) &&
+    tx.from.toLowerCase() === exact.from.toLowerCase() &&
+    tx.to?.toLowerCase() === exact.to.toLowerCase() &&
+    tx.value === BigInt(exact.valueWei) &&
+    tx.input.toLowerCase() === exact.data.toLowerCase()
+  );
+}
+
+/**
+ * The post-authorization lifecycle (launch-transport.md States; CHAIN-NOTES.md "Lifecycle tracking"; issue 7):
+ * `authorized` hands off to `awaiting_wallet_signature`; the exact wallet transaction is found through the router's
+ * LaunchStamped event for the launch intent, and accepted only when chain, sender, router, value and calldata match
+ * byte for byte (then `submitted` and, with its receipt at `latest`, `sequencer_soft_confirmed`); a different
+ * transaction from the wallet to the router is never accepted (`wallet_action_required` with
+ * WALLET_TRANSACTION_MISMATCH), one that stamped the intent instead fails the launch; `ethereum_posted` once both
+ * providers' `safe` checkpoint covers the block, `finalized` once their `finalized` checkpoint does (the published
+ * policy `l2-block <= finalized`), which also writes the public finalized feed row. Every poll re-reads the block
+ * hash at the transaction's height: a mismatch is a reorg, and the launch waits for the exact transaction again.
+ * The permit's expiry, by chain time, fails a launch whose transaction was not mined. Progress is read only by
+ * polling; the service never signs or sends.
+ */
+export class LaunchTracker {
+  constructor(
+    private readonly deps: {
+      db: Db;
+      observer: LaunchObserver;
+      finalityPolicy: FinalityPolicyRef;
+      now: () => number;
+      workerId: string;
+      /** Blocks scanned per launch and poll at most, so one far-behind launch cannot stall the others. */
+      maxBlocksPerPoll?: number;
+    },
+  ) {}
+
+  /** One poll over every tracked launch. Resolves the number of launches examined. */
+  async tick(): Promise<number> {
+    const rows = statement(
+      this.deps.db,
+      `SELECT launch_id, chain_id, profile, status, launch_wallet, launch_intent_hash, request_bytes,
+         wallet_transaction_json, chain_evidence_json, findings_json, tracked_to_block
+         FROM launches WHERE status IN (${trackedStatuses.map(() => '?').join(', ')})
+         AND wallet_transaction_json IS NOT NULL ORDER BY seq`,
+    ).all(...trackedStatuses) as TrackedRow[];
+    if (rows.length === 0) return 0;
+    const head = await this.deps.observer.head();
+    const checkpoints = await this.deps.observer.checkpoints();
+    for (const row of rows) await this.follow(row, head, checkpoints);
+    return rows.length;
+  }
+
+  /** Polls until stopped. Returns the stop function. */
+  start(pollMs: number): () => Promise<void> {
+    let running = true;
+    const loop = (async () => {
+      while (running) {
+        await this.tick().catch((err: unknown) => {
+          console.error(
+            JSON.stringify({ level: 'error', msg: 'launch tracker poll failed', detail: String(err).slice(0, 500) }),
+          );
+        });
+        await new Promise((resolve) => setTimeout(resolve, pollMs));
+      }
+    })();
+    return async () => {
+      running = false;
+      await loop;
+    };
+  }
+
+  private async follow(
+    row: TrackedRow,
+    head: { number: bigint; timestamp: bigint },
+    checkpoints: { safe: bigint; finalized: bigint },
+  ): Promise<void> {
+    const exact = JSON.parse(row.wallet_transaction_json) as WalletTransaction;
+    if (row.status === 'authorized') {
+      this.commit(row, { to: 'awaiting_wallet_signature' });
+      row.status = 'awaiting_wallet_signature';
+    }
+    const evidence = row.chain_evidence_json ? (JSON.parse(row.chain_evidence_json) as ChainEvidence) : null;
+    if (evidence?.blockNumber && evidence.blockHash) {
+      await this.followMined(row, evidence, checkpoints);
+      return;
+    }
+    await this.findTransaction(row, exact, head);
+  }
+
+  /** Before a mined exact transaction: the stamp event, then other wallet transactions, then the permit's expiry. */
+  private async findTransaction(
+    row: TrackedRow,
+    exact: WalletTransaction,
+    head: { number: bigint; timestamp: bigint },
+  ): Promise<void> {
+    const { observer } = this.deps;
+    const from = BigInt(row.tracked_to_block ?? Number(permitCheckpointOf(exact.data as Hex))) + 1n;
+    const last = from + BigInt(this.deps.maxBlocksPerPoll ?? 500) - 1n;
+    const to = head.number < last ? head.number : last;
+    if (from > to) return this.checkExpiry(row, exact, head);
+    const intent = `0x${row.launch_intent_hash.replace(/^sha256:/, '')}` as Hex;
+    for (const hash of await observer.stampTransactions(exact.to as Hex, intent, from, to)) {
+      const tx = await observer.transaction(hash);
+      if (!tx) continue;
+      if (isExactTransaction(tx, exact)) {
+        this.commit(row, {
+          to: 'submitted',
+          then: 'sequencer_soft_confirmed',
+          evidence: {
+            transactionHash: tx.hash,
+            blockNumber: String(tx.blockNumber),
+            blockHash: tx.blockHash,
+            finalizedAt: null,
+          },
+          trackedTo: to,
+        });
+        return;
+      }
+      this.fail(
+        row,
+        'LAUNCH_STAMPED_BY_OTHER_TRANSACTION',
+        `Transaction ${hash} stamped this launch intent with other bytes than the exact wallet transaction; it is never accepted, and the intent cannot be stamped again.`,
+      );
+      return;
+    }
+    for (const tx of await observer.walletTransactionsTo(exact.from as Hex, exact.to as Hex, from, to)) {
+      if (isExactTransaction(tx, exact)) {
+        // The exact bytes without a stamp event: the transaction reverted.
+        const receipt = await observer.receiptStatus(tx.hash);
+        if (receipt?.status === 'reverted') {
+          this.fail(
+            row,
+            'WALLET_TRANSACTION_REVERTED',
+            `The exact wallet transaction ${tx.hash} reverted in block ${tx.blockNumber}.`,
+          );
+          return;
+        }
+        continue;
+      }
+      this.addFinding(row, {
+        code: 'WALLET_TRANSACTION_MISMATCH',
+        severity: 'warning',
+        targetId: null,
+        message: `Transaction ${tx.hash} from the launch wallet to the router differs from the exact wallet transaction (chain, sender, router, value or calldata) and is never accepted.`,
+      });
+      if (row.status === 'awaiting_wallet_signature') this.commit(row, { to: 'wallet_action_required', trackedTo: to });
+    }
+    this.commit(row, { trackedTo: to });
+    await this.checkExpiry(row, exact, head);
+  }
+
+  private async checkExpiry(row: TrackedRow, exact: WalletTransaction, head: { timestamp: bigint }): Promise<void> {
+    if (head.timestamp * 1000n > BigInt(Date.parse(exact.permitExpiresAt))) {
+      this.fail(
+        row,
+        'LAUNCH_PERMIT_EXPIRED',
+        `The permit expired at ${exact.permitExpiresAt} (chain time) before the exact wallet transaction was mined.`,
+      );
+    }
+  }
+
+  /** After the exact transaction is mined: reorg check, then the safe and finalized checkpoints. */
+  private async followMined(
+    row: TrackedRow,
+    evidence: ChainEvidence,
+    checkpoints: { safe: bigint; finalized: bigint },
+  ): Promise<void> {
+    const height = BigInt(evidence.blockNumber as string);
+    const hash = await this.deps.observer.agreedBlockHash(height);
+    if (hash?.toLowerCase() !== evidence.blockHash?.toLowerCase()) {
+      this.addFinding(row, {
+        code: 'CHAIN_REORG_DETECTED',
+        severity: 'warning',
+        targetId: null,
+        message: `Block ${height} no longer has hash ${evidence.blockHash}; the launch waits for the exact wallet transaction again.`,
+      });
+      this.commit(row, { to: 'awaiting_wallet_signature', evidence: null, trackedTo: height - 1n });
+      return;
+    }
+    if (checkpoints.finalized >= height) {
+      const finalizedAt = new Date(this.deps.now()).toISOString();
+      this.commit(row, {
+        to: row.status === 'ethereum_posted' ? 'finalized' : 'ethereum_posted',
+        then: row.status === 'ethereum_posted' ? undefined : 'finalized',
+        evidence: { ...evidence, finalizedAt },
+        feedItem: this.feedItem(row, evidence, finalizedAt),
+      });
+    } else if (checkpoints.safe >= height && row.status !== 'ethereum_posted') {
+      this.commit(row, { to: 'ethereum_posted' });
+    }
+  }
+
+  private feedItem(row: TrackedRow, evidence: ChainEvidence, finalizedAt: string): FinalizedItem {
+    const request = JSON.parse(row.request_bytes.toString('utf8')) as CreateRequestV4;
+    const targets = request.graphBundle.targets
+      .map((t) => t.targetId)
+      .sort((a, b) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8')));
+    return {
+      launchId: row.launch_id,
+      chainId: '4663',
+      caip2: 'eip155:4663',
+      profile: row.profile as FinalizedItem['profile'],
+      finalizedAt,
+      transactionHash: evidence.transactionHash,
+      blockNumber: evidence.blockNumber as string,
+      blockHash: evidence.blockHash as string,
+      router: (JSON.parse(row.wallet_transaction_json) as WalletTransaction).to,
+      finalityPolicy: this.deps.finalityPolicy,
+      // Source verification starts after finalized and never revises it: every component begins queued.
+      sourceVerification: {
+        status: 'queued',
+        updatedAt: finalizedAt,
+        components: targets.map((targetId) => ({
+          targetId,
+          status: 'queued',
+          updatedAt: finalizedAt,
+          nextAttemptAt: finalizedAt,
+        })),
+      },
+    } as FinalizedItem;
+  }
+
+  private fail(row: TrackedRow, code: FindingCode, message: string): void {
+    const at = new Date(this.deps.now()).toISOString();
+    this.commit(row, {
+      to: 'failed',
+      failure: {
+        code,
+        message,
+        failedAt: at,
+        remediation: { findingCodes: [code], action: findingCodes[code].obligation, newRequestRequired: true },
+      },
+    });
+  }
+
+  private addFinding(row: TrackedRow, finding: Finding): void {
+    const findings = JSON.parse(row.findings_json) as Finding[];
+    if (findings.some((f) => f.code === finding.code && f.message === finding.message)) return;
+    findings.push(finding);
+    row.findings_json = JSON.stringify(findings.slice(-256));
+    statement(this.deps.db, 'UPDATE launches SET findings_json = ?, updated_at = ? WHERE launch_id = ?').run(
+      row.findings_json,
+      new Date(this.deps.now()).toISOString(),
+      row.launch_id,
+    );
+  }
+
+  /**
+   * Applies one observation in one transaction, only while the launch still has the status it was read with (so a
+   * concurrent change is never overwritten); each status change is one row of launch_transitions.
+   */
+  private commit(
+    row: TrackedRow,
+    change: {
+      to?: Status;
+      then?: Status | undefined;
+      evidence?: ChainEvidence | null;
+      trackedTo?: bigint;
+      failure?: components['schemas']['CustomLaunchFailureV4'];
+      feedItem?: FinalizedItem;
+    },
+  ): void {
+    const { db } = this.deps;
+    const at = new Date(this.deps.now()).toISOString();
+    db.transaction(() => {
+      const current = statement(db, 'SELECT status FROM launches WHERE launch_id = ?').get(row.launch_id) as
+        | { status: Status }
+        | undefined;
+      if (current?.status !== row.status) return;
+      if (change.evidence !== undefined) {
+        statement(db, 'UPDATE launches SET chain_evidence_json = ? WHERE launch_id = ?').run(
+          change.evidence ? JSON.stringify(change.evidence) : null,
+          row.launch_id,
+        );
+      }
+      if (change.trackedTo !== undefined) {
+        statement(db, 'UPDATE launches SET tracked_to_block = ? WHERE launch_id = ?').run(
+          Number(change.trackedTo),
+          row.launch_id,
+        );
+      }
+      if (change.failure) {
+        // The failure carries its own remediation; `remediation` belongs to action_required only.
+        statement(db, 'UPDATE launches SET failure_json = ? WHERE launch_id = ?').run(
+          JSON.stringify(change.failure),
+          row.launch_id,
+        );
+      }
+      let status = row.status;
+      for (const next of [change.to, change.then]) {
+        if (!next || next === status) continue;
+        statement(db, 'UPDATE launches SET status = ?, updated_at = ? WHERE launch_id = ?').run(
+          next,
+          at,
+          row.launch_id,
+        );
+        statement(
+          db,
+          'INSERT INTO launch_transitions (launch_id, from_status, to_status, worker, at) VALUES (?, ?, ?, ?, ?)',
+        ).run(row.launch_id, status, next, this.deps.workerId, at);
+        status = next;
+      }
+      if (change.feedItem) {
+        statement(
+          db,
+          'INSERT OR IGNORE INTO finalized_feed (chain_id, launch_id, item_json, finalized_at) VALUES (?, ?, ?, ?)',
+        ).run(row.chain_id, row.launch_id, JSON.stringify(change.feedItem), change.feedItem.finalizedAt);
+      }
+      row.status = status;
+    })();
+  }
+}

@@ -1,0 +1,236 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  createPublicClient,
+  createTestClient,
+  createWalletClient,
+  decodeFunctionData,
+  encodeFunctionData,
+  type Hex,
+  http,
+} from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchStampRouterAbi } from '../../generated/contracts/abis.ts';
+import { mintWalletKey } from '../../src/auth/keys.ts';
+import { chain4663 } from '../../src/chain/chain.ts';
+import { packLaunchProject } from '../../src/client/pack/pack.ts';
+import { devnetOperatorKey } from '../../src/devnet/anvil.ts';
+import { devnetServerEnv, startDevnet } from '../../src/devnet/devnet.ts';
+import { openDatabase } from '../../src/store/db.ts';
+import { auth, call } from '../support/http.ts';
+import { type ServerProcess, startServerProcess } from '../support/process.ts';
+
+/**
+ * Issue 7 items 1, 2 and 4: from the exact wallet transaction to finalized on a real devnet, followed by the server
+ * only by polling the chain. The wallet here is the test playing the controller (anvil account 0), never the service.
+ */
+const wallet = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
+const project = new URL('../../examples/example-launch', import.meta.url).pathname;
+
+describe('the post-authorization lifecycle on the devnet (issue 7)', () => {
+  let dir: string;
+  let devnet: Awaited<ReturnType<typeof startDevnet>>;
+  let server: ServerProcess;
+  let key: string;
+  let chain: ReturnType<typeof chain4663>;
+  let testClient: ReturnType<typeof createTestClient>;
+  let reader: ReturnType<typeof createPublicClient>;
+  let walletClient: ReturnType<typeof createWalletClient>;
+
+  const launchOf = async (launchId: string) => {
+    const r = await call(`${server.url}/v4/chains/4663/custom-launches/${launchId}`, { headers: auth(key) });
+    expect(r.status, r.text).toBe(200);
+    return r.json;
+  };
+  /** Polls until the launch is in one of `statuses` (the tracker polls every 100 ms here). */
+  const until = async (launchId: string, statuses: string[], timeoutMs = 20_000) => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const launch = await launchOf(launchId);
+      if (statuses.includes(launch.status)) return launch;
+      if (Date.now() > deadline) throw new Error(`launch is ${launch.status}, not ${statuses.join('|')}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+  /** A fresh launch of the example project, created and followed to the wallet handoff. */
+  const handedOff = async () => {
+    const { bytes } = packLaunchProject(project, { chainDeployment: devnet.chainDeployment });
+    const created = await call(`${server.url}/v4/chains/4663/custom-launches`, {
+      method: 'POST',
+      headers: auth(key, { 'Idempotency-Key': `finality-${Math.random().toString(36).slice(2)}-0001` }),
+      body: bytes,
+    });
+    expect(created.status, created.text).toBe(202);
+    const launch = await until(created.json.launchId, ['awaiting_wallet_signature', 'action_required', 'failed']);
+    expect(launch.status, JSON.stringify(launch.findings)).toBe('awaiting_wallet_signature');
+    return launch;
+  };
+  const send = async (tx: { to: string; valueWei: string; data: string; gasLimit: string }) => {
+    const hash = await walletClient.sendTransaction({
+      account: privateKeyToAccount(devnetOperatorKey),
+      chain,
+      to: tx.to as Hex,
+      value: BigInt(tx.valueWei),
+      data: tx.data as Hex,
+      gas: BigInt(tx.gasLimit),
+    });
+    return reader.waitForTransactionReceipt({ hash });
+  };
+  const feed = async () => {
+    const r = await call(`${server.url}/v4/chains/4663/finalized-custom-launches?limit=25`);
+    expect(r.status, r.text).toBe(200);
+    return r.json.launches as Array<{ launchId: string; [k: string]: unknown }>;
+  };
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'custom-launch-finality-'));
+    devnet = await startDevnet({ outputDir: dir });
+    const databasePath = join(dir, 'api.sqlite');
+    const db = openDatabase(databasePath);
+    key = mintWalletKey(db, {
+      wallet,
+      scopes: ['custom-launch:create', 'custom-launch:read'],
+      chains: ['4663'],
+    }).apiKey;
+    db.close();
+    server = await startServerProcess({
+      ...devnetServerEnv(devnet.deployment, dir),
+      DATABASE_PATH: databasePath,
+      LIFECYCLE_POLL_MS: '50',
+      LIFECYCLE_TRACKER_POLL_MS: '100',
+    });
+    chain = chain4663(devnet.deployment.rpcUrl);
+    testClient = createTestClient({ mode: 'anvil', chain, transport: http(devnet.deployment.rpcUrl) });
+    reader = createPublicClient({ chain, transport: http(devnet.deployment.rpcUrl) });
+    walletClient = createWalletClient({ chain, transport: http(devnet.deployment.rpcUrl) });
+  }, 120_000);
+
+  afterAll(async () => {
+    await server?.stop();
+    await devnet?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('follows the exact transaction to finalized, and the launch joins the finalized feed', async () => {
+    const launch = await handedOff();
+    expect(launch.chainEvidence).toBeNull();
+    const receipt = await send(launch.walletTransaction);
+    expect(receipt.status).toBe('success');
+
+    const soft = await until(launch.launchId, ['sequencer_soft_confirmed']);
+    expect(soft.chainEvidence).toEqual({
+      transactionHash: receipt.transactionHash,
+      blockNumber: String(receipt.blockNumber),
+      blockHash: receipt.blockHash,
+      finalizedAt: null,
+    });
+    expect((await feed()).some((f) => f.launchId === launch.launchId)).toBe(false);
+
+    // anvil: safe = latest - 32 stands in for "posted to the base layer", finalized = latest - 64 for finality.
+    await testClient.mine({ blocks: 33 });
+    await until(launch.launchId, ['ethereum_posted']);
+    expect((await feed()).some((f) => f.launchId === launch.launchId)).toBe(false);
+    await testClient.mine({ blocks: 32 });
+    const finalized = await until(launch.launchId, ['finalized']);
+    expect(finalized.chainEvidence.finalizedAt).toMatch(/^\d{4}-\d\d-\d\dT/);
+    expect(finalized.chainEvidence.transactionHash).toBe(receipt.transactionHash);
+
+    const item = (await feed()).find((f) => f.launchId === launch.launchId);
+    expect(item).toMatchObject({
+      chainId: '4663',
+      caip2: 'eip155:4663',
+      profile: '4.1.0',
+      transactionHash: receipt.transactionHash,
+      blockNumber: String(receipt.blockNumber),
+      blockHash: receipt.blockHash,
+      router: devnet.deployment.contracts.platformLaunchStampRouter.address.toLowerCase(),
+      finalityPolicy: devnet.chainDeployment.finality,
+      finalizedAt: finalized.chainEvidence.finalizedAt,
+    });
+    // Source verification starts after finalized: every component queued, sorted by targetId.
+    // The resource carries the same source verification once finalized.
+    expect((await launchOf(launch.launchId)).sourceVerification).toEqual(item?.sourceVerification);
+    const verification = item?.sourceVerification as {
+      status: string;
+      components: Array<{ targetId: string; status: string }>;
+    };
+    expect(verification.status).toBe('queued');
+    expect(verification.components.map((c) => c.targetId)).toEqual(['hook', 'initializer', 'token']);
+  }, 120_000);
+
+  it('never accepts a transaction that differs in one byte, and accepts the exact one after it', async () => {
+    const launch = await handedOff();
+    const tx = launch.walletTransaction;
+    // One byte of the permit signature (the calldata's tail) changes: the router rejects it, and so does the server.
+    const cut = tx.data.length - 80;
+    const flipped = `${tx.data.slice(0, cut)}${(Number.parseInt(tx.data.slice(cut, cut + 2), 16) ^ 0xff).toString(16).padStart(2, '0')}${tx.data.slice(cut + 2)}`;
+    expect(flipped.length).toBe(tx.data.length);
+    const wrong = await send({ ...tx, data: flipped });
+    expect(wrong.status).toBe('reverted');
+
+    const refused = await until(launch.launchId, ['wallet_action_required']);
+    expect(refused.chainEvidence).toBeNull();
+    const finding = refused.findings.find((f: { code: string }) => f.code === 'WALLET_TRANSACTION_MISMATCH');
+    expect(finding?.message).toContain(wrong.transactionHash);
+
+    const right = await send(tx);
+    expect(right.status).toBe('success');
+    const soft = await until(launch.launchId, ['sequencer_soft_confirmed']);
+    expect(soft.chainEvidence.transactionHash).toBe(right.transactionHash);
+    expect(soft.chainEvidence.transactionHash).not.toBe(wrong.transactionHash);
+  }, 120_000);
+
+  it('fails the launch when another transaction stamped its intent with other bytes, and never accepts that one', async () => {
+    const launch = await handedOff();
+    const tx = launch.walletTransaction;
+    // The permit binds the intent, wallet, value and checkpoint, not every launch parameter: a lower minTokenOut
+    // still launches on chain. The server must still refuse it as the launch's transaction.
+    const { args } = decodeFunctionData({ abi: launchStampRouterAbi, data: tx.data as Hex });
+    const [params, targets, permit, signature] = args as unknown as [{ minTokenOut: bigint }, unknown, unknown, Hex];
+    const data = encodeFunctionData({
+      abi: launchStampRouterAbi,
+      functionName: 'launch',
+      args: [{ ...params, minTokenOut: params.minTokenOut - 1n }, targets, permit, signature] as never,
+    });
+    expect(data).not.toBe(tx.data);
+    const other = await send({ ...tx, data });
+    expect(other.status).toBe('success');
+    const failed = await until(launch.launchId, ['failed']);
+    expect(failed.chainEvidence).toBeNull();
+    expect(failed.failure.code).toBe('LAUNCH_STAMPED_BY_OTHER_TRANSACTION');
+    expect(failed.failure.message).toContain(other.transactionHash);
+  }, 120_000);
+
+  it('detects a reorg that drops the transaction by re-reading the block hash, and waits for it again', async () => {
+    const launch = await handedOff();
+    const snapshot = await testClient.snapshot();
+    const first = await send(launch.walletTransaction);
+    const soft = await until(launch.launchId, ['sequencer_soft_confirmed']);
+    expect(soft.chainEvidence.blockHash).toBe(first.blockHash);
+
+    // The block that held the transaction is replaced by other blocks at the same height.
+    await testClient.revert({ id: snapshot });
+    await testClient.mine({ blocks: 2 });
+    expect((await reader.getBlock({ blockNumber: first.blockNumber })).hash).not.toBe(first.blockHash);
+    const dropped = await until(launch.launchId, ['awaiting_wallet_signature']);
+    expect(dropped.chainEvidence).toBeNull();
+    expect(dropped.findings.map((f: { code: string }) => f.code)).toContain('CHAIN_REORG_DETECTED');
+
+    const again = await send(launch.walletTransaction);
+    const back = await until(launch.launchId, ['sequencer_soft_confirmed']);
+    expect(back.chainEvidence).toMatchObject({ transactionHash: again.transactionHash, blockHash: again.blockHash });
+  }, 120_000);
+
+  it('fails a launch whose permit expired, by chain time, before its transaction was mined', async () => {
+    const launch = await handedOff();
+    await testClient.increaseTime({ seconds: 3601 });
+    await testClient.mine({ blocks: 1 });
+    const failed = await until(launch.launchId, ['failed']);
+    expect(failed.failure).toMatchObject({
+      code: 'LAUNCH_PERMIT_EXPIRED',
+      remediation: { findingCodes: ['LAUNCH_PERMIT_EXPIRED'], newRequestRequired: true },
+    });
+  }, 120_000);
+});
