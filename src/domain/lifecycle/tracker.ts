@@ -117,7 +117,7 @@ export class LaunchTracker {
   ): Promise<void> {
     const exact = JSON.parse(row.wallet_transaction_json) as WalletTransaction;
     if (row.status === 'authorized') {
-      this.commit(row, { to: 'awaiting_wallet_signature' });
+      this.commit(row, { through: ['awaiting_wallet_signature'] });
       row.status = 'awaiting_wallet_signature';
     }
     const evidence = row.chain_evidence_json ? (JSON.parse(row.chain_evidence_json) as ChainEvidence) : null;
@@ -145,8 +145,7 @@ export class LaunchTracker {
       if (!tx) continue;
       if (isExactTransaction(tx, exact)) {
         this.commit(row, {
-          to: 'submitted',
-          then: 'sequencer_soft_confirmed',
+          through: ['submitted', 'sequencer_soft_confirmed'],
           evidence: {
             transactionHash: tx.hash,
             blockNumber: String(tx.blockNumber),
@@ -184,7 +183,8 @@ export class LaunchTracker {
         targetId: null,
         message: `Transaction ${tx.hash} from the launch wallet to the router differs from the exact wallet transaction (chain, sender, router, value or calldata) and is never accepted.`,
       });
-      if (row.status === 'awaiting_wallet_signature') this.commit(row, { to: 'wallet_action_required', trackedTo: to });
+      if (row.status === 'awaiting_wallet_signature')
+        this.commit(row, { through: ['wallet_action_required'], trackedTo: to });
     }
     this.commit(row, { trackedTo: to });
     await this.checkExpiry(row, exact, head);
@@ -215,19 +215,18 @@ export class LaunchTracker {
         targetId: null,
         message: `Block ${height} no longer has hash ${evidence.blockHash}; the launch waits for the exact wallet transaction again.`,
       });
-      this.commit(row, { to: 'awaiting_wallet_signature', evidence: null, trackedTo: height - 1n });
+      this.commit(row, { through: ['awaiting_wallet_signature'], evidence: null, trackedTo: height - 1n });
       return;
     }
     if (checkpoints.finalized >= height) {
       const finalizedAt = new Date(this.deps.now()).toISOString();
       this.commit(row, {
-        to: row.status === 'ethereum_posted' ? 'finalized' : 'ethereum_posted',
-        then: row.status === 'ethereum_posted' ? undefined : 'finalized',
+        through: ['ethereum_posted', 'finalized'],
         evidence: { ...evidence, finalizedAt },
         feedItem: this.feedItem(row, evidence, finalizedAt),
       });
     } else if (checkpoints.safe >= height && row.status !== 'ethereum_posted') {
-      this.commit(row, { to: 'ethereum_posted' });
+      this.commit(row, { through: ['ethereum_posted'] });
     }
   }
 
@@ -264,7 +263,7 @@ export class LaunchTracker {
   private fail(row: TrackedRow, code: FindingCode, message: string): void {
     const at = new Date(this.deps.now()).toISOString();
     this.commit(row, {
-      to: 'failed',
+      through: ['failed'],
       failure: {
         code,
         message,
@@ -293,8 +292,8 @@ export class LaunchTracker {
   private commit(
     row: TrackedRow,
     change: {
-      to?: Status;
-      then?: Status | undefined;
+      /** The statuses to move through, in order; those the launch already has are skipped. */
+      through?: Status[];
       evidence?: ChainEvidence | null;
       trackedTo?: bigint;
       failure?: components['schemas']['CustomLaunchFailureV4'];
@@ -328,8 +327,8 @@ export class LaunchTracker {
         );
       }
       let status = row.status;
-      for (const next of [change.to, change.then]) {
-        if (!next || next === status) continue;
+      for (const next of change.through ?? []) {
+        if (next === status) continue;
         statement(db, 'UPDATE launches SET status = ?, updated_at = ? WHERE launch_id = ?').run(
           next,
           at,
