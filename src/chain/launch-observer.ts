@@ -129,3 +129,14 @@ export function permitCheckpointOf(data: Hex): bigint {
   if (!permit) throw new Error('the wallet transaction is not a router launch call');
   return permit.checkpointBlockNumber;
 }
+
+/** The launch intent a router launch call names, or null when the calldata is not one (it concerns no launch). */
+export function launchIntentOfCalldata(data: Hex): Hex | null {
+  try {
+    const { functionName, args } = decodeFunctionData({ abi: launchStampRouterAbi, data });
+    if (functionName !== 'launch') return null;
+    return ((args?.[0] as { launchIntentHash?: Hex } | undefined)?.launchIntentHash ?? null) as Hex | null;
+  } catch {
+    return null;
+  }
+}

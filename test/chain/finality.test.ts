@@ -182,6 +182,17 @@ describe('the post-authorization lifecycle on the devnet (issue 7)', () => {
     expect(soft.chainEvidence.transactionHash).not.toBe(wrong.transactionHash);
   }, 120_000);
 
+  it("does not count another launch's transaction from the same wallet as a mismatch", async () => {
+    const [a, b] = [await handedOff(), await handedOff()];
+    await send(a.walletTransaction);
+    await until(a.launchId, ['sequencer_soft_confirmed']);
+    // A few more tracker polls over the block that holds a's transaction.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const other = await launchOf(b.launchId);
+    expect(other.status).toBe('awaiting_wallet_signature');
+    expect(other.findings.map((f: { code: string }) => f.code)).not.toContain('WALLET_TRANSACTION_MISMATCH');
+  }, 120_000);
+
   it('fails the launch when another transaction stamped its intent with other bytes, and never accepts that one', async () => {
     const launch = await handedOff();
     const tx = launch.walletTransaction;

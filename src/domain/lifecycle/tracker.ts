@@ -1,6 +1,11 @@
 import type { Hex } from 'viem';
 import type { components } from '../../../generated/types/service.ts';
-import { type LaunchObserver, type ObservedTransaction, permitCheckpointOf } from '../../chain/launch-observer.ts';
+import {
+  type LaunchObserver,
+  launchIntentOfCalldata,
+  type ObservedTransaction,
+  permitCheckpointOf,
+} from '../../chain/launch-observer.ts';
 import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
 import type { FindingCode } from '../launches/finding-codes.ts';
@@ -164,6 +169,8 @@ export class LaunchTracker {
       return;
     }
     for (const tx of await observer.walletTransactionsTo(exact.from as Hex, exact.to as Hex, from, to)) {
+      // Only a launch call naming this launch's intent concerns it; the wallet's other launches are their own.
+      if (launchIntentOfCalldata(tx.input)?.toLowerCase() !== intent.toLowerCase()) continue;
       if (isExactTransaction(tx, exact)) {
         // The exact bytes without a stamp event: the transaction reverted.
         const receipt = await observer.receiptStatus(tx.hash);
