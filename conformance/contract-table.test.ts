@@ -20,7 +20,7 @@ import {
 } from '../test/support/server.ts';
 
 const LT = 'launch-transport.md';
-type Kind = 'default' | 'quota' | 'budget' | 'small' | 'broken' | 'locked';
+type Kind = 'default' | 'quota' | 'budget' | 'small' | 'broken' | 'locked' | 'tampered' | 'unverified';
 interface Ctx {
   s: TestServer;
   key: string;
@@ -355,6 +355,43 @@ const rows: Row[] = [
     given: (c) => call(`${c.s.url}/v4/chains/4663/initial-buy-quote`),
     want: { status: 503, code: 'PRICE_SOURCE_UNAVAILABLE', retryAfter: true },
   },
+  ...(['create', 'preflight'] as const).flatMap((operation) => [
+    {
+      section: `${LT} deploymentEvidence (issue 7 item 5): tampered evidence stops V4 writes`,
+      name: `a ${operation} on a server whose bound evidence failed verification`,
+      server: 'tampered' as const,
+      given: (c: Ctx) => (operation === 'create' ? create(c) : preflight(c, exampleBytes(v4Example))),
+      want: { status: 503, code: 'DEPLOYMENT_EVIDENCE_TAMPERED' as const },
+    },
+    {
+      section: `${LT} deploymentEvidence (issue 7 item 5): unverified evidence defers V4 writes`,
+      name: `a ${operation} before the bound evidence could be verified`,
+      server: 'unverified' as const,
+      given: (c: Ctx) => (operation === 'create' ? create(c) : preflight(c, exampleBytes(v4Example))),
+      want: { status: 503, code: 'DEPLOYMENT_EVIDENCE_UNVERIFIED' as const, retryAfter: true as const },
+    },
+  ]),
+  {
+    section: `${LT} deploymentEvidence (issue 7 item 5): readiness and capabilities say why`,
+    name: 'readyz and capabilities on a server whose bound evidence failed verification',
+    server: 'tampered',
+    given: async (c) => {
+      const capabilities = await call(`${c.s.url}/v4/chains/4663/capabilities`);
+      expect(capabilities.json.writes).toEqual({ enabled: false, reasons: ['DEPLOYMENT_EVIDENCE_TAMPERED'] });
+      return call(`${c.s.url}/readyz`);
+    },
+    want: {
+      status: 503,
+      body: (json) => {
+        expect(json.status).toBe('not_ready');
+        expect(json.checks).toContainEqual({
+          name: 'deployment_evidence',
+          ok: false,
+          reason: 'DEPLOYMENT_EVIDENCE_TAMPERED',
+        });
+      },
+    },
+  },
   {
     section: `${LT} Errors: 503 unavailable`,
     name: 'a create while the database is locked elsewhere',
@@ -383,6 +420,13 @@ const configs: Record<Kind, Parameters<typeof startServer>[0]> = {
   small: { v4BodyLimitBytes: 8 * 1024 },
   broken: {},
   locked: { busyTimeoutMs: 20 },
+  tampered: {},
+  unverified: {},
+};
+/** The deployment-evidence state each kind of server reports (issue 7 item 5); the others have no chain binding. */
+const evidenceOf: Partial<Record<Kind, () => 'tampered' | 'unreachable'>> = {
+  tampered: () => 'tampered',
+  unverified: () => 'unreachable',
 };
 /** A fresh server per row for the stateful kinds; one shared server for the default rows. */
 async function serverFor(kind: Kind): Promise<{ ctx: Ctx; done: () => Promise<void> }> {
@@ -390,7 +434,7 @@ async function serverFor(kind: Kind): Promise<{ ctx: Ctx; done: () => Promise<vo
     const ctx = servers.get('default');
     if (ctx) return { ctx, done: async () => undefined };
   }
-  const s = await startServer(configs[kind]);
+  const s = await startServer(configs[kind], undefined, undefined, evidenceOf[kind]);
   const ctx = { s, key: s.key() };
   if (kind === 'default') {
     servers.set('default', ctx);

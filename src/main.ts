@@ -7,6 +7,7 @@ import { hostname } from 'node:os';
 import { authorizerFromConfig } from './chain/launch-authorizer.ts';
 import { viemLaunchObserver } from './chain/launch-observer.ts';
 import { minimumInitialBuyWei, priceFeedFromConfig } from './chain/price-feed.ts';
+import { watchDeploymentEvidence } from './chain/verify-deployment-evidence.ts';
 import { loadConfig } from './config.ts';
 import { LaunchTracker } from './domain/lifecycle/tracker.ts';
 import { LifecycleWorker } from './domain/lifecycle/worker.ts';
@@ -15,9 +16,14 @@ import { openDatabase } from './store/db.ts';
 
 const config = loadConfig();
 const db = openDatabase(config.databasePath, { busyTimeoutMs: config.busyTimeoutMs });
-const app = createApp({ db, config });
+
 const priceFeed = priceFeedFromConfig(config);
 const authorizer = authorizerFromConfig(config);
+// The bound deployment evidence is verified against the chain at start-up; until then the V4 lane takes no writes.
+const evidence = authorizer ? watchDeploymentEvidence(authorizer.chainDeployment, config.chain4663RpcUrls) : null;
+// Listening starts after the first attempt, so a client never meets a lane that is merely still checking.
+await evidence?.first;
+const app = createApp({ db, config, ...(evidence ? { evidence: () => evidence.state().kind } : {}) });
 const workerId = `${hostname()}:${process.pid}:${randomUUID()}`;
 const worker = new LifecycleWorker({
   db,
@@ -71,6 +77,7 @@ server.on('error', (err: NodeJS.ErrnoException) => {
 
 function stop(signal: string): void {
   console.log(JSON.stringify({ level: 'info', msg: 'stopping', signal }));
+  evidence?.stop();
   server.close(() => {
     void Promise.all([stopWorker?.(), stopTracker?.()]).then(() => {
       db.close();

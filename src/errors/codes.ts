@@ -65,6 +65,17 @@ export const errorTable = {
     retryable: true,
     message: 'No fresh native/USD price is available; no stale value is served. Retry after Retry-After.',
   },
+  DEPLOYMENT_EVIDENCE_TAMPERED: {
+    status: 503,
+    retryable: false,
+    message:
+      'The deployment evidence this server is bound to failed verification; the V4 lane accepts no writes. Read /readyz.',
+  },
+  DEPLOYMENT_EVIDENCE_UNVERIFIED: {
+    status: 503,
+    retryable: true,
+    message: 'The deployment evidence is not verified yet; retry after Retry-After.',
+  },
   AUTHENTICATION_REQUIRED: {
     status: 401,
     retryable: false,

@@ -3,6 +3,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import * as OpenApiValidator from 'express-openapi-validator';
 import { authenticate } from '../auth/authenticate.ts';
 import type { Config } from '../config.ts';
+import type { EvidenceStateKind } from '../domain/public/deployment-evidence-check.ts';
 import { ApiError } from '../errors/api-error.ts';
 import type { Db } from '../store/db.ts';
 import { errorMiddleware, logInternal } from './error-middleware.ts';
@@ -56,11 +57,14 @@ export function createApp(deps: {
   now?: () => number;
   /** Replaces every route handler (the validator and auth stay): lets a test observe what the validator admits. */
   operations?: Record<string, OperationHandler>;
+  /** The bound deployment evidence's state (issue 7 item 5); absent on a server without chain gates. */
+  evidence?: () => EvidenceStateKind;
 }) {
   const { db, config } = deps;
   const spec = loadServiceSpec();
   const budgets = new RouteBudgets(config.routeBudgetPerMinute, deps.now);
-  const operations = deps.operations ?? buildOperations({ db, config, now: deps.now ?? Date.now });
+  const operations =
+    deps.operations ?? buildOperations({ db, config, now: deps.now ?? Date.now, evidence: deps.evidence });
 
   const app = express();
   app.disable('x-powered-by');

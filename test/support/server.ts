@@ -6,6 +6,7 @@ import { mintWalletKey } from '../../src/auth/keys.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { bindRequestHashes } from '../../src/domain/launches/request-hashes.ts';
 import type { CreateRequestV4 } from '../../src/domain/launches/request-rules.ts';
+import type { EvidenceStateKind } from '../../src/domain/public/deployment-evidence-check.ts';
 import { createApp } from '../../src/http/app.ts';
 import type { OperationHandler } from '../../src/http/operation.ts';
 import { type Db, openDatabase } from '../../src/store/db.ts';
@@ -29,6 +30,8 @@ export async function startServer(
   overrides: Partial<Config> = {},
   now?: () => number,
   operations?: Record<string, OperationHandler>,
+  /** The bound deployment evidence's state, as a server bound to a chain deployment reports it. */
+  evidence?: () => EvidenceStateKind,
 ): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'custom-launch-test-'));
   const config: Config = {
@@ -38,7 +41,13 @@ export async function startServer(
     ...overrides,
   };
   const db = openDatabase(config.databasePath, { busyTimeoutMs: config.busyTimeoutMs });
-  const app = createApp({ db, config, ...(now ? { now } : {}), ...(operations ? { operations } : {}) });
+  const app = createApp({
+    db,
+    config,
+    ...(now ? { now } : {}),
+    ...(operations ? { operations } : {}),
+    ...(evidence ? { evidence } : {}),
+  });
   const server = app.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   const { port } = server.address() as AddressInfo;

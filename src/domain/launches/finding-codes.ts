@@ -151,6 +151,15 @@ export const findingCodes = {
     obligation:
       'The block that held the launch transaction was replaced; the launch waits for the exact transaction again.',
   },
+  DEPLOYMENT_EVIDENCE_TAMPERED: {
+    classification: 'info',
+    obligation:
+      'The bound deployment evidence contradicts itself or the chain; the V4 lane accepts no writes until the operator binds a verified document.',
+  },
+  DEPLOYMENT_EVIDENCE_UNVERIFIED: {
+    classification: 'info',
+    obligation: 'The bound deployment evidence is not verified yet (the chain could not be read); retry later.',
+  },
   TX_SIMULATION_PENDING: {
     classification: 'info',
     obligation:

@@ -1,14 +1,17 @@
 import type { components } from '../../../generated/types/service.ts';
 import type { Config } from '../../config.ts';
+import { type EvidenceStateKind, evidenceCheck } from './deployment-evidence-check.ts';
 
 /** The V4 capabilities document, generated from spec/schemas/custom-launch-capabilities.v2.schema.json. */
 export type CustomLaunchCapabilitiesV2 = components['schemas']['CustomLaunchCapabilitiesV2'];
 
 /**
- * getCustomLaunchCapabilitiesV4: the exact chain capabilities of this deployment, built from its configuration.
+ * getCustomLaunchCapabilitiesV4: the exact chain capabilities of this deployment, built from its configuration;
+ * writes are disabled, with the reason, while the bound deployment evidence is not verified.
  * Spec: launch-transport.md Response resources (capabilities), Limits, What the service does 6.
  */
-export function capabilitiesV4(config: Config): CustomLaunchCapabilitiesV2 {
+export function capabilitiesV4(config: Config, evidence?: EvidenceStateKind | null): CustomLaunchCapabilitiesV2 {
+  const gate = evidence ? evidenceCheck(evidence) : { ok: true, reason: null };
   return {
     schemaVersion: 'platform.custom-launch-capabilities.v2',
     apiVersion: 4,
@@ -18,7 +21,7 @@ export function capabilitiesV4(config: Config): CustomLaunchCapabilitiesV2 {
       { profile: '4.1.0', state: 'current', fundingPlanRequired: true, clientRelease: '4.1.1' },
       { profile: '4.0.0', state: 'frozen', fundingPlanRequired: false, clientRelease: '4.0.0' },
     ],
-    writes: { enabled: true, reasons: [] },
+    writes: { enabled: gate.ok, reasons: gate.reason ? [gate.reason] : [] },
     limits: {
       pageSize: { default: 10, minimum: 1, maximum: 25 },
       cursorLength: { minimum: 16, maximum: 512 },

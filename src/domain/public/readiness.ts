@@ -1,14 +1,23 @@
 import type { components } from '../../../generated/types/service.ts';
 import type { Db } from '../../store/db.ts';
 import type { FindingCode } from '../launches/finding-codes.ts';
+import { type EvidenceStateKind, evidenceCheck } from './deployment-evidence-check.ts';
 
 /** The readiness document, generated from spec/schemas/readiness.v1.schema.json. */
 export type ReadinessV1 = components['schemas']['ReadinessV1'];
 
 const databaseUnavailable: FindingCode = 'DATABASE_UNAVAILABLE';
 
-/** getReadiness: ready when the database answers and has every migration. Spec: launch-transport.md (/readyz). */
-export function readiness(db: Db, expectedMigration: number, nowMs: number): ReadinessV1 {
+/**
+ * getReadiness: ready when the database answers and has every migration and, on a server bound to a chain
+ * deployment, its evidence is verified (a tampered document is named). Spec: launch-transport.md (/readyz).
+ */
+export function readiness(
+  db: Db,
+  expectedMigration: number,
+  nowMs: number,
+  evidence?: EvidenceStateKind | null,
+): ReadinessV1 {
   let ok = false;
   try {
     const row = db.prepare('SELECT max(version) AS v FROM schema_migrations').get() as { v: number | null };
@@ -18,8 +27,12 @@ export function readiness(db: Db, expectedMigration: number, nowMs: number): Rea
   }
   return {
     schemaVersion: 'platform.readiness.v1',
-    status: ok ? 'ready' : 'not_ready',
+    status: ok && (!evidence || evidenceCheck(evidence).ok) ? 'ready' : 'not_ready',
     checkedAt: new Date(nowMs).toISOString(),
-    checks: [{ name: 'database', ok, reason: ok ? null : databaseUnavailable }],
+    checks: [
+      { name: 'database', ok, reason: ok ? null : databaseUnavailable },
+      // Only a server bound to a chain deployment has evidence to verify.
+      ...(evidence ? [{ name: 'deployment_evidence', ...evidenceCheck(evidence) }] : []),
+    ],
   };
 }

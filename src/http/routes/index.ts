@@ -1,6 +1,7 @@
 import { priceFeedFromConfig } from '../../chain/price-feed.ts';
 import type { Config } from '../../config.ts';
 import { LaunchService } from '../../domain/launches/launch-service.ts';
+import type { EvidenceStateKind } from '../../domain/public/deployment-evidence-check.ts';
 import type { Db } from '../../store/db.ts';
 import type { OperationHandler } from '../operation.ts';
 import { legacyOperations } from './legacy.ts';
@@ -11,7 +12,13 @@ import { v4LaunchOperations } from './v4-launches.ts';
  * Every implemented operation by its spec operationId. An operation of the spec missing here answers
  * 501 NOT_IMPLEMENTED (see createApp) and is listed in the README as not yet implemented.
  */
-export function buildOperations(deps: { db: Db; config: Config; now: () => number }): Record<string, OperationHandler> {
+export function buildOperations(deps: {
+  db: Db;
+  config: Config;
+  now: () => number;
+  /** The bound deployment evidence's state; absent on a server without chain gates. */
+  evidence?: (() => EvidenceStateKind) | undefined;
+}): Record<string, OperationHandler> {
   const launches = new LaunchService(
     deps.db,
     {
@@ -24,7 +31,13 @@ export function buildOperations(deps: { db: Db; config: Config; now: () => numbe
   const priceFeed = priceFeedFromConfig(deps.config);
   return {
     ...publicReadOperations({ ...deps, priceFeed }),
-    ...v4LaunchOperations(launches, deps.now, { canonicalPoolManager: deps.config.canonicalPoolManager }, priceFeed),
+    ...v4LaunchOperations(
+      launches,
+      deps.now,
+      { canonicalPoolManager: deps.config.canonicalPoolManager },
+      priceFeed,
+      deps.evidence,
+    ),
     ...legacyOperations,
   };
 }

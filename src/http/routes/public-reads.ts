@@ -2,6 +2,7 @@ import type { PriceFeed } from '../../chain/price-feed.ts';
 import type { Config } from '../../config.ts';
 import { listFinalized } from '../../domain/launches/finalized-feed.ts';
 import { capabilitiesV4 } from '../../domain/public/capabilities.ts';
+import type { EvidenceStateKind } from '../../domain/public/deployment-evidence-check.ts';
 import { discoveryManifest } from '../../domain/public/discovery-manifest.ts';
 import { launchCoverageV4 } from '../../domain/public/launch-coverage.ts';
 import { launchGuideV4 } from '../../domain/public/launch-guide.ts';
@@ -17,22 +18,24 @@ export function publicReadOperations(deps: {
   config: Config;
   now: () => number;
   priceFeed: PriceFeed | null;
+  evidence?: (() => EvidenceStateKind) | undefined;
 }): Record<string, OperationHandler> {
   const { db, config, now, priceFeed } = deps;
+  const evidence = () => deps.evidence?.() ?? null;
   const latestMigration = migrations.at(-1)?.version ?? 0;
 
   return {
     getReadiness: () => {
-      const doc = readiness(db, latestMigration, now());
+      const doc = readiness(db, latestMigration, now(), evidence());
       if (doc.status === 'ready') return { status: 200, body: doc };
       return { status: 503, body: doc, headers: { 'Retry-After': '5' } };
     },
     getDiscoveryManifest: (ctx) => ({ status: 200, body: discoveryManifest(config, now(), ctx.listenOrigin) }),
-    getCustomLaunchCapabilitiesV4: () => ({ status: 200, body: capabilitiesV4(config) }),
+    getCustomLaunchCapabilitiesV4: () => ({ status: 200, body: capabilitiesV4(config, evidence()) }),
     getLaunchGuideV4: () => ({ status: 200, body: launchGuideV4() }),
     getLaunchCoverageV4: () => ({
       status: 200,
-      body: launchCoverageV4(now(), readiness(db, latestMigration, now()).status === 'ready'),
+      body: launchCoverageV4(now(), readiness(db, latestMigration, now(), evidence()).status === 'ready'),
     }),
     listFinalizedCustomLaunchesV4: (ctx) => {
       const { limit, cursor } = pageOf(ctx);

@@ -4,6 +4,7 @@ import type { AdmissionConfig } from '../../domain/admission/evaluate.ts';
 import type { LaunchService } from '../../domain/launches/launch-service.ts';
 import { preflightV4 } from '../../domain/launches/preflight.ts';
 import type { CreateRequestV4 } from '../../domain/launches/request-rules.ts';
+import { type EvidenceStateKind, evidenceCheck } from '../../domain/public/deployment-evidence-check.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { type OperationContext, type OperationHandler, pageOf } from '../operation.ts';
 
@@ -24,9 +25,17 @@ export function v4LaunchOperations(
   now: () => number,
   admission: AdmissionConfig,
   priceFeed: PriceFeed | null,
+  evidence?: () => EvidenceStateKind,
 ): Record<string, OperationHandler> {
+  /** Preflight and create need verified deployment evidence on a server bound to a chain (issue 7 item 5). */
+  const requireVerifiedEvidence = () => {
+    const check = evidence ? evidenceCheck(evidence()) : { ok: true, reason: null };
+    if (check.reason === 'DEPLOYMENT_EVIDENCE_TAMPERED') throw new ApiError('DEPLOYMENT_EVIDENCE_TAMPERED');
+    if (check.reason) throw new ApiError('DEPLOYMENT_EVIDENCE_UNVERIFIED', { retryAfterSeconds: 10 });
+  };
   return {
     preflightCustomLaunchV4: async (ctx) => {
+      requireVerifiedEvidence();
       const evidence = { minimumInitialBuyWei: await minimumInitialBuyWei(priceFeed, now()) };
       return {
         status: 200,
@@ -34,6 +43,7 @@ export function v4LaunchOperations(
       };
     },
     createCustomLaunchV4: (ctx) => {
+      requireVerifiedEvidence();
       const answer = launches.create({
         principal: principalOf(ctx),
         idempotencyKey: String(ctx.headers['idempotency-key']),

@@ -1,0 +1,164 @@
+import { createPublicClient, type Hex, http, keccak256 } from 'viem';
+import { digestOf } from '../domain/launches/request-hashes.ts';
+import type { ChainDeployment } from './deployment-evidence.ts';
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/** What a verification of the bound deployment evidence found. */
+export type EvidenceVerification =
+  | { kind: 'verified' }
+  /** The document contradicts itself or the chain: the V4 lane must not accept writes. */
+  | { kind: 'tampered'; problems: string[] }
+  /** The chain could not be read (a provider down): not a verdict; try again. */
+  | { kind: 'unreachable'; detail: string };
+
+function withoutDigest<T extends object>(value: T, field = 'evidenceDigest'): Omit<T, never> {
+  const { [field as keyof T]: _digest, ...rest } = value;
+  return rest as T;
+}
+
+/**
+ * Verifies the chain-deployment document the server is bound to against itself and the chain, through both
+ * provider URLs (issue 7 item 5; launch-transport.md `deploymentEvidence`): every evidence digest, the root
+ * deployment transaction and receipt (sender, router call, nonce, status, block, receipt logs and their digest, the
+ * per-provider response digests), both providers' readbacks of the resulting contracts' runtime code hashes at the
+ * deployment block and today, the addresses the document binds, and that the deployment block is final.
+ */
+export async function verifyChainDeploymentEvidence(
+  doc: ChainDeployment,
+  rpcUrls: readonly string[],
+): Promise<EvidenceVerification> {
+  const problems: string[] = [];
+  const check = (ok: boolean, problem: string) => {
+    if (!ok) problems.push(problem);
+  };
+  const evidence = doc.deploymentEvidence;
+
+  // The document against itself.
+  check(digestOf(withoutDigest(evidence)) === evidence.evidenceDigest, 'deploymentEvidence.evidenceDigest');
+  check(digestOf(evidence.receiptLogs) === evidence.receiptLogsDigest, 'deploymentEvidence.receiptLogsDigest');
+  for (const [i, readback] of evidence.providerReadbacks.entries()) {
+    check(digestOf(withoutDigest(readback)) === readback.evidenceDigest, `providerReadbacks[${i}].evidenceDigest`);
+  }
+  for (const contract of evidence.resultingContracts) {
+    for (const [i, readback] of contract.providerReadbacks.entries()) {
+      check(
+        digestOf(withoutDigest(readback)) === readback.evidenceDigest,
+        `resultingContracts.${contract.contract}.providerReadbacks[${i}].evidenceDigest`,
+      );
+    }
+    check(
+      digestOf({ contract: contract.contract, providerReadbacks: contract.providerReadbacks }) ===
+        contract.stateEvidenceDigest,
+      `resultingContracts.${contract.contract}.stateEvidenceDigest`,
+    );
+    const bound = doc.contracts[contract.contract as keyof ChainDeployment['contracts']];
+    check(
+      bound?.address.toLowerCase() === contract.address.toLowerCase() &&
+        bound.runtimeCodeHash === contract.runtimeCodeHash,
+      `contracts.${contract.contract} differs from its deployment evidence`,
+    );
+  }
+  check(
+    digestOf(withoutDigest(evidence.ethereumFinalityEvidence)) === evidence.ethereumFinalityEvidence.evidenceDigest,
+    'ethereumFinalityEvidence.evidenceDigest',
+  );
+
+  // The document against the chain, through both providers.
+  const clients = rpcUrls.map((url) =>
+    createPublicClient({ transport: http(url, { retryCount: 1, timeout: 20_000 }) }),
+  );
+  try {
+    const raw = (i: number, method: string, params: unknown[]) =>
+      clients[i]?.request({ method, params } as never) as Promise<Json>;
+    const hash = evidence.transactionHash;
+    const answers = await Promise.all(
+      clients.map(async (_c, i) => ({
+        tx: (await raw(i, 'eth_getTransactionByHash', [hash])) as { [key: string]: string } | null,
+        receipt: (await raw(i, 'eth_getTransactionReceipt', [hash])) as { [key: string]: Json } | null,
+      })),
+    );
+    for (const [i, { tx, receipt }] of answers.entries()) {
+      if (!tx || !receipt) {
+        problems.push(`provider ${i} has no root deployment transaction ${hash}`);
+        continue;
+      }
+      const readback = evidence.providerReadbacks[i];
+      check(readback?.transactionResponseDigest === digestOf(tx as Json), `provider ${i}: transaction response digest`);
+      check(readback?.transactionReceiptDigest === digestOf(receipt as Json), `provider ${i}: receipt digest`);
+      check(tx.from?.toLowerCase() === evidence.from, `provider ${i}: sender`);
+      check(tx.to?.toLowerCase() === evidence.to, `provider ${i}: called address`);
+      check(tx.input?.slice(0, 10) === evidence.selector, `provider ${i}: selector`);
+      check(keccak256(tx.input as Hex) === evidence.calldataHash, `provider ${i}: calldata hash`);
+      check(BigInt(tx.nonce ?? '0x0').toString() === evidence.nonce, `provider ${i}: nonce`);
+      check(receipt.status === '0x1', `provider ${i}: receipt status`);
+      check(BigInt(receipt.blockNumber as string).toString() === evidence.blockNumber, `provider ${i}: block number`);
+      check(receipt.blockHash === evidence.blockHash, `provider ${i}: block hash`);
+      const logs = (receipt.logs as Array<{ [key: string]: Json }>).map((log) => ({
+        address: (log.address as string).toLowerCase(),
+        topics: log.topics as string[],
+        data: log.data as string,
+        logIndex: BigInt(log.logIndex as string).toString(),
+      }));
+      check(digestOf(logs) === evidence.receiptLogsDigest, `provider ${i}: receipt logs`);
+    }
+    const deployedAt = BigInt(evidence.blockNumber);
+    for (const contract of evidence.resultingContracts) {
+      for (const [i, client] of clients.entries()) {
+        const atDeployment = keccak256(
+          (await client.getCode({ address: contract.address as Hex, blockNumber: deployedAt })) ?? '0x',
+        );
+        const today = keccak256((await client.getCode({ address: contract.address as Hex })) ?? '0x');
+        check(
+          atDeployment === contract.runtimeCodeHash,
+          `provider ${i}: ${contract.contract} code at the deployment block`,
+        );
+        check(today === contract.runtimeCodeHash, `provider ${i}: ${contract.contract} code today`);
+      }
+    }
+    for (const [i, client] of clients.entries()) {
+      const finalized = await client.getBlock({ blockTag: 'finalized' });
+      check(finalized.number >= deployedAt, `provider ${i}: the deployment block is not final`);
+    }
+  } catch (err) {
+    // viem's short message names no URL: a provider URL may carry a key.
+    return {
+      kind: 'unreachable',
+      detail: (err as { shortMessage?: string }).shortMessage ?? 'provider request failed',
+    };
+  }
+  return problems.length === 0 ? { kind: 'verified' } : { kind: 'tampered', problems };
+}
+
+/** The state of the bound evidence as the server holds it: not yet checked, or the last verification. */
+export type EvidenceState = { kind: 'verifying' } | EvidenceVerification;
+
+/**
+ * Verifies the bound evidence at start-up and again every `retryMs` while the chain is unreachable; a verdict
+ * (verified or tampered) is final for the process. Logs the outcome once, never a URL.
+ */
+export function watchDeploymentEvidence(
+  doc: ChainDeployment,
+  rpcUrls: readonly string[],
+  retryMs = 10_000,
+): { state: () => EvidenceState; first: Promise<EvidenceState>; stop: () => void } {
+  let state: EvidenceState = { kind: 'verifying' };
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const run = async () => {
+    state = await verifyChainDeploymentEvidence(doc, rpcUrls);
+    const log = { level: state.kind === 'verified' ? 'info' : 'error', msg: `deployment evidence ${state.kind}` };
+    console.log(JSON.stringify(state.kind === 'tampered' ? { ...log, problems: state.problems } : log));
+    if (state.kind === 'unreachable' && !stopped) timer = setTimeout(run, retryMs);
+  };
+  const first = run().then(() => state);
+  return {
+    state: () => state,
+    /** Resolves after the first attempt (a verdict, or unreachable and retrying). */
+    first,
+    stop: () => {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
+}

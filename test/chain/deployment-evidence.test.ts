@@ -1,0 +1,115 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mintWalletKey } from '../../src/auth/keys.ts';
+import type { ChainDeployment } from '../../src/chain/deployment-evidence.ts';
+import { verifyChainDeploymentEvidence } from '../../src/chain/verify-deployment-evidence.ts';
+import { devnetServerEnv, startDevnet } from '../../src/devnet/devnet.ts';
+import { openDatabase } from '../../src/store/db.ts';
+import { auth, call } from '../support/http.ts';
+import { startServerProcess } from '../support/process.ts';
+
+/** Issue 7 item 5: the server verifies the bound deployment evidence against the chain through both providers. */
+describe('deployment evidence verification on the devnet', () => {
+  let dir: string;
+  let devnet: Awaited<ReturnType<typeof startDevnet>>;
+  let urls: string[];
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'custom-launch-evidence-'));
+    devnet = await startDevnet({ outputDir: dir });
+    urls = [devnet.deployment.rpcUrl, devnet.deployment.rpcUrl];
+  }, 120_000);
+  afterAll(async () => {
+    await devnet?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('verifies the devnet document', async () => {
+    expect(await verifyChainDeploymentEvidence(devnet.chainDeployment, urls)).toEqual({ kind: 'verified' });
+  });
+
+  const other32 = `0x${'ab'.repeat(32)}`;
+  it.each<[string, (d: ChainDeployment) => void, RegExp]>([
+    [
+      'a receipt log',
+      (d) => ((d.deploymentEvidence.receiptLogs[0] as { data: string }).data = '0x01'),
+      /receiptLogsDigest|receipt logs/,
+    ],
+    ['the transaction hash', (d) => (d.deploymentEvidence.transactionHash = other32), /no root deployment transaction/],
+    ['the block hash', (d) => (d.deploymentEvidence.blockHash = other32), /block hash/],
+    ['the nonce', (d) => (d.deploymentEvidence.nonce = '7'), /nonce/],
+    [
+      "a provider's receipt digest",
+      (d) => (d.deploymentEvidence.providerReadbacks[1].transactionReceiptDigest = `sha256:${'cd'.repeat(32)}`),
+      /provider 1: receipt digest/,
+    ],
+    [
+      "a resulting contract's runtime code hash",
+      (d) => (d.deploymentEvidence.resultingContracts[2].runtimeCodeHash = other32),
+      /code at the deployment block/,
+    ],
+    [
+      'a bound contract address',
+      (d) => (d.contracts.graphFactory.address = `0x${'12'.repeat(20)}`),
+      /contracts.graphFactory/,
+    ],
+  ])('names a tampered %s', async (_name, tamper, problem) => {
+    const doc = structuredClone(devnet.chainDeployment);
+    tamper(doc);
+    const result = await verifyChainDeploymentEvidence(doc, urls);
+    expect(result.kind).toBe('tampered');
+    expect(result.kind === 'tampered' && result.problems.join('\n')).toMatch(problem);
+  });
+
+  it('reports an unreachable chain as no verdict, naming no URL', async () => {
+    const result = await verifyChainDeploymentEvidence(devnet.chainDeployment, [
+      'http://127.0.0.1:9',
+      'http://127.0.0.1:9',
+    ]);
+    expect(result.kind).toBe('unreachable');
+    expect(JSON.stringify(result)).not.toContain('127.0.0.1');
+  });
+
+  it('a server bound to a tampered document accepts no V4 writes, and readiness says why', async () => {
+    const tampered = structuredClone(devnet.chainDeployment);
+    (tampered.deploymentEvidence.receiptLogs[0] as { data: string }).data = '0x01';
+    const path = join(dir, 'tampered-chain-deployment.json');
+    writeFileSync(path, JSON.stringify(tampered));
+    const databasePath = join(dir, 'tampered.sqlite');
+    const db = openDatabase(databasePath);
+    const key = mintWalletKey(db, {
+      wallet: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266',
+      scopes: ['custom-launch:create', 'custom-launch:read'],
+      chains: ['4663'],
+    }).apiKey;
+    db.close();
+    const server = await startServerProcess({
+      ...devnetServerEnv(devnet.deployment, dir),
+      CHAIN_DEPLOYMENT_PATH: path,
+      DATABASE_PATH: databasePath,
+    });
+    try {
+      const ready = await call(`${server.url}/readyz`);
+      expect(ready.status).toBe(503);
+      expect(ready.json.checks).toContainEqual({
+        name: 'deployment_evidence',
+        ok: false,
+        reason: 'DEPLOYMENT_EVIDENCE_TAMPERED',
+      });
+      const body = readFileSync(new URL('../../spec/examples/custom-launch-create-request.v4.json', import.meta.url));
+      const created = await call(`${server.url}/v4/chains/4663/custom-launches`, {
+        method: 'POST',
+        headers: auth(key, { 'Idempotency-Key': 'tampered-evidence-0001' }),
+        body,
+      });
+      expect(created.status).toBe(503);
+      expect(created.json.error).toMatchObject({ code: 'DEPLOYMENT_EVIDENCE_TAMPERED', retryable: false });
+      const list = await call(`${server.url}/v4/chains/4663/custom-launches`, { headers: auth(key) });
+      expect(list.json.launches).toEqual([]);
+    } finally {
+      await server.stop();
+    }
+  }, 60_000);
+});
