@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   createPublicClient,
   createTestClient,
@@ -13,24 +10,21 @@ import {
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchStampRouterAbi } from '../../generated/contracts/abis.ts';
-import { mintWalletKey } from '../../src/auth/keys.ts';
 import { chain4663 } from '../../src/chain/chain.ts';
 import { packLaunchProject } from '../../src/client/pack/pack.ts';
 import { devnetOperatorKey } from '../../src/devnet/anvil.ts';
-import { devnetServerEnv, startDevnet } from '../../src/devnet/devnet.ts';
-import { openDatabase } from '../../src/store/db.ts';
+import type { startDevnet } from '../../src/devnet/devnet.ts';
+import { type DevnetServer, startDevnetServer } from '../support/devnet-server.ts';
 import { auth, call } from '../support/http.ts';
-import { type ServerProcess, startServerProcess } from '../support/process.ts';
+import type { ServerProcess } from '../support/process.ts';
 
 /**
  * Issue 7 items 1, 2 and 4: from the exact wallet transaction to finalized on a real devnet, followed by the server
  * only by polling the chain. The wallet here is the test playing the controller (anvil account 0), never the service.
  */
-const wallet = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 const project = new URL('../../examples/example-launch', import.meta.url).pathname;
 
 describe('the post-authorization lifecycle on the devnet (issue 7)', () => {
-  let dir: string;
   let devnet: Awaited<ReturnType<typeof startDevnet>>;
   let server: ServerProcess;
   let key: string;
@@ -84,23 +78,10 @@ describe('the post-authorization lifecycle on the devnet (issue 7)', () => {
     return r.json.launches as Array<{ launchId: string; [k: string]: unknown }>;
   };
 
+  let running: DevnetServer;
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'custom-launch-finality-'));
-    devnet = await startDevnet({ outputDir: dir });
-    const databasePath = join(dir, 'api.sqlite');
-    const db = openDatabase(databasePath);
-    key = mintWalletKey(db, {
-      wallet,
-      scopes: ['custom-launch:create', 'custom-launch:read'],
-      chains: ['4663'],
-    }).apiKey;
-    db.close();
-    server = await startServerProcess({
-      ...devnetServerEnv(devnet.deployment, dir),
-      DATABASE_PATH: databasePath,
-      LIFECYCLE_POLL_MS: '50',
-      LIFECYCLE_TRACKER_POLL_MS: '100',
-    });
+    running = await startDevnetServer('finality', { LIFECYCLE_TRACKER_POLL_MS: '100' });
+    ({ devnet, server, key } = running);
     chain = chain4663(devnet.deployment.rpcUrl);
     testClient = createTestClient({ mode: 'anvil', chain, transport: http(devnet.deployment.rpcUrl) });
     reader = createPublicClient({ chain, transport: http(devnet.deployment.rpcUrl) });
@@ -108,9 +89,7 @@ describe('the post-authorization lifecycle on the devnet (issue 7)', () => {
   }, 120_000);
 
   afterAll(async () => {
-    await server?.stop();
-    await devnet?.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await running?.stop();
   });
 
   it('follows the exact transaction to finalized, and the launch joins the finalized feed', async () => {

@@ -1,18 +1,16 @@
-import { chmodSync, cpSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, cpSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createPublicClient, createWalletClient, type Hex, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mintWalletKey } from '../../src/auth/keys.ts';
 import { chain4663 } from '../../src/chain/chain.ts';
 import { exitCodes } from '../../src/cli/exit-codes.ts';
 import { devnetOperatorKey } from '../../src/devnet/anvil.ts';
-import { devnetServerEnv, startDevnet } from '../../src/devnet/devnet.ts';
-import { openDatabase } from '../../src/store/db.ts';
+import type { startDevnet } from '../../src/devnet/devnet.ts';
 import { type CliRun, runCli, spawnCli } from '../support/cli.ts';
+import { type DevnetServer, startDevnetServer } from '../support/devnet-server.ts';
 import { auth, call } from '../support/http.ts';
-import { type ServerProcess, startServerProcess } from '../support/process.ts';
+import type { ServerProcess } from '../support/process.ts';
 import { type LoopbackProxy, startProxy } from '../support/proxy.ts';
 
 /**
@@ -69,33 +67,18 @@ describe('the custom-launch CLI end to end (issue 6)', () => {
     return found;
   };
 
+  let running: DevnetServer;
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'custom-launch-cli-'));
-    devnet = await startDevnet({ outputDir: dir });
-    const databasePath = join(dir, 'api.sqlite');
-    const db = openDatabase(databasePath);
-    key = mintWalletKey(db, {
-      wallet,
-      scopes: ['custom-launch:create', 'custom-launch:read'],
-      chains: ['4663'],
-    }).apiKey;
-    db.close();
     // The proxy forwards to the server, which names the proxy as its public origin, as behind a real proxy.
     proxy = await startProxy(() => server.url);
-    server = await startServerProcess({
-      ...devnetServerEnv(devnet.deployment, dir),
-      DATABASE_PATH: databasePath,
-      LIFECYCLE_POLL_MS: '50',
-      PUBLIC_ORIGIN: proxy.url,
-    });
+    running = await startDevnetServer('cli', { PUBLIC_ORIGIN: proxy.url });
+    ({ dir, devnet, server, key } = running);
     env = { PLATFORM_API_KEY: key, CUSTOM_LAUNCH_ORIGIN: proxy.url };
   }, 120_000);
 
   afterAll(async () => {
     await proxy?.close();
-    await server?.stop();
-    await devnet?.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await running?.stop();
   });
 
   it('packs, preflights, submits, waits to authorized and hands off a transaction the wallet can send', async () => {
