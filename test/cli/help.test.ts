@@ -1,4 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { exitCodes } from '../../src/cli/exit-codes.ts';
 import { helpText } from '../../src/cli/main.ts';
@@ -41,4 +44,39 @@ describe('the CLI documents its exit codes (issue 6 item 5)', () => {
     expect(run.code, run.stderr).toBe(code);
     if (args[0] === '--help' || args.length === 0) expect(run.stdout).toContain('Exit codes:');
   });
+
+  it('stops quietly when its reader closes the pipe early (`custom-launch pack … | head -1`)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'custom-launch-pipe-'));
+    try {
+      const deployment = join(dir, 'chain-deployment.json');
+      const example = JSON.parse(
+        readFileSync(new URL('../../spec/examples/custom-launch-create-request.v4.json', import.meta.url), 'utf8'),
+      );
+      writeFileSync(deployment, JSON.stringify(example.chainDeployment));
+      // pack writes its summary line by line: the reader leaves after the first chunk, the later lines meet a closed pipe.
+      const child = spawn(
+        process.execPath,
+        [
+          'bin/custom-launch.mjs',
+          'pack',
+          'examples/example-launch',
+          '--out',
+          join(dir, 'r.json'),
+          '--chain-deployment',
+          deployment,
+        ],
+        { cwd: new URL('../..', import.meta.url).pathname, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      let stderr = '';
+      child.stderr.on('data', (c: Buffer) => {
+        stderr += c.toString();
+      });
+      child.stdout.once('data', () => child.stdout.destroy());
+      const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+      expect(stderr).not.toContain('EPIPE');
+      expect(code).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
