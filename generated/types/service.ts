@@ -459,7 +459,8 @@ export type paths = {
          * List finalized base-layer launches
          * @description Public base-layer finalized feed: top-level `launches` and a required `quality` block. A `partial` page is not a
          *     complete inventory; quarantined rows appear only as `FINALIZED_ROW_QUARANTINED` diagnostics. Pass nextCursor
-         *     back unchanged as cursor.
+         *     back unchanged as cursor. Project design: newest first; each page reads at most `limit` stored rows, publishes
+         *     those that are valid items and quarantines the others by their index among the page's rows.
          */
         get: operations["listFinalizedCustomLaunchesV3"];
         put?: never;
@@ -4811,7 +4812,6 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };

@@ -120,4 +120,17 @@ export const migrations: ReadonlyArray<{ version: number; name: string; sql: str
         'wallet_action_required', 'submitted', 'sequencer_soft_confirmed', 'ethereum_posted');
     `,
   },
+  {
+    version: 5,
+    name: 'the base-layer finalized feed',
+    sql: `
+      -- Stored rows of the base-layer (V3, V2 history) finalized feed; each page validates them before publishing.
+      CREATE TABLE v3_finalized_feed (
+        seq          INTEGER PRIMARY KEY AUTOINCREMENT,
+        launch_id    TEXT NOT NULL UNIQUE,
+        item_json    TEXT NOT NULL,
+        finalized_at TEXT NOT NULL
+      ) STRICT;
+    `,
+  },
 ];

@@ -1,0 +1,70 @@
+import type { components } from '../../../generated/types/service.ts';
+import { loadSchemaRegistry, schemaIdBase } from '../../spec/schema-registry.ts';
+import type { Db } from '../../store/db.ts';
+import { statement } from '../../store/statements.ts';
+import { decodeCursor, encodeCursor } from '../cursor.ts';
+
+/** The base-layer finalized feed, generated from spec/schemas/custom-launch-finalized-list.v3.schema.json. */
+export type CustomLaunchFinalizedListV3 = components['schemas']['CustomLaunchFinalizedListV3'];
+type Diagnostic = CustomLaunchFinalizedListV3['quality']['diagnostics'][number];
+
+let validateItem: ((value: unknown) => boolean) | undefined;
+function itemValidator(): (value: unknown) => boolean {
+  if (!validateItem) {
+    const validate = loadSchemaRegistry().ajv.getSchema(
+      `${schemaIdBase}custom-launch-finalized-list.v3.schema.json#/$defs/FinalizedLaunch`,
+    );
+    if (!validate) throw new Error('no FinalizedLaunch schema in custom-launch-finalized-list.v3');
+    validateItem = (value) => validate(value) as boolean;
+  }
+  return validateItem;
+}
+
+/**
+ * listFinalizedCustomLaunchesV3: one page of the base-layer finalized feed with its `quality` block
+ * (launch-transport.md Response resources, "Finalized feed, base-layer form"). Project design: newest first; a page
+ * reads at most `limit` stored rows; a row that is not valid JSON or not a valid item is quarantined, never
+ * published, and named by a FINALIZED_ROW_QUARANTINED diagnostic with its index among the page's rows. A page with
+ * a quarantined row is `partial`: not a complete inventory.
+ */
+export function listFinalizedV3(db: Db, limit: number, cursor: string | undefined): CustomLaunchFinalizedListV3 {
+  const listName = 'v3-finalized';
+  const before = cursor === undefined ? Number.MAX_SAFE_INTEGER : decodeCursor(listName, cursor);
+  const rows = statement(
+    db,
+    'SELECT seq, item_json FROM v3_finalized_feed WHERE seq < ? ORDER BY seq DESC LIMIT ?',
+  ).all(before, limit + 1) as Array<{ seq: number; item_json: string }>;
+  const page = rows.slice(0, limit);
+  const launches: CustomLaunchFinalizedListV3['launches'] = [];
+  const diagnostics: Diagnostic[] = [];
+  page.forEach((row, rowIndex) => {
+    let item: unknown;
+    try {
+      item = JSON.parse(row.item_json);
+    } catch {
+      diagnostics.push({ rowIndex, code: 'FINALIZED_ROW_QUARANTINED', message: 'The stored row is not JSON.' });
+      return;
+    }
+    if (!itemValidator()(item)) {
+      diagnostics.push({
+        rowIndex,
+        code: 'FINALIZED_ROW_QUARANTINED',
+        message: 'The stored row is not a valid finalized launch item; it is withheld from this page.',
+      });
+      return;
+    }
+    launches.push(item as CustomLaunchFinalizedListV3['launches'][number]);
+  });
+  const last = page.at(-1);
+  return {
+    launches,
+    quality: {
+      status: diagnostics.length === 0 ? 'complete' : 'partial',
+      sourceRowCount: page.length,
+      publishedRowCount: launches.length,
+      quarantinedRowCount: diagnostics.length,
+      diagnostics,
+    },
+    nextCursor: rows.length > limit && last ? encodeCursor(listName, last.seq) : null,
+  } as CustomLaunchFinalizedListV3;
+}

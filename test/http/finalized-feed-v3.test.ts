@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call } from '../support/http.ts';
+import { startServer, type TestServer } from '../support/server.ts';
+
+/**
+ * Issue 7 item 2: the base-layer finalized feed carries the `quality` block and quarantines bad rows with
+ * FINALIZED_ROW_QUARANTINED (launch-transport.md Response resources, "Finalized feed, base-layer form").
+ */
+const feed = '/v3/finalized-custom-launches';
+const item = (n: number) => ({
+  launchId: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
+  launchProfileVersion: '3.3.0',
+  chainId: '1',
+  tokenAddress: `0x${String(n).padStart(40, '1')}`,
+  hookAddress: null,
+  transactionHash: `0x${String(n).padStart(64, 'a')}`,
+  blockNumber: String(1000 + n),
+  finalizedAt: `2026-11-0${n}T00:00:00.000Z`,
+});
+
+describe('listFinalizedCustomLaunchesV3', () => {
+  let s: TestServer;
+  const insert = (launchId: string, json: string) =>
+    s.db
+      .prepare('INSERT INTO v3_finalized_feed (launch_id, item_json, finalized_at) VALUES (?, ?, ?)')
+      .run(launchId, json, '2026-11-01T00:00:00.000Z');
+
+  beforeAll(async () => {
+    s = await startServer();
+  });
+  afterAll(() => s.close());
+
+  it('an empty feed is a complete page', async () => {
+    const r = await call(s.url + feed);
+    expect(r.status).toBe(200);
+    expect(r.json).toEqual({
+      launches: [],
+      quality: { status: 'complete', sourceRowCount: 0, publishedRowCount: 0, quarantinedRowCount: 0, diagnostics: [] },
+      nextCursor: null,
+    });
+  });
+
+  it('publishes valid rows newest first and quarantines the others by their index among the page rows', async () => {
+    for (const n of [1, 2, 3]) insert(item(n).launchId, JSON.stringify(item(n)));
+    insert('bad-json', '{"launchId": ');
+    insert('bad-item', JSON.stringify({ ...item(5), launchProfileVersion: '9.9.9' }));
+
+    const all = await call(`${s.url}${feed}?limit=25`);
+    expect(all.status).toBe(200);
+    expect(all.json.launches.map((l: { launchId: string }) => l.launchId)).toEqual(
+      [3, 2, 1].map((n) => item(n).launchId),
+    );
+    expect(all.json.quality).toEqual({
+      status: 'partial',
+      sourceRowCount: 5,
+      publishedRowCount: 3,
+      quarantinedRowCount: 2,
+      diagnostics: [
+        { rowIndex: 0, code: 'FINALIZED_ROW_QUARANTINED', message: expect.stringContaining('not a valid') },
+        { rowIndex: 1, code: 'FINALIZED_ROW_QUARANTINED', message: expect.stringContaining('not JSON') },
+      ],
+    });
+    expect(JSON.stringify(all.json)).not.toContain('9.9.9');
+
+    // Pages of two stored rows: the quarantined pair, then two valid rows, then the last one.
+    const first = await call(`${s.url}${feed}?limit=2`);
+    expect(first.json.launches).toEqual([]);
+    expect(first.json.quality).toMatchObject({ status: 'partial', sourceRowCount: 2, quarantinedRowCount: 2 });
+    const second = await call(`${s.url}${feed}?limit=2&cursor=${first.json.nextCursor}`);
+    expect(second.json.quality).toMatchObject({ status: 'complete', sourceRowCount: 2, publishedRowCount: 2 });
+    const third = await call(`${s.url}${feed}?limit=2&cursor=${second.json.nextCursor}`);
+    expect(third.json.launches.map((l: { launchId: string }) => l.launchId)).toEqual([item(1).launchId]);
+    expect(third.json.nextCursor).toBeNull();
+  });
+
+  it.each([
+    [0, 400],
+    [1, 200],
+    [25, 200],
+    [26, 400],
+  ])('limit=%i answers %i', async (limit, status) => {
+    expect((await call(`${s.url}${feed}?limit=${limit}`)).status).toBe(status);
+  });
+
+  it('refuses a cursor of the V4 feed', async () => {
+    const v4 = Buffer.from(JSON.stringify({ v: 1, l: 'v4-finalized:4663', s: 5 })).toString('base64url');
+    const r = await call(`${s.url}${feed}?cursor=${v4}`);
+    expect(r.status).toBe(400);
+    expect(r.json.error.code).toBe('INVALID_REQUEST');
+  });
+});
