@@ -787,7 +787,7 @@ export type paths = {
         /**
          * List finalized shared-lane launches
          * @description Public finalized feed of the shared token-and-hook lane, separate from the V4 finalized feed. Pass nextCursor
-         *     back unchanged as cursor. Project design: the response shape.
+         *     back unchanged as cursor. Project design: the response shape; newest first, from the lane's own store.
          */
         get: operations["listMultiRoleFinalizedCustomLaunches"];
         put?: never;
@@ -5381,7 +5381,6 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };

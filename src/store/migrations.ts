@@ -133,4 +133,19 @@ export const migrations: ReadonlyArray<{ version: number; name: string; sql: str
       ) STRICT;
     `,
   },
+  {
+    version: 6,
+    name: 'the shared lane finalized feed',
+    sql: `
+      -- The shared token-and-hook lane's own finalized feed, never mixed with the V4 feed.
+      CREATE TABLE multi_role_finalized_feed (
+        seq          INTEGER PRIMARY KEY AUTOINCREMENT,
+        chain_id     TEXT NOT NULL,
+        launch_id    TEXT NOT NULL UNIQUE,
+        item_json    TEXT NOT NULL,
+        finalized_at TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX multi_role_finalized_feed_chain ON multi_role_finalized_feed (chain_id, seq);
+    `,
+  },
 ];

@@ -129,6 +129,10 @@ describe('the post-authorization lifecycle on the devnet (issue 7)', () => {
       finalizedAt: finalized.chainEvidence.finalizedAt,
     });
     // Source verification starts after finalized: every component queued, sorted by targetId.
+    // The shared lane's feed is separate: a V4 launch never appears there.
+    const shared = await call(`${server.url}/v4/chains/4663/multi-role-custom-launches/finalized?limit=25`);
+    expect(shared.status, shared.text).toBe(200);
+    expect(shared.json.launches.some((l: { launchId: string }) => l.launchId === launch.launchId)).toBe(false);
     // The resource carries the same source verification once finalized.
     expect((await launchOf(launch.launchId)).sourceVerification).toEqual(item?.sourceVerification);
     const verification = item?.sourceVerification as {

@@ -1,6 +1,6 @@
 import type { PriceFeed } from '../../chain/price-feed.ts';
 import type { Config } from '../../config.ts';
-import { listFinalized } from '../../domain/launches/finalized-feed.ts';
+import { listFinalized, listMultiRoleFinalized } from '../../domain/launches/finalized-feed.ts';
 import { listFinalizedV3 } from '../../domain/launches/finalized-feed-v3.ts';
 import { capabilitiesV4 } from '../../domain/public/capabilities.ts';
 import type { EvidenceStateKind } from '../../domain/public/deployment-evidence-check.ts';
@@ -38,6 +38,10 @@ export function publicReadOperations(deps: {
       status: 200,
       body: launchCoverageV4(now(), readiness(db, latestMigration, now(), evidence()).status === 'ready'),
     }),
+    listMultiRoleFinalizedCustomLaunches: (ctx) => {
+      const { limit, cursor } = pageOf(ctx);
+      return { status: 200, body: listMultiRoleFinalized(db, String(ctx.params.chainId), limit, cursor) };
+    },
     listFinalizedCustomLaunchesV3: (ctx) => {
       const { limit, cursor } = pageOf(ctx);
       return { status: 200, body: listFinalizedV3(db, limit, cursor) };

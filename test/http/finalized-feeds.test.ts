@@ -89,3 +89,42 @@ describe('listFinalizedCustomLaunchesV3', () => {
     expect(r.json.error.code).toBe('INVALID_REQUEST');
   });
 });
+
+/** Issue 7 item 2: the shared lane's finalized feed stays separate from the V4 feed. */
+describe('listMultiRoleFinalizedCustomLaunches', () => {
+  let s: TestServer;
+  const shared = '/v4/chains/4663/multi-role-custom-launches/finalized';
+  const sharedItem = (n: number) => ({
+    launchId: `00000000-0000-4000-9000-${String(n).padStart(12, '0')}`,
+    chainId: '4663',
+    tokenHookAddress: `0x${String(n).padStart(40, '2')}`,
+    transactionHash: `0x${String(n).padStart(64, 'b')}`,
+    blockNumber: String(2000 + n),
+    finalizedAt: `2026-11-1${n}T00:00:00.000Z`,
+  });
+
+  beforeAll(async () => {
+    s = await startServer();
+  });
+  afterAll(() => s.close());
+
+  it('serves its own rows newest first, never the V4 feed, with cursors of its own', async () => {
+    for (const n of [1, 2, 3]) {
+      s.db
+        .prepare(
+          'INSERT INTO multi_role_finalized_feed (chain_id, launch_id, item_json, finalized_at) VALUES (?, ?, ?, ?)',
+        )
+        .run('4663', sharedItem(n).launchId, JSON.stringify(sharedItem(n)), sharedItem(n).finalizedAt);
+    }
+    const first = await call(`${s.url}${shared}?limit=2`);
+    expect(first.status, first.text).toBe(200);
+    expect(first.json.launches).toEqual([sharedItem(3), sharedItem(2)]);
+    const second = await call(`${s.url}${shared}?limit=2&cursor=${first.json.nextCursor}`);
+    expect(second.json).toEqual({ launches: [sharedItem(1)], nextCursor: null });
+
+    const v4 = await call(`${s.url}/v4/chains/4663/finalized-custom-launches?limit=25`);
+    expect(v4.json.launches).toEqual([]);
+    const crossed = await call(`${s.url}/v4/chains/4663/finalized-custom-launches?cursor=${first.json.nextCursor}`);
+    expect(crossed.status).toBe(400);
+  });
+});
