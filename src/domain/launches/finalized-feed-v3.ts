@@ -1,8 +1,7 @@
 import type { components } from '../../../generated/types/service.ts';
 import { loadSchemaRegistry, schemaIdBase } from '../../spec/schema-registry.ts';
 import type { Db } from '../../store/db.ts';
-import { statement } from '../../store/statements.ts';
-import { decodeCursor, encodeCursor } from '../cursor.ts';
+import { newestFirstPage } from './finalized-feed.ts';
 
 /** The base-layer finalized feed, generated from spec/schemas/custom-launch-finalized-list.v3.schema.json. */
 export type CustomLaunchFinalizedListV3 = components['schemas']['CustomLaunchFinalizedListV3'];
@@ -28,13 +27,12 @@ function itemValidator(): (value: unknown) => boolean {
  * a quarantined row is `partial`: not a complete inventory.
  */
 export function listFinalizedV3(db: Db, limit: number, cursor: string | undefined): CustomLaunchFinalizedListV3 {
-  const listName = 'v3-finalized';
-  const before = cursor === undefined ? Number.MAX_SAFE_INTEGER : decodeCursor(listName, cursor);
-  const rows = statement(
+  const { rows: page, nextCursor } = newestFirstPage(
     db,
-    'SELECT seq, item_json FROM v3_finalized_feed WHERE seq < ? ORDER BY seq DESC LIMIT ?',
-  ).all(before, limit + 1) as Array<{ seq: number; item_json: string }>;
-  const page = rows.slice(0, limit);
+    { table: 'v3_finalized_feed', listName: 'v3-finalized' },
+    limit,
+    cursor,
+  );
   const launches: CustomLaunchFinalizedListV3['launches'] = [];
   const diagnostics: Diagnostic[] = [];
   page.forEach((row, rowIndex) => {
@@ -55,7 +53,6 @@ export function listFinalizedV3(db: Db, limit: number, cursor: string | undefine
     }
     launches.push(item as CustomLaunchFinalizedListV3['launches'][number]);
   });
-  const last = page.at(-1);
   return {
     launches,
     quality: {
@@ -65,6 +62,6 @@ export function listFinalizedV3(db: Db, limit: number, cursor: string | undefine
       quarantinedRowCount: diagnostics.length,
       diagnostics,
     },
-    nextCursor: rows.length > limit && last ? encodeCursor(listName, last.seq) : null,
+    nextCursor,
   } as CustomLaunchFinalizedListV3;
 }

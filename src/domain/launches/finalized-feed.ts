@@ -4,11 +4,39 @@ import { decodeCursor, encodeCursor } from '../cursor.ts';
 
 /** The public V4 finalized feed, generated from spec/schemas/custom-launch-finalized-list.v4.schema.json. */
 export type CustomLaunchFinalizedListV4 = components['schemas']['CustomLaunchFinalizedListV4'];
+/** The shared lane's finalized feed, generated from spec/schemas/multi-role-finalized-list.v2.schema.json. */
+export type MultiRoleFinalizedListV2 = components['schemas']['MultiRoleCustomLaunchFinalizedListV2'];
+
+/** The stored feed tables; each has `seq` and `item_json`, and all but the base-layer one a `chain_id`. */
+type FeedTable = 'finalized_feed' | 'multi_role_finalized_feed' | 'v3_finalized_feed';
+
+/**
+ * One page of a stored feed, newest first: at most `limit` rows before the cursor's position, and the cursor of
+ * the next page (bound to `listName`, so one feed's cursor is refused by another).
+ */
+export function newestFirstPage(
+  db: Db,
+  feed: { table: FeedTable; listName: string; chainId?: string },
+  limit: number,
+  cursor: string | undefined,
+): { rows: Array<{ seq: number; item_json: string }>; nextCursor: string | null } {
+  const before = cursor === undefined ? Number.MAX_SAFE_INTEGER : decodeCursor(feed.listName, cursor);
+  const byChain = feed.chainId === undefined ? '' : 'chain_id = ? AND ';
+  const rows = db
+    .prepare(`SELECT seq, item_json FROM ${feed.table} WHERE ${byChain}seq < ? ORDER BY seq DESC LIMIT ?`)
+    .all(...(feed.chainId === undefined ? [] : [feed.chainId]), before, limit + 1) as Array<{
+    seq: number;
+    item_json: string;
+  }>;
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return { rows: page, nextCursor: rows.length > limit && last ? encodeCursor(feed.listName, last.seq) : null };
+}
 
 /**
  * listFinalizedCustomLaunchesV4: public evidence of finalized router-backed launches, newest first (rows are written
- * in finalization order), paged by an opaque cursor. Rows are written only by the finality tracker; the feed serves them as stored.
- * Spec: launch-transport.md Response resources (Finalized list).
+ * in finalization order), paged by an opaque cursor. Rows are written only by the finality tracker; the feed serves
+ * them as stored. Spec: launch-transport.md Response resources (Finalized list).
  */
 export function listFinalized(
   db: Db,
@@ -16,21 +44,14 @@ export function listFinalized(
   limit: number,
   cursor: string | undefined,
 ): CustomLaunchFinalizedListV4 {
-  const listName = `v4-finalized:${chainId}`;
-  const before = cursor === undefined ? Number.MAX_SAFE_INTEGER : decodeCursor(listName, cursor);
-  const rows = db
-    .prepare('SELECT seq, item_json FROM finalized_feed WHERE chain_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?')
-    .all(chainId, before, limit + 1) as Array<{ seq: number; item_json: string }>;
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
-  return {
-    launches: page.map((r) => JSON.parse(r.item_json)),
-    nextCursor: rows.length > limit && last ? encodeCursor(listName, last.seq) : null,
-  } as CustomLaunchFinalizedListV4;
+  const { rows, nextCursor } = newestFirstPage(
+    db,
+    { table: 'finalized_feed', listName: `v4-finalized:${chainId}`, chainId },
+    limit,
+    cursor,
+  );
+  return { launches: rows.map((r) => JSON.parse(r.item_json)), nextCursor } as CustomLaunchFinalizedListV4;
 }
-
-/** The shared lane's finalized feed, generated from spec/schemas/multi-role-finalized-list.v2.schema.json. */
-export type MultiRoleFinalizedListV2 = components['schemas']['MultiRoleCustomLaunchFinalizedListV2'];
 
 /**
  * listMultiRoleFinalizedCustomLaunches: the shared token-and-hook lane's finalized feed, from its own table and
@@ -43,17 +64,11 @@ export function listMultiRoleFinalized(
   limit: number,
   cursor: string | undefined,
 ): MultiRoleFinalizedListV2 {
-  const listName = `multi-role-finalized:${chainId}`;
-  const before = cursor === undefined ? Number.MAX_SAFE_INTEGER : decodeCursor(listName, cursor);
-  const rows = db
-    .prepare(
-      'SELECT seq, item_json FROM multi_role_finalized_feed WHERE chain_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?',
-    )
-    .all(chainId, before, limit + 1) as Array<{ seq: number; item_json: string }>;
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
-  return {
-    launches: page.map((r) => JSON.parse(r.item_json)),
-    nextCursor: rows.length > limit && last ? encodeCursor(listName, last.seq) : null,
-  } as MultiRoleFinalizedListV2;
+  const { rows, nextCursor } = newestFirstPage(
+    db,
+    { table: 'multi_role_finalized_feed', listName: `multi-role-finalized:${chainId}`, chainId },
+    limit,
+    cursor,
+  );
+  return { launches: rows.map((r) => JSON.parse(r.item_json)), nextCursor } as MultiRoleFinalizedListV2;
 }
