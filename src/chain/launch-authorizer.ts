@@ -16,7 +16,7 @@ import type { AdmissionFinding } from '../domain/admission/evaluate.ts';
 import { callbackFlags } from '../domain/launches/hook-permissions.ts';
 import { digestOf } from '../domain/launches/request-hashes.ts';
 import type { CreateRequestV4 } from '../domain/launches/request-rules.ts';
-import { loadSchemaRegistry, schemaIdBase } from '../spec/schema-registry.ts';
+import { schemaProblems } from '../spec/schema-registry.ts';
 import { chain4663 } from './chain.ts';
 import type { ChainDeployment } from './deployment-evidence.ts';
 import {
@@ -334,12 +334,9 @@ export function authorizerFromConfig(config: Config): LaunchAuthorizer | null {
     );
   }
   const chainDeployment = JSON.parse(readFileSync(config.chainDeploymentPath as string, 'utf8')) as ChainDeployment;
-  const { ajv } = loadSchemaRegistry();
-  const validate = ajv.getSchema(`${schemaIdBase}chain-deployment.v1.schema.json`);
-  if (!validate?.(chainDeployment)) {
-    throw new Error(
-      `${config.chainDeploymentPath} is not a chain-deployment.v1 document: ${ajv.errorsText(validate?.errors)}`,
-    );
+  const problems = schemaProblems('chain-deployment.v1.schema.json', chainDeployment);
+  if (problems.length > 0) {
+    throw new Error(`${config.chainDeploymentPath} is not a chain-deployment.v1 document: ${problems.join('; ')}`);
   }
   if (
     chainDeployment.contracts.canonicalPoolManager.address.toLowerCase() !== config.canonicalPoolManager.toLowerCase()

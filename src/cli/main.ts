@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { DiscoveryStop } from '../client/discovery.ts';
 import { JournalError } from '../client/journal.ts';
 import { LocalCheckError } from '../client/local-check-error.ts';
+import { clientReleases } from '../domain/public/capabilities.ts';
 import { packCommand } from './commands/pack.ts';
 import {
   coverageCommand,
@@ -17,7 +18,7 @@ import { CliExit, type ExitName, exitCodes } from './exit-codes.ts';
 import { createOutput } from './output.ts';
 
 /** The client release this CLI implements (launch-transport.md Versioning 2: 4.1.1 keeps the 4.1.0 contract). */
-export const clientRelease = '4.1.1';
+export const clientRelease = clientReleases['4.1.0'];
 
 /** The whole `--help` text, exit codes included (the README repeats the table; a test compares them). */
 export function helpText(): string {

@@ -1,5 +1,5 @@
 import type { components } from '../../generated/types/service.ts';
-import { schemaProblems } from './pack/project-manifest.ts';
+import { schemaProblems } from '../spec/schema-registry.ts';
 import { exchange } from './transport.ts';
 
 type DiscoveryManifestV1 = components['schemas']['DiscoveryManifestV1'];

@@ -13,7 +13,7 @@ import {
 } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { LaunchSubmitJournalV1 } from '../../generated/schemas/launch-submit-journal.v1.ts';
-import { schemaProblems } from './pack/project-manifest.ts';
+import { schemaProblems } from '../spec/schema-registry.ts';
 
 export type { LaunchSubmitJournalV1 };
 

@@ -1,6 +1,6 @@
 import type { components } from '../../generated/types/service.ts';
 import { retryAfterMs } from './retry-after.ts';
-import { apiErrorOf, type CallOptions, exchange, type Refusal } from './transport.ts';
+import { apiErrorOf, type CallOptions, exchange, type Refusal, refusalOf } from './transport.ts';
 
 type LaunchResourceV4 = components['schemas']['CustomLaunchResourceV4'];
 export type LaunchStatusV4 = LaunchResourceV4['status'];
@@ -84,13 +84,7 @@ export async function readLaunch(options: ReadOptions): Promise<ReadResult> {
       waitMs: retryAfterMs(reply.headers.get('retry-after'), (options.now ?? Date.now)()),
     };
   }
-  return {
-    kind: 'refused',
-    status: reply.status,
-    code: error?.code ?? `HTTP_${reply.status}`,
-    message: error?.message ?? reply.text.slice(0, 200),
-    requestId: error?.requestId ?? null,
-  };
+  return refusalOf(reply);
 }
 
 export type WaitResult =

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { components } from '../../generated/types/service.ts';
 import { inspectImage } from '../domain/metadata/image.ts';
+import { schemaProblems } from '../spec/schema-registry.ts';
 import { LocalCheckError } from './local-check-error.ts';
-import { schemaProblems } from './pack/project-manifest.ts';
 
 type CreateRequestV4 = components['schemas']['CustomLaunchCreateRequestV4'];
 

@@ -1,7 +1,7 @@
 import type { components } from '../../generated/types/service.ts';
 import { type LaunchSubmitJournalV1, saveJournal } from './journal.ts';
 import { retryAfterMs } from './retry-after.ts';
-import { apiErrorOf, type CallOptions, type Exchange, exchange, type Refusal } from './transport.ts';
+import { apiErrorOf, type CallOptions, type Exchange, exchange, type Refusal, refusalOf } from './transport.ts';
 
 type LaunchResourceV4 = components['schemas']['CustomLaunchResourceV4'];
 
@@ -115,13 +115,7 @@ export async function submitWithJournal(options: SubmitOptions): Promise<SubmitR
           requestId: error?.requestId ?? null,
         };
         saveJournal(options.journalPath, journal);
-        return {
-          kind: 'refused',
-          status: reply.status,
-          code: error?.code ?? `HTTP_${reply.status}`,
-          message: error?.message ?? reply.text.slice(0, 200),
-          requestId: error?.requestId ?? null,
-        };
+        return refusalOf(reply);
       }
       waitMs = retryAfterMs(reply.headers.get('retry-after'), now()) ?? backoffMs(attempt);
       why = `${reply.status} ${error?.code ?? ''}`.trim();

@@ -76,11 +76,17 @@ export interface CallOptions {
   now?: () => number;
 }
 
+/**
+ * Codes the client gives a refusal that carries no ApiError of the service (project design): a redirect it refused,
+ * an answer that is not the pinned V4 chain-4663 launch, or a status whose body is no ApiError.
+ */
+export type ClientRefusalCode = 'REDIRECT_REFUSED' | 'PINNED_RESOURCE_MISMATCH' | 'NOT_AN_API_ERROR';
+
 /** A definite refusal: what a support request quotes (launch-transport.md Errors). */
 export interface Refusal {
   kind: 'refused';
   status: number;
-  code: string;
+  code: ApiErrorBody['error']['code'] | ClientRefusalCode;
   message: string;
   requestId: string | null;
 }
@@ -90,4 +96,16 @@ export function apiErrorOf(answer: { json: unknown }): ApiErrorBody['error'] | u
   const body = answer.json as Partial<ApiErrorBody> | undefined;
   const error = body?.error;
   return error && typeof error === 'object' && typeof error.code === 'string' ? error : undefined;
+}
+
+/** The refusal an answer states: its ApiError, or NOT_AN_API_ERROR with the start of the body. */
+export function refusalOf(answer: { status: number; text: string; json: unknown }): Refusal {
+  const error = apiErrorOf(answer);
+  return {
+    kind: 'refused',
+    status: answer.status,
+    code: error?.code ?? 'NOT_AN_API_ERROR',
+    message: error?.message ?? answer.text.slice(0, 200),
+    requestId: error?.requestId ?? null,
+  };
 }

@@ -37,3 +37,17 @@ export function schemaFileForExample(exampleFile: string): string {
   const base = exampleFile.replace(/\.json$/, '').split('--')[0];
   return `${base}.schema.json`;
 }
+
+let shared: ReturnType<typeof loadSchemaRegistry> | undefined;
+
+/**
+ * The problems of `value` against one schema of spec/schemas (a file name, optionally with a `#/$defs/…` pointer),
+ * none when it is valid. Compiles the registry once per process and shares it.
+ */
+export function schemaProblems(schemaFile: string, value: unknown): string[] {
+  shared ??= loadSchemaRegistry();
+  const validate = shared.ajv.getSchema(schemaIdBase + schemaFile);
+  if (!validate) throw new Error(`no schema ${schemaFile} in spec/schemas`);
+  if (validate(value)) return [];
+  return (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`);
+}

@@ -72,7 +72,8 @@ describe('the spec example on a fresh devnet (issue 5 item 1; issue 4 item 8)', 
     });
     expect(created.status, created.text).toBe(202);
     const launch = await settle(server.url, key, created.json.launchId);
-    expect(launch.status, JSON.stringify(launch.findings)).toBe('authorized');
+    // Authorized, or already handed off by the post-authorization tracker's next poll.
+    expect(['authorized', 'awaiting_wallet_signature'], JSON.stringify(launch.findings)).toContain(launch.status);
     const tx = launch.walletTransaction;
     expect(tx).toMatchObject({
       chainId: '4663',

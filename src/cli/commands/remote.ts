@@ -11,7 +11,7 @@ import {
 import { readLaunch, waitForLaunch } from '../../client/poll.ts';
 import { readRequestFile } from '../../client/request-file.ts';
 import { submitWithJournal } from '../../client/submit.ts';
-import { apiErrorOf, exchange } from '../../client/transport.ts';
+import { exchange, type Refusal, refusalOf } from '../../client/transport.ts';
 import type { CliEnvironment } from '../environment.ts';
 import { CliExit } from '../exit-codes.ts';
 import { elapsed, type Output } from '../output.ts';
@@ -27,7 +27,7 @@ export interface Remote {
   out: Output;
 }
 
-function refused(status: number, code: string, message: string, requestId: string | null): CliExit {
+function refused({ status, code, message, requestId }: Omit<Refusal, 'kind'>): CliExit {
   const support = requestId ? ` (requestId ${requestId})` : '';
   return new CliExit('refused', `the service refused with ${status} ${code}: ${message}${support}`);
 }
@@ -56,8 +56,7 @@ export async function preflightCommand(args: { request: string }, remote: Remote
   if (reply.kind === 'redirect')
     throw new CliExit('refused', `preflight was answered with a ${reply.status} redirect; refused`);
   if (reply.status !== 200) {
-    const error = apiErrorOf(reply);
-    throw refused(reply.status, error?.code ?? `HTTP_${reply.status}`, error?.message ?? '', error?.requestId ?? null);
+    throw refused(refusalOf(reply));
   }
   const report = reply.json as PreflightV2;
   const { out } = remote;
@@ -103,12 +102,12 @@ export async function submitCommand(
     if (journal.outcome.state === 'accepted') {
       out.note(`${args.journal} already holds an accepted submission; resending its bytes reconciles (exact replay)`);
     } else if (journal.outcome.state === 'refused') {
-      throw refused(
-        journal.outcome.httpStatus ?? 0,
-        journal.outcome.code ?? 'REFUSED',
-        'recorded in the journal; a changed request is a new submission with a new journal',
-        journal.outcome.requestId,
-      );
+      throw refused({
+        status: journal.outcome.httpStatus ?? 0,
+        code: (journal.outcome.code ?? 'NOT_AN_API_ERROR') as Refusal['code'],
+        message: 'recorded in the journal; a changed request is a new submission with a new journal',
+        requestId: journal.outcome.requestId,
+      });
     } else {
       out.note(`resuming ${args.journal}: the same bytes with the same idempotency key`);
     }
@@ -139,7 +138,7 @@ export async function submitCommand(
     maxWaitMs: args.maxWaitMs,
     onProgress: (message) => out.note(message),
   });
-  if (result.kind === 'refused') throw refused(result.status, result.code, result.message, result.requestId);
+  if (result.kind === 'refused') throw refused(result);
   if (result.kind === 'unresolved') {
     throw new CliExit('unresolved', `${result.reason}; run \`custom-launch submit --journal ${args.journal}\` again`);
   }
@@ -159,7 +158,7 @@ async function readOne(launchId: string, remote: Remote): Promise<LaunchResource
     launchId,
     timeoutMs: remote.timeoutMs,
   });
-  if (result.kind === 'refused') throw refused(result.status, result.code, result.message, result.requestId);
+  if (result.kind === 'refused') throw refused(result);
   if (result.kind === 'retry') throw new CliExit('unresolved', `no definite answer (${result.why}); try again`);
   return result.launch;
 }
@@ -192,7 +191,7 @@ export async function waitCommand(
       ),
   });
   out.endProgress();
-  if (result.kind === 'refused') throw refused(result.status, result.code, result.message, result.requestId);
+  if (result.kind === 'refused') throw refused(result);
   if (result.kind === 'timeout') {
     if (result.launch) out.result(result.launch);
     throw new CliExit(
@@ -262,8 +261,7 @@ export async function coverageCommand(remote: Remote): Promise<void> {
     );
   }
   if (reply.status !== 200) {
-    const error = apiErrorOf(reply);
-    throw refused(reply.status, error?.code ?? `HTTP_${reply.status}`, error?.message ?? '', error?.requestId ?? null);
+    throw refused(refusalOf(reply));
   }
   const report = reply.json as components['schemas']['LaunchCoverageV1'];
   const { out } = remote;

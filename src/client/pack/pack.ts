@@ -10,13 +10,10 @@ import { sha256Digest } from '../../domain/canonical-json.ts';
 import { type HookPermission, hookPermissionBits } from '../../domain/launches/hook-permissions.ts';
 import { bindRequestHashes } from '../../domain/launches/request-hashes.ts';
 import { inspectImage } from '../../domain/metadata/image.ts';
+import { clientReleases } from '../../domain/public/capabilities.ts';
+import { schemaProblems } from '../../spec/schema-registry.ts';
 import { LocalCheckError } from '../local-check-error.ts';
-import {
-  type LaunchProjectManifestV1,
-  readProjectManifest,
-  schemaProblems,
-  validateProjectManifest,
-} from './project-manifest.ts';
+import { type LaunchProjectManifestV1, readProjectManifest, validateProjectManifest } from './project-manifest.ts';
 
 type CreateRequestV4 = components['schemas']['CustomLaunchCreateRequestV4'];
 type ChainDeployment = components['schemas']['ChainDeploymentV1'];
@@ -45,9 +42,6 @@ export interface PackResult {
 
 const repoNodeModules = fileURLToPath(new URL('../../../node_modules/', import.meta.url));
 const randomHex32 = (): Hex => `0x${randomBytes(32).toString('hex')}`;
-
-/** Client release per profile: the capabilities' clientRelease (launch-transport.md Versioning 2). */
-const clientRelease = { '4.1.0': '4.1.1', '4.0.0': '4.0.0' } as const;
 
 /**
  * The path of `relative` inside `base`, or a LocalCheckError when it leaves `base`, by its text or through a
@@ -277,7 +271,7 @@ export function packLaunchProject(projectDir: string, options: PackOptions): Pac
     agentAttestation: {
       schemaVersion: 'platform.custom-launch-agent-attestation.v1' as const,
       agentId: options.agent?.agentId ?? 'custom-launch-cli',
-      agentVersion: options.agent?.agentVersion ?? clientRelease[manifest.profile],
+      agentVersion: options.agent?.agentVersion ?? clientReleases[manifest.profile],
       evidenceVerifiedClaim: false as const,
       feeBehaviorClaim: false as const,
       safetyClaim: false as const,

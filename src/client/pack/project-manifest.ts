@@ -1,24 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LaunchProjectManifestV1 } from '../../../generated/schemas/launch-project-manifest.v1.ts';
-import { loadSchemaRegistry, schemaIdBase } from '../../spec/schema-registry.ts';
+import { schemaProblems } from '../../spec/schema-registry.ts';
 import { LocalCheckError } from '../local-check-error.ts';
 
 export type { LaunchProjectManifestV1 };
 
 /** The manifest file of a launch project folder. */
 export const projectManifestFile = 'launch.json';
-
-let registry: ReturnType<typeof loadSchemaRegistry> | undefined;
-
-/** Validates a value against one schema of spec/schemas; returns the problems, none when it is valid. */
-export function schemaProblems(schemaFile: string, value: unknown): string[] {
-  registry ??= loadSchemaRegistry();
-  const validate = registry.ajv.getSchema(schemaIdBase + schemaFile);
-  if (!validate) throw new Error(`no schema ${schemaFile} in spec/schemas`);
-  if (validate(value)) return [];
-  return (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`);
-}
 
 /**
  * Reads and validates `<project>/launch.json` against spec/schemas/launch-project-manifest.v1.schema.json, plus the

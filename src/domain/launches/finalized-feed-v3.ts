@@ -1,23 +1,11 @@
 import type { components } from '../../../generated/types/service.ts';
-import { loadSchemaRegistry, schemaIdBase } from '../../spec/schema-registry.ts';
+import { schemaProblems } from '../../spec/schema-registry.ts';
 import type { Db } from '../../store/db.ts';
 import { newestFirstPage } from './finalized-feed.ts';
 
 /** The base-layer finalized feed, generated from spec/schemas/custom-launch-finalized-list.v3.schema.json. */
 export type CustomLaunchFinalizedListV3 = components['schemas']['CustomLaunchFinalizedListV3'];
 type Diagnostic = CustomLaunchFinalizedListV3['quality']['diagnostics'][number];
-
-let validateItem: ((value: unknown) => boolean) | undefined;
-function itemValidator(): (value: unknown) => boolean {
-  if (!validateItem) {
-    const validate = loadSchemaRegistry().ajv.getSchema(
-      `${schemaIdBase}custom-launch-finalized-list.v3.schema.json#/$defs/FinalizedLaunch`,
-    );
-    if (!validate) throw new Error('no FinalizedLaunch schema in custom-launch-finalized-list.v3');
-    validateItem = (value) => validate(value) as boolean;
-  }
-  return validateItem;
-}
 
 /**
  * listFinalizedCustomLaunchesV3: one page of the base-layer finalized feed with its `quality` block
@@ -43,7 +31,7 @@ export function listFinalizedV3(db: Db, limit: number, cursor: string | undefine
       diagnostics.push({ rowIndex, code: 'FINALIZED_ROW_QUARANTINED', message: 'The stored row is not JSON.' });
       return;
     }
-    if (!itemValidator()(item)) {
+    if (schemaProblems('custom-launch-finalized-list.v3.schema.json#/$defs/FinalizedLaunch', item).length > 0) {
       diagnostics.push({
         rowIndex,
         code: 'FINALIZED_ROW_QUARANTINED',

@@ -36,7 +36,6 @@ interface TrackedRow {
   status: Status;
   launch_wallet: string;
   launch_intent_hash: string;
-  request_bytes: Buffer;
   wallet_transaction_json: string;
   chain_evidence_json: string | null;
   findings_json: string;
@@ -84,7 +83,7 @@ export class LaunchTracker {
   async tick(): Promise<number> {
     const rows = statement(
       this.deps.db,
-      `SELECT launch_id, chain_id, profile, status, launch_wallet, launch_intent_hash, request_bytes,
+      `SELECT launch_id, chain_id, profile, status, launch_wallet, launch_intent_hash,
          wallet_transaction_json, chain_evidence_json, findings_json, tracked_to_block
          FROM launches WHERE status IN (${trackedStatuses.map(() => '?').join(', ')})
          AND wallet_transaction_json IS NOT NULL ORDER BY seq`,
@@ -238,7 +237,11 @@ export class LaunchTracker {
   }
 
   private feedItem(row: TrackedRow, evidence: ChainEvidence, finalizedAt: string): FinalizedItem {
-    const request = JSON.parse(row.request_bytes.toString('utf8')) as CreateRequestV4;
+    // The stored request is read only here, once per launch, not on every poll.
+    const stored = statement(this.deps.db, 'SELECT request_bytes FROM launches WHERE launch_id = ?').get(
+      row.launch_id,
+    ) as { request_bytes: Buffer };
+    const request = JSON.parse(stored.request_bytes.toString('utf8')) as CreateRequestV4;
     const targets = request.graphBundle.targets
       .map((t) => t.targetId)
       .sort((a, b) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8')));

@@ -2,6 +2,12 @@ import type { components } from '../../../generated/types/service.ts';
 import type { Config } from '../../config.ts';
 import { type EvidenceStateKind, evidenceCheck } from './deployment-evidence-check.ts';
 
+/**
+ * The immutable client release that matches each V4 profile (launch-transport.md Versioning 1-2: release 4.1.1
+ * adds the coverage command and keeps the 4.1.0 contract). Capabilities, discovery, the packer and the CLI read it.
+ */
+export const clientReleases = { '4.1.0': '4.1.1', '4.0.0': '4.0.0' } as const;
+
 /** The V4 capabilities document, generated from spec/schemas/custom-launch-capabilities.v2.schema.json. */
 export type CustomLaunchCapabilitiesV2 = components['schemas']['CustomLaunchCapabilitiesV2'];
 
@@ -18,8 +24,8 @@ export function capabilitiesV4(config: Config, evidence?: EvidenceStateKind | nu
     chainId: '4663',
     caip2: 'eip155:4663',
     profiles: [
-      { profile: '4.1.0', state: 'current', fundingPlanRequired: true, clientRelease: '4.1.1' },
-      { profile: '4.0.0', state: 'frozen', fundingPlanRequired: false, clientRelease: '4.0.0' },
+      { profile: '4.1.0', state: 'current', fundingPlanRequired: true, clientRelease: clientReleases['4.1.0'] },
+      { profile: '4.0.0', state: 'frozen', fundingPlanRequired: false, clientRelease: clientReleases['4.0.0'] },
     ],
     writes: { enabled: gate.ok, reasons: gate.reason ? [gate.reason] : [] },
     limits: {

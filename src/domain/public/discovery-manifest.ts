@@ -1,6 +1,6 @@
 import type { components } from '../../../generated/types/service.ts';
 import type { Config } from '../../config.ts';
-import { capabilitiesV4 } from './capabilities.ts';
+import { clientReleases } from './capabilities.ts';
 
 /** The discovery manifest, generated from spec/schemas/discovery-manifest.v1.schema.json. */
 export type DiscoveryManifestV1 = components['schemas']['DiscoveryManifestV1'];
@@ -9,17 +9,16 @@ export type DiscoveryManifestV1 = components['schemas']['DiscoveryManifestV1'];
  * getDiscoveryManifest: the manifest a client reads before any authenticated preflight or submission
  * (launch-transport.md What the service does 10). Project design: a single-process deployment serves it itself and
  * both entries report the flags and state of its configuration (DISCOVERY_* variables), so an operator halts
- * clients by configuration alone; serviceOrigin is PUBLIC_ORIGIN, or else the origin the request arrived at; the V4 entry names the current profile's client release from the capabilities.
+ * clients by configuration alone; serviceOrigin is PUBLIC_ORIGIN, or else the origin the request arrived at; the V4 entry names the current profile's client release.
  */
 export function discoveryManifest(config: Config, now: number, listenOrigin: string): DiscoveryManifestV1 {
   const { publicAuthorization, publicWrites, releaseReady, state } = config.discovery;
   const flags = { publicAuthorization, publicWrites, releaseReady, state };
-  const current = capabilitiesV4(config).profiles.find((p) => p.state === 'current');
   return {
     schemaVersion: 'platform.custom-launch-discovery-manifest.v1',
     generatedAt: new Date(now).toISOString(),
     serviceOrigin: config.discovery.serviceOrigin ?? listenOrigin,
-    versions: { v4: { apiVersion: 4, profile: '4.1.0', clientRelease: current?.clientRelease ?? '4.1.1', ...flags } },
+    versions: { v4: { apiVersion: 4, profile: '4.1.0', clientRelease: clientReleases['4.1.0'], ...flags } },
     chains: { '4663': { chainId: '4663', caip2: 'eip155:4663', ...flags } },
   };
 }

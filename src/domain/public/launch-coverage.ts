@@ -1,25 +1,12 @@
 import type { components } from '../../../generated/types/service.ts';
 import { findingCodes } from '../launches/finding-codes.ts';
+import { type HookPermission, hookPermissionBits } from '../launches/hook-permissions.ts';
 
 /** The coverage report, generated from spec/schemas/launch-coverage.v1.schema.json. */
 export type LaunchCoverageV1 = components['schemas']['LaunchCoverageV1'];
 
-const hookPermissions = [
-  'beforeInitialize',
-  'afterInitialize',
-  'beforeAddLiquidity',
-  'afterAddLiquidity',
-  'beforeRemoveLiquidity',
-  'afterRemoveLiquidity',
-  'beforeSwap',
-  'afterSwap',
-  'beforeDonate',
-  'afterDonate',
-  'beforeSwapReturnDelta',
-  'afterSwapReturnDelta',
-  'afterAddLiquidityReturnDelta',
-  'afterRemoveLiquidityReturnDelta',
-] as const;
+/** The fourteen Uniswap v4 hook permissions, in mask-bit order (hook-permissions.ts is their one list). */
+const hookPermissions = Object.keys(hookPermissionBits) as HookPermission[];
 
 /**
  * getLaunchCoverageV4: what this deployment verifies and what it does not. `requestAuthorization.requestAuthorized`
