@@ -15,12 +15,12 @@ export const exitCodes = {
   refused: {
     code: 5,
     meaning:
-      'the service refused: a non-retryable ApiError, a redirect, or an answer that is not the pinned V4 chain-4663 launch',
+      'the service refused: a non-retryable ApiError, a redirect outside submit, or an answer that is not the pinned V4 chain-4663 launch',
   },
   unresolved: {
     code: 6,
     meaning:
-      'no definite answer in time, or a 500: the launch may exist; run the same `submit --journal` again, or `wait` again',
+      'no definite answer in time, a 500, or a redirect during submit: the launch may exist; run the same `submit --journal` again, or `wait` again',
   },
   needsAction: {
     code: 7,
