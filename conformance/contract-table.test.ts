@@ -3,6 +3,8 @@
  * implements so far, one row each, naming the section of the reference it checks. Later issues add rows; the last
  * test keeps the table and the error table in agreement.
  */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { keccak256, toHex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -58,6 +60,12 @@ const withTargets = (n: number) =>
     r.graphBundle.targets = [...r.graphBundle.targets, ...Array.from({ length: n - 3 }, (_, i) => auxiliary(i))];
   });
 const first = async (c: Ctx) => (await create(c)).json.launchId as string;
+const putSourceFile = (c: Ctx, launchId: string, sha256: string, bytes: Buffer) =>
+  call(v4(c.s, `/${launchId}/source-files/${sha256}`), {
+    method: 'PUT',
+    headers: { Authorization: `Bearer ${c.key}`, 'Content-Type': 'application/octet-stream' },
+    body: bytes,
+  });
 
 const rows: Row[] = [
   // Limits: page size and cursor (Endpoints: Parameter shapes).
@@ -300,6 +308,29 @@ const rows: Row[] = [
       return create(c, `${exampleBytes(v4Example)} `, k);
     },
     want: { status: 409, code: 'IDEMPOTENCY_CONFLICT' },
+  },
+  ...(['match', 'one byte off'] as const).map((variant) => ({
+    section: 'project design: putCustomLaunchSourceFileV4 (the file bytes must hash to the path sha256)',
+    name: `a manifest file's bytes, ${variant}`,
+    given: async (c: Ctx) => {
+      const file = example<CreateRequestV4>(v4Example).sourceBundleManifest.files[0] as {
+        path: string;
+        sha256: string;
+      };
+      const bytes = readFileSync(new URL(`../examples/example-launch/${file.path}`, import.meta.url));
+      if (variant === 'one byte off') bytes[0] ^= 1;
+      return putSourceFile(c, await first(c), file.sha256, bytes);
+    },
+    want: variant === 'match' ? { status: 201 } : { status: 400, code: 'SOURCE_FILE_DIGEST_MISMATCH' as const },
+  })),
+  {
+    section: 'project design: putCustomLaunchSourceFileV4 (only the launch manifest files)',
+    name: 'a file the manifest does not list',
+    given: async (c) => {
+      const bytes = Buffer.from('contract NotListed {}\n');
+      return putSourceFile(c, await first(c), createHash('sha256').update(bytes).digest('hex'), bytes);
+    },
+    want: { status: 409, code: 'SOURCE_FILE_NOT_IN_MANIFEST' },
   },
   {
     section: `${LT} Errors: CUSTOM_LAUNCH_V2_READ_ONLY`,

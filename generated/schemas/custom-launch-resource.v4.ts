@@ -101,6 +101,10 @@ export type SourceVerificationComponentV1 = {
   [k: string]: unknown | undefined;
 } & {
   [k: string]: unknown | undefined;
+} & {
+  [k: string]: unknown | undefined;
+} & {
+  [k: string]: unknown | undefined;
 };
 
 export interface PartnerAttributionV1 {

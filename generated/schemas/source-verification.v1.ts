@@ -11,6 +11,10 @@ export type SourceVerificationComponentV1 = {
   [k: string]: unknown | undefined;
 } & {
   [k: string]: unknown | undefined;
+} & {
+  [k: string]: unknown | undefined;
+} & {
+  [k: string]: unknown | undefined;
 };
 
 /**

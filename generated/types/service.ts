@@ -569,6 +569,36 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/v4/chains/{chainId}/custom-launches/{launchId}/source-files/{sha256}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Deliver one source file of a launch's source bundle for source verification
+         * @description Project design (the references bind the sources only by their hashes in `sourceBundleManifest` and do not show
+         *     how the bytes reach the server). The protected build behind `sourceVerification` compiles exactly the files the
+         *     launch's manifest lists, so the controller delivers each file's bytes here, addressed by the bare SHA-256 hex
+         *     the manifest lists for it. One delivery covers every manifest path with that hash. The body is the raw file
+         *     (application/octet-stream, at most 5,242,880 bytes, the manifest's per-file bound); nothing else is accepted.
+         *     Bytes whose SHA-256 is not the path's hash answer 400 SOURCE_FILE_DIGEST_MISMATCH; a hash the launch's
+         *     manifest does not list answers 409 SOURCE_FILE_NOT_IN_MANIFEST; both persist nothing. The first delivery
+         *     answers 201 once the bytes are committed to disk; delivering the same file again answers 200 with the same
+         *     receipt counts. Files may be delivered in any state of the launch, before or after `finalized`; verification
+         *     starts only after `finalized` and waits (component status `queued`, reason SOURCE_FILES_MISSING) until every
+         *     file is held. Only launches in the credential's lineage are visible (404 NOT_FOUND otherwise).
+         */
+        put: operations["putCustomLaunchSourceFileV4"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v4/chains/{chainId}/custom-launches/preflight": {
         parameters: {
             query?: never;
@@ -905,7 +935,7 @@ export type components = {
          * @description Public error code. The closed table with HTTP status and retryable lives in src/errors/codes.ts.
          * @enum {string}
          */
-        ApiErrorCode: "INVALID_REQUEST" | "MALFORMED_JSON" | "UNAUTHENTICATED" | "INSUFFICIENT_SCOPE" | "CHAIN_NOT_ALLOWED" | "WALLET_MISMATCH" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CHAIN_MISMATCH" | "IDEMPOTENCY_CONFLICT" | "CUSTOM_LAUNCH_V2_READ_ONLY" | "CUSTOM_LAUNCH_V1_READ_ONLY" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "ADMISSION_QUOTA_EXHAUSTED" | "INTERNAL" | "NOT_IMPLEMENTED" | "UNAVAILABLE" | "PRICE_SOURCE_UNAVAILABLE" | "DEPLOYMENT_EVIDENCE_TAMPERED" | "DEPLOYMENT_EVIDENCE_UNVERIFIED" | "AUTHENTICATION_REQUIRED" | "API_SCOPE_REQUIRED" | "MODULE_SUBMISSION_NOT_FOUND" | "MODULE_REVIEW_EXPORT_NOT_ACCEPTED" | "MODULE_REVIEW_EXPORT_BINDING_INVALID" | "MODULE_REVIEW_EXPORT_UNAVAILABLE" | "MODULE_REVIEW_UNAVAILABLE" | "MODULE_REVIEW_JOB_UNAVAILABLE" | "MODULE_SUBMISSIONS_UNAVAILABLE" | "MODULE_AUTHOR_MISMATCH" | "OPEN_ADDRESS" | "OPEN_SOURCE_HASH" | "MODULE_FILE_HASH" | "OPEN_CONFIG_FIXED_OVERRIDE" | "MODULE_IDEMPOTENCY_CONFLICT" | "MODULE_PACKAGE_CONFLICT" | "MODULE_VERSION_ALREADY_SUBMITTED" | "MODULE_REVISION_LINEAGE_INVALID" | "MODULE_BUILD_SOURCE_ALIAS_COLLISION" | "MODULE_BUILD_PROFILE_CAPACITY_EXCEEDED" | "SUBKEY_BOUNDS_EXCEEDED";
+        ApiErrorCode: "INVALID_REQUEST" | "MALFORMED_JSON" | "UNAUTHENTICATED" | "INSUFFICIENT_SCOPE" | "CHAIN_NOT_ALLOWED" | "WALLET_MISMATCH" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CHAIN_MISMATCH" | "IDEMPOTENCY_CONFLICT" | "CUSTOM_LAUNCH_V2_READ_ONLY" | "CUSTOM_LAUNCH_V1_READ_ONLY" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "ADMISSION_QUOTA_EXHAUSTED" | "INTERNAL" | "NOT_IMPLEMENTED" | "UNAVAILABLE" | "PRICE_SOURCE_UNAVAILABLE" | "DEPLOYMENT_EVIDENCE_TAMPERED" | "DEPLOYMENT_EVIDENCE_UNVERIFIED" | "SOURCE_FILE_DIGEST_MISMATCH" | "SOURCE_FILE_NOT_IN_MANIFEST" | "AUTHENTICATION_REQUIRED" | "API_SCOPE_REQUIRED" | "MODULE_SUBMISSION_NOT_FOUND" | "MODULE_REVIEW_EXPORT_NOT_ACCEPTED" | "MODULE_REVIEW_EXPORT_BINDING_INVALID" | "MODULE_REVIEW_EXPORT_UNAVAILABLE" | "MODULE_REVIEW_UNAVAILABLE" | "MODULE_REVIEW_JOB_UNAVAILABLE" | "MODULE_SUBMISSIONS_UNAVAILABLE" | "MODULE_AUTHOR_MISMATCH" | "OPEN_ADDRESS" | "OPEN_SOURCE_HASH" | "MODULE_FILE_HASH" | "OPEN_CONFIG_FIXED_OVERRIDE" | "MODULE_IDEMPOTENCY_CONFLICT" | "MODULE_PACKAGE_CONFLICT" | "MODULE_VERSION_ALREADY_SUBMITTED" | "MODULE_REVISION_LINEAGE_INVALID" | "MODULE_BUILD_SOURCE_ALIAS_COLLISION" | "MODULE_BUILD_PROFILE_CAPACITY_EXCEEDED" | "SUBKEY_BOUNDS_EXCEEDED";
         /**
          * ApiKeySecret
          * @description Bearer API key of the child.
@@ -1790,6 +1820,22 @@ export type components = {
             /** @description Null before authorized. From authorized on: the exact wallet transaction bound by the server gates, not signed or broadcast by the service. */
             walletTransaction: null | components["schemas"]["CustomLaunchWalletTransactionV4"];
         } & (unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown);
+        /**
+         * CustomLaunchSourceFileReceiptV1
+         * @description The server holds the bytes of one source file of a launch's sourceBundleManifest. paths are the manifest paths with this hash (sorted by UTF-8 bytes); filesReceived counts the manifest files whose bytes the server holds, filesExpected all of them. Verification can compile only when the two are equal.
+         */
+        CustomLaunchSourceFileReceiptV1: {
+            byteLength: number;
+            chainId: components["schemas"]["ChainId4663"];
+            filesExpected: number;
+            filesReceived: number;
+            launchId: components["schemas"]["Uuid"];
+            /** @description The manifest paths whose bytes these are. */
+            paths: components["schemas"]["SourcePath2"][];
+            /** @constant */
+            schemaVersion: "platform.custom-launch-source-file-receipt.v1";
+            sha256: components["schemas"]["Sha256Hex"];
+        };
         /**
          * CustomLaunchStatusV3
          * @description Base-layer V3 launch status. failed and cancelled are terminal alternatives.
@@ -3838,18 +3884,20 @@ export type components = {
          * @description One verified target. nextAttemptAt exists only for queued or retrying rows. Rows that are not exact expose no provider and no evidence digest. An exact row requires a non-authoritative provider observation plus the protected-build and finalized-bytecode binding digests; a provider observation alone never yields exact_match.
          */
         SourceVerificationComponentV1: {
-            /** @description Binding digest of the runtime bytecode read at the finalized checkpoint. */
+            /** @description sha256: over the RFC 8785 canonical JSON of {schemaVersion platform.custom-launch-finalized-bytecode.v1, chainId, address, blockNumber, blockHash, runtimeCodeHash (keccak256 of the code both providers return at that finalized block)}; exact only when it names the same runtimeCodeHash as the protected build. */
             finalizedBytecodeDigest?: components["schemas"]["Sha256Digest"];
             /** @description Next scheduled verification attempt (queued and retrying rows only). */
             nextAttemptAt?: components["schemas"]["Timestamp"];
-            /** @description Binding digest of the protected build the verified source compiles to. */
+            /** @description sha256: over the RFC 8785 canonical JSON of {schemaVersion platform.custom-launch-protected-build.v1, compilerVersion, compilerInputDigest (the exact standard-JSON input the server compiled: the delivered sources and the sourceDescriptor settings), sourceBundleManifestDigest, targetId, sourcePath, contractName, runtimeCodeHash (keccak256 of the build's runtime code)}. */
             protectedBuildDigest?: components["schemas"]["Sha256Digest"];
             providerObservation?: components["schemas"]["SourceVerificationProviderObservationV1"];
+            /** @description Why the row is not exact (absent on exact_match rows; required on retrying and needs_attention rows). SOURCE_FILES_MISSING: not every sourceBundleManifest file has been delivered (queued). FINALIZED_CODE_UNAVAILABLE: the two providers could not be read, or disagree, about the runtime code at the finalized block (retrying). PROVIDER_OBSERVATION_MISSING: the source-verification provider has no observation for the target's address and runtime code yet (retrying). COMPILER_NOT_PINNED: sourceDescriptor names a compiler other than the pinned one. SOURCE_COMPILE_FAILED: the delivered sources do not compile with the sourceDescriptor settings. TARGET_NOT_IN_BUILD: the verificationBundle's contract is not in the build. PROTECTED_BUILD_MISMATCH: the protected build's runtime code differs from the finalized runtime code (the last four: needs_attention). */
+            reasonCode?: components["schemas"]["SourceVerificationReasonCode"];
             status: components["schemas"]["SourceVerificationStatus"];
             /** @description Graph target identifier. */
             targetId: components["schemas"]["GraphTargetId"];
             updatedAt: components["schemas"]["Timestamp"];
-        } & (unknown & unknown);
+        } & (unknown & unknown & unknown & unknown);
         /**
          * SourceVerificationProviderObservationV1
          * @description What a source-verification provider reported. Non-authoritative: it never releases anything on its own.
@@ -3862,6 +3910,11 @@ export type components = {
             /** @constant */
             releaseAuthority: false;
         };
+        /**
+         * SourceVerificationReasonCode
+         * @enum {string}
+         */
+        SourceVerificationReasonCode: "SOURCE_FILES_MISSING" | "FINALIZED_CODE_UNAVAILABLE" | "PROVIDER_OBSERVATION_MISSING" | "COMPILER_NOT_PINNED" | "SOURCE_COMPILE_FAILED" | "TARGET_NOT_IN_BUILD" | "PROTECTED_BUILD_MISMATCH";
         /**
          * SourceVerificationStatus
          * @enum {string}
@@ -5001,6 +5054,56 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    putCustomLaunchSourceFileV4: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Chain of the V4 lane. The only allowed value is the string 4663; it must equal the chain bound in any request body or resource. */
+                chainId: components["parameters"]["ChainId"];
+                /** @description Launch identifier returned as launchId (not the per-call requestId). */
+                launchId: components["parameters"]["LaunchId"];
+                /** @description The bare lowercase SHA-256 hex of the file, as the launch's sourceBundleManifest lists it. */
+                sha256: components["schemas"]["Sha256Hex"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description The file was already held; the receipt as it stands now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomLaunchSourceFileReceiptV1"];
+                };
+            };
+            /** @description The file's bytes are committed to disk. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomLaunchSourceFileReceiptV1"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };
     };

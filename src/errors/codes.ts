@@ -42,7 +42,12 @@ export const errorTable = {
     message: 'V1 custom launches are read-only history; new creation is permanently refused.',
   },
   PAYLOAD_TOO_LARGE: { status: 413, retryable: false, message: "The request body exceeds this route's byte limit." },
-  UNSUPPORTED_MEDIA_TYPE: { status: 415, retryable: false, message: 'The request body must be application/json.' },
+  UNSUPPORTED_MEDIA_TYPE: {
+    status: 415,
+    retryable: false,
+    message:
+      'The request body must have the media type the operation declares (application/json, or application/octet-stream for a source file).',
+  },
   RATE_LIMITED: {
     status: 429,
     retryable: true,
@@ -75,6 +80,16 @@ export const errorTable = {
     status: 503,
     retryable: true,
     message: 'The deployment evidence is not verified yet; retry after Retry-After.',
+  },
+  SOURCE_FILE_DIGEST_MISMATCH: {
+    status: 400,
+    retryable: false,
+    message: 'The body is not the file the path names: its SHA-256 differs from the sha256 in the path.',
+  },
+  SOURCE_FILE_NOT_IN_MANIFEST: {
+    status: 409,
+    retryable: false,
+    message: "The launch's sourceBundleManifest lists no file with this SHA-256; deliver only the manifest's files.",
   },
   AUTHENTICATION_REQUIRED: {
     status: 401,

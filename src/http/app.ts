@@ -14,6 +14,9 @@ import { buildOperations } from './routes/index.ts';
 
 const specPath = new URL('../../generated/openapi/service.dereferenced.json', import.meta.url);
 const methods = ['get', 'post', 'put', 'patch', 'delete'] as const;
+/** The per-file bound of sourceBundleManifest (custom-launch-create-request.v4 SourceBundleFile.byteLength). */
+const sourceFileLimitBytes = 5_242_880;
+const sourceFilePath = /^\/v4\/chains\/[^/]+\/custom-launches\/[^/]+\/source-files\/[^/]+$/;
 
 interface SpecOperation {
   operationId: string;
@@ -78,7 +81,13 @@ export function createApp(deps: {
     express.json({ limit, type: ['application/json', 'application/*+json'], verify: keepRaw, strict: false });
   app.use('/v1/modules', json(config.modulesBodyLimitBytes));
   app.use('/v3', json(config.v3BodyLimitBytes));
-  app.use(json(config.v4BodyLimitBytes));
+  // A delivered source file is raw bytes, at most the manifest's per-file bound, and never parsed as JSON (a body
+  // of another media type then meets the validator's 415, not a JSON parse error).
+  const sourceFileBody = express.raw({ type: 'application/octet-stream', limit: sourceFileLimitBytes });
+  const v4Json = json(config.v4BodyLimitBytes);
+  app.use((req: Request, res: Response, next: NextFunction) =>
+    sourceFilePath.test(req.path) ? sourceFileBody(req, res, next) : v4Json(req, res, next),
+  );
 
   app.use(
     OpenApiValidator.middleware({

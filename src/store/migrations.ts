@@ -148,4 +148,29 @@ export const migrations: ReadonlyArray<{ version: number; name: string; sql: str
       CREATE INDEX multi_role_finalized_feed_chain ON multi_role_finalized_feed (chain_id, seq);
     `,
   },
+  {
+    version: 7,
+    name: 'source verification: delivered source files and the verifier schedule',
+    sql: `
+      -- Delivered source-file bytes, content-addressed (one row per distinct SHA-256, shared by launches).
+      CREATE TABLE source_blobs (
+        sha256 TEXT PRIMARY KEY,
+        bytes  BLOB NOT NULL
+      ) STRICT;
+      -- Which manifest files (by hash) a launch's controller delivered.
+      CREATE TABLE launch_source_files (
+        launch_id   TEXT NOT NULL REFERENCES launches (launch_id),
+        sha256      TEXT NOT NULL REFERENCES source_blobs (sha256),
+        received_at TEXT NOT NULL,
+        PRIMARY KEY (launch_id, sha256)
+      ) STRICT, WITHOUT ROWID;
+      -- When the source verifier next looks at a finalized launch (null once every component is final), and how
+      -- many attempts it made (the retry delay doubles with each).
+      ALTER TABLE finalized_feed ADD COLUMN verify_next_at TEXT;
+      ALTER TABLE finalized_feed ADD COLUMN verify_attempts INTEGER NOT NULL DEFAULT 0;
+      UPDATE finalized_feed SET verify_next_at = json_extract(item_json, '$.sourceVerification.updatedAt')
+        WHERE json_extract(item_json, '$.sourceVerification.status') IN ('queued', 'retrying');
+      CREATE INDEX finalized_feed_verify ON finalized_feed (verify_next_at) WHERE verify_next_at IS NOT NULL;
+    `,
+  },
 ];

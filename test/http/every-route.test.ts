@@ -80,7 +80,10 @@ describe('every operation of the service spec', () => {
       const headers: Record<string, string> = { 'Idempotency-Key': `every-route-${randomUUID()}` };
       if (op.security?.length) headers.Authorization = `Bearer ${key}`;
       let body: string | undefined;
-      if (op.requestBody) {
+      if (op.requestBody?.content['application/octet-stream']) {
+        body = '// SPDX-License-Identifier: MIT\n';
+        headers['Content-Type'] = 'application/octet-stream';
+      } else if (op.requestBody) {
         const ref = op.requestBody.content['application/json']?.schema.$ref ?? '';
         const title = ref.split('/').at(-1) ?? '';
         body = examplesByTitle.get(title);

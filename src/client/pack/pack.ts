@@ -6,7 +6,7 @@ import { type Hex, keccak256 } from 'viem';
 import type { components } from '../../../generated/types/service.ts';
 import { compileSolidity, type SolidityBuild, solidityBuildSettings } from '../../chain/compile-contracts.ts';
 import { mineHookSalt } from '../../chain/graph-address.ts';
-import { sha256Digest } from '../../domain/canonical-json.ts';
+import { sha256Digest, utf8Order } from '../../domain/canonical-json.ts';
 import { type HookPermission, hookPermissionBits } from '../../domain/launches/hook-permissions.ts';
 import { bindRequestHashes } from '../../domain/launches/request-hashes.ts';
 import { inspectImage } from '../../domain/metadata/image.ts';
@@ -149,10 +149,6 @@ function hookPermissionsOf(flags: readonly string[]): HookPermissions {
     if (on) mask |= bit;
   }
   return { mask, ...permissions } as HookPermissions;
-}
-
-function utf8Order(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 }
 
 function sumWei(values: string[]): bigint {

@@ -8,6 +8,7 @@ import { findReplay, recordAnswer } from '../idempotency.ts';
 import { checkAdmissionQuota, recordAdmission } from './admission-quota.ts';
 import { type CustomLaunchResourceV4, type LaunchRow, launchSelect, toLaunchResource } from './launch-resource.ts';
 import { type CreateRequestV4, checkRequestRules } from './request-rules.ts';
+import { receiveSourceFile } from './source-files.ts';
 
 const createOperation = 'createCustomLaunchV4';
 
@@ -17,7 +18,7 @@ export function requestDigestOf(raw: Buffer): string {
 }
 
 /** Which launches a credential may see: a partner root sees its partner's, anyone else its own lineage. */
-function visibility(principal: Principal): { column: 'partner_id' | 'lineage_id'; value: string } {
+export function visibility(principal: Principal): { column: 'partner_id' | 'lineage_id'; value: string } {
   if (principal.kind === 'partner-root' && principal.partnerId)
     return { column: 'partner_id', value: principal.partnerId };
   return { column: 'lineage_id', value: principal.lineageId };
@@ -105,6 +106,11 @@ export class LaunchService {
     if (!row)
       throw new ApiError('NOT_FOUND', { message: `No launch ${launchId} on chain ${chainId} for this credential.` });
     return toLaunchResource(row);
+  }
+
+  /** putCustomLaunchSourceFileV4: one delivered source file of the launch's manifest (see receiveSourceFile). */
+  deliverSourceFile(input: { principal: Principal; chainId: string; launchId: string; sha256: string; bytes: Buffer }) {
+    return receiveSourceFile(this.db, { ...input, now: this.now() });
   }
 
   /** listCustomLaunchesV4: newest first, `limit` per page, opaque cursor; scoped to the credential. */

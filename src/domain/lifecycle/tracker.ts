@@ -8,9 +8,10 @@ import {
 } from '../../chain/launch-observer.ts';
 import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
+import { utf8Order } from '../canonical-json.ts';
 import type { FindingCode } from '../launches/finding-codes.ts';
 import { findingCodes } from '../launches/finding-codes.ts';
-import type { CreateRequestV4 } from '../launches/request-rules.ts';
+import { storedRequest } from '../launches/source-files.ts';
 
 type WalletTransaction = NonNullable<components['schemas']['CustomLaunchResourceV4']['walletTransaction']>;
 type ChainEvidence = NonNullable<components['schemas']['CustomLaunchResourceV4']['chainEvidence']>;
@@ -238,13 +239,8 @@ export class LaunchTracker {
 
   private feedItem(row: TrackedRow, evidence: ChainEvidence, finalizedAt: string): FinalizedItem {
     // The stored request is read only here, once per launch, not on every poll.
-    const stored = statement(this.deps.db, 'SELECT request_bytes FROM launches WHERE launch_id = ?').get(
-      row.launch_id,
-    ) as { request_bytes: Buffer };
-    const request = JSON.parse(stored.request_bytes.toString('utf8')) as CreateRequestV4;
-    const targets = request.graphBundle.targets
-      .map((t) => t.targetId)
-      .sort((a, b) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8')));
+    const request = storedRequest(this.deps.db, row.launch_id);
+    const targets = request.graphBundle.targets.map((t) => t.targetId).sort(utf8Order);
     return {
       launchId: row.launch_id,
       chainId: '4663',
@@ -353,8 +349,15 @@ export class LaunchTracker {
       if (change.feedItem) {
         statement(
           db,
-          'INSERT OR IGNORE INTO finalized_feed (chain_id, launch_id, item_json, finalized_at) VALUES (?, ?, ?, ?)',
-        ).run(row.chain_id, row.launch_id, JSON.stringify(change.feedItem), change.feedItem.finalizedAt);
+          `INSERT OR IGNORE INTO finalized_feed (chain_id, launch_id, item_json, finalized_at, verify_next_at)
+           VALUES (?, ?, ?, ?, ?)`,
+        ).run(
+          row.chain_id,
+          row.launch_id,
+          JSON.stringify(change.feedItem),
+          change.feedItem.finalizedAt,
+          change.feedItem.finalizedAt,
+        );
       }
       row.status = status;
     })();

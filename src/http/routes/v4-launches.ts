@@ -56,6 +56,17 @@ export function v4LaunchOperations(
       const { limit, cursor } = pageOf(ctx);
       return { status: 200, body: launches.list(principalOf(ctx), String(ctx.params.chainId), limit, cursor) };
     },
+    putCustomLaunchSourceFileV4: (ctx) => {
+      const answer = launches.deliverSourceFile({
+        principal: principalOf(ctx),
+        chainId: String(ctx.params.chainId),
+        launchId: String(ctx.params.launchId),
+        sha256: String(ctx.params.sha256),
+        // An empty file arrives without a parsed body; its bytes are the empty buffer.
+        bytes: Buffer.isBuffer(ctx.body) ? ctx.body : Buffer.alloc(0),
+      });
+      return { status: answer.status, body: answer.body };
+    },
     getCustomLaunchV4: (ctx) => ({
       status: 200,
       body: launches.get(principalOf(ctx), String(ctx.params.chainId), String(ctx.params.launchId)),
