@@ -318,7 +318,7 @@ const rows: Row[] = [
         sha256: string;
       };
       const bytes = readFileSync(new URL(`../examples/example-launch/${file.path}`, import.meta.url));
-      if (variant === 'one byte off') bytes[0] ^= 1;
+      if (variant === 'one byte off') bytes.writeUInt8(bytes.readUInt8(0) ^ 1, 0);
       return putSourceFile(c, await first(c), file.sha256, bytes);
     },
     want: variant === 'match' ? { status: 201 } : { status: 400, code: 'SOURCE_FILE_DIGEST_MISMATCH' as const },

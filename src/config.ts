@@ -30,6 +30,12 @@ export interface Config {
     stepDelayMs: number;
     /** How often the post-authorization tracker polls the chain (LIFECYCLE_TRACKER_POLL_MS). */
     trackerPollMs: number;
+    /** How often the source verifier looks for due attempts (SOURCE_VERIFICATION_POLL_MS). */
+    sourceVerificationPollMs: number;
+    /** A waiting component's next attempt; a retrying one's first delay, doubled per attempt (…_RETRY_BASE_MS). */
+    sourceVerificationRetryBaseMs: number;
+    /** The longest delay between source-verification attempts (SOURCE_VERIFICATION_RETRY_MAX_MS). */
+    sourceVerificationRetryMaxMs: number;
   };
   /** JSON-RPC URLs of chain 4663 (CHAIN_4663_RPC_URLS, comma-separated); empty when no chain is configured. */
   chain4663RpcUrls: string[];
@@ -137,6 +143,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pollMs: int(env, 'LIFECYCLE_POLL_MS', 250),
       stepDelayMs: int(env, 'LIFECYCLE_STEP_DELAY_MS', 0),
       trackerPollMs: int(env, 'LIFECYCLE_TRACKER_POLL_MS', 2000),
+      sourceVerificationPollMs: int(env, 'SOURCE_VERIFICATION_POLL_MS', 2000),
+      sourceVerificationRetryBaseMs: int(env, 'SOURCE_VERIFICATION_RETRY_BASE_MS', 30_000),
+      sourceVerificationRetryMaxMs: int(env, 'SOURCE_VERIFICATION_RETRY_MAX_MS', 3_600_000),
     },
     chain4663RpcUrls: (env.CHAIN_4663_RPC_URLS ?? '')
       .split(',')

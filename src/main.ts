@@ -4,11 +4,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import type { Hex } from 'viem';
+import { compileSolidityIsolated, pinnedCompilerVersion } from './chain/compile-contracts.ts';
 import { authorizerFromConfig } from './chain/launch-authorizer.ts';
 import { viemLaunchObserver } from './chain/launch-observer.ts';
 import { minimumInitialBuyWei, priceFeedFromConfig } from './chain/price-feed.ts';
+import { registryObservationProvider } from './chain/source-observation.ts';
 import { watchDeploymentEvidence } from './chain/verify-deployment-evidence.ts';
 import { loadConfig } from './config.ts';
+import { SourceVerifier } from './domain/lifecycle/source-verifier.ts';
 import { LaunchTracker } from './domain/lifecycle/tracker.ts';
 import { LifecycleWorker } from './domain/lifecycle/worker.ts';
 import { createApp } from './http/app.ts';
@@ -35,23 +39,43 @@ const worker = new LifecycleWorker({
   authorizer,
 });
 // The post-authorization tracker follows the chain the gates are bound to; without chain gates nothing is authorized.
-const tracker = authorizer
-  ? new LaunchTracker({
-      db,
-      observer: viemLaunchObserver(config.chain4663RpcUrls),
-      finalityPolicy: authorizer.chainDeployment.finality,
-      now: Date.now,
-      workerId,
-    })
-  : null;
+const observer = authorizer ? viemLaunchObserver(config.chain4663RpcUrls) : null;
+const tracker =
+  authorizer && observer
+    ? new LaunchTracker({
+        db,
+        observer,
+        finalityPolicy: authorizer.chainDeployment.finality,
+        now: Date.now,
+        workerId,
+      })
+    : null;
+// Source verification of finalized launches: the delivered sources, the pinned compiler, the finalized code on both
+// providers, and the operator's registry of provider observations.
+const verifier =
+  authorizer && observer
+    ? new SourceVerifier({
+        db,
+        observer,
+        provider: registryObservationProvider(config.sourceVerificationRegistryPath, Date.now),
+        graphFactory: authorizer.chainDeployment.contracts.graphFactory.address as Hex,
+        compilerVersion: pinnedCompilerVersion(),
+        compile: compileSolidityIsolated,
+        now: Date.now,
+        retryBaseMs: config.lifecycle.sourceVerificationRetryBaseMs,
+        retryMaxMs: config.lifecycle.sourceVerificationRetryMaxMs,
+      })
+    : null;
 let stopWorker: (() => Promise<void>) | undefined;
 let stopTracker: (() => Promise<void>) | undefined;
+let stopVerifier: (() => Promise<void>) | undefined;
 
 // Not the listen callback: Express 5 calls it on failure too.
 const server = app.listen(config.port, config.host);
 server.once('listening', () => {
   stopWorker = worker.start();
   stopTracker = tracker?.start(config.lifecycle.trackerPollMs);
+  stopVerifier = verifier?.start(config.lifecycle.sourceVerificationPollMs);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   console.log(
@@ -79,7 +103,7 @@ function stop(signal: string): void {
   console.log(JSON.stringify({ level: 'info', msg: 'stopping', signal }));
   evidence?.stop();
   server.close(() => {
-    void Promise.all([stopWorker?.(), stopTracker?.()]).then(() => {
+    void Promise.all([stopWorker?.(), stopTracker?.(), stopVerifier?.()]).then(() => {
       db.close();
       process.exit(0);
     });

@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 
 const require = createRequire(import.meta.url);
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -35,41 +36,45 @@ export interface SolidityBuild {
   contracts: Record<string, Record<string, CompiledContract>>;
 }
 
+/** The compiler settings a build declares (a launch's sourceDescriptor carries the same fields). */
+export interface SolidityBuildSettings {
+  optimizer: { enabled: boolean; runs: number };
+  evmVersion: string;
+  viaIR: boolean;
+}
+
 /** The one pinned build configuration of this project: solc-js from npm, optimizer on with 200 runs, cancun. */
 export const solidityBuildSettings = {
   optimizer: { enabled: true, runs: 200 },
   evmVersion: 'cancun',
   viaIR: false,
-} as const;
+} as const satisfies SolidityBuildSettings;
 
 /**
- * Compiles Solidity sources (by source unit name) with the pinned solc-js and settings. `resolveImport` supplies the
- * text of an imported unit or undefined when it does not exist; nothing is fetched. Throws with solc's formatted
- * messages when any error is reported.
+ * The exact standard-JSON compiler input: the sources and the settings (viaIR is written only when on, since off is
+ * solc's default and the pinned builds' inputs never named it).
  */
-export function compileSolidity(
-  sources: Record<string, string>,
-  resolveImport: (path: string) => string | undefined,
-): SolidityBuild {
-  const solc = require('solc') as { compile(input: string, options?: object): string; version(): string };
-  const input = {
+export function standardJsonInput(sources: Record<string, string>, settings: SolidityBuildSettings): string {
+  return JSON.stringify({
     language: 'Solidity',
     sources: Object.fromEntries(Object.entries(sources).map(([path, content]) => [path, { content }])),
     settings: {
-      optimizer: solidityBuildSettings.optimizer,
-      evmVersion: solidityBuildSettings.evmVersion,
+      optimizer: settings.optimizer,
+      evmVersion: settings.evmVersion,
+      ...(settings.viaIR ? { viaIR: true } : {}),
       outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object', 'evm.deployedBytecode.object'] } },
     },
-  };
-  const read: Record<string, string> = { ...sources };
-  const findImports = (path: string) => {
-    const contents = resolveImport(path);
-    if (contents === undefined) return { error: `not found: ${path}` };
-    read[path] = contents;
-    return { contents };
-  };
-  const serialized = JSON.stringify(input);
-  const output = JSON.parse(solc.compile(serialized, { import: findImports }));
+  });
+}
+
+/** The solc long version without the Emscripten suffix, e.g. 0.8.37+commit.f401782d. */
+function longVersion(version: string): string {
+  return version.replace(/\.Emscripten.*$/, '');
+}
+
+/** Reads solc's standard-JSON output into a build; throws with solc's formatted messages when any error is reported. */
+function buildOf(serialized: string, outputJson: string, version: string, read: Record<string, string>): SolidityBuild {
+  const output = JSON.parse(outputJson);
   const errors = (output.errors ?? []).filter((e: { severity: string }) => e.severity === 'error');
   if (errors.length > 0) {
     throw new Error(errors.map((e: { formattedMessage: string }) => e.formattedMessage).join('\n'));
@@ -91,11 +96,65 @@ export function compileSolidity(
   }
   const used = Object.keys(output.sources ?? {});
   return {
-    compilerVersion: solc.version().replace(/\.Emscripten.*$/, ''),
+    compilerVersion: longVersion(version),
     compilerInputDigest: `sha256:${createHash('sha256').update(serialized).digest('hex')}`,
     sources: Object.fromEntries(used.filter((p) => read[p] !== undefined).map((p) => [p, read[p] as string])),
     contracts,
   };
+}
+
+/** The pinned solc-js build's long version (the only compiler a protected build uses). */
+export function pinnedCompilerVersion(): string {
+  const solc = require('solc') as { version(): string };
+  return longVersion(solc.version());
+}
+
+/**
+ * Compiles Solidity sources (by source unit name) with the pinned solc-js and the given settings (the pinned ones
+ * unless named). `resolveImport` supplies the text of an imported unit or undefined when it does not exist; nothing
+ * is fetched. Throws with solc's formatted messages when any error is reported.
+ */
+export function compileSolidity(
+  sources: Record<string, string>,
+  resolveImport: (path: string) => string | undefined,
+  settings: SolidityBuildSettings = solidityBuildSettings,
+): SolidityBuild {
+  const solc = require('solc') as { compile(input: string, options?: object): string; version(): string };
+  const read: Record<string, string> = { ...sources };
+  const findImports = (path: string) => {
+    const contents = resolveImport(path);
+    if (contents === undefined) return { error: `not found: ${path}` };
+    read[path] = contents;
+    return { contents };
+  };
+  const serialized = standardJsonInput(sources, settings);
+  return buildOf(serialized, solc.compile(serialized, { import: findImports }), solc.version(), read);
+}
+
+/**
+ * Compiles a closed set of sources (imports resolve only among them) with the pinned solc-js in a worker thread, so
+ * a long compilation never stalls the server's event loop. Rejects with solc's messages when the sources do not
+ * compile.
+ */
+export function compileSolidityIsolated(
+  sources: Record<string, string>,
+  settings: SolidityBuildSettings,
+): Promise<SolidityBuild> {
+  const serialized = standardJsonInput(sources, settings);
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL('./solc-worker.mjs', import.meta.url), { workerData: { input: serialized } });
+    worker.once('message', (m: { output: string; version: string }) => {
+      try {
+        resolve(buildOf(serialized, m.output, m.version, sources));
+      } catch (err) {
+        reject(err);
+      }
+    });
+    worker.once('error', reject);
+    worker.once('exit', (code) => {
+      if (code !== 0) reject(new Error(`the solc worker exited with code ${code}`));
+    });
+  });
 }
 
 function solFiles(dir: string): string[] {

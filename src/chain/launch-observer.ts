@@ -27,6 +27,8 @@ export interface LaunchObserver {
   /** Transactions from `wallet` to `router` mined in [from, to] (block by block). */
   walletTransactionsTo(wallet: Hex, router: Hex, from: bigint, to: bigint): Promise<ObservedTransaction[]>;
   transaction(hash: Hex): Promise<ObservedTransaction | null>;
+  /** The runtime code at an address at a block on both providers: null when either fails or they disagree. */
+  agreedCode(address: Hex, blockNumber: bigint): Promise<Hex | null>;
   /** The receipt status of a mined transaction, null when no receipt exists. */
   receiptStatus(hash: Hex): Promise<{ status: 'success' | 'reverted'; blockNumber: bigint; blockHash: Hex } | null>;
 }
@@ -90,6 +92,17 @@ export function viemLaunchObserver(rpcUrls: readonly string[]): LaunchObserver {
         ),
       );
       return hashes.every((h) => h !== null && h === hashes[0]) ? (hashes[0] as Hex) : null;
+    },
+    agreedCode: async (address, blockNumber) => {
+      const codes = await Promise.all(
+        clients.map((c) =>
+          c.getCode({ address, blockNumber }).then(
+            (code) => (code ?? '0x').toLowerCase(),
+            () => null,
+          ),
+        ),
+      );
+      return codes.every((c) => c !== null && c === codes[0]) ? (codes[0] as Hex) : null;
     },
     stampTransactions: async (router, launchIntentHash, from, to) => {
       const logs = await first.getLogs({ address: router, fromBlock: from, toBlock: to });

@@ -113,7 +113,7 @@ describe('putCustomLaunchSourceFileV4', () => {
     const fresh = await createLaunch(key);
     const before = { held: held(), blobs: blobs() };
     const bytes = Buffer.from(projectFile(f.path));
-    bytes[bytes.length - 1] ^= 1; // one bit of the last byte
+    bytes.writeUInt8(bytes.readUInt8(bytes.length - 1) ^ 1, bytes.length - 1); // one bit of the last byte
     const r = await call(fileUrl(f.sha256, fresh), {
       method: 'PUT',
       headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/octet-stream' },

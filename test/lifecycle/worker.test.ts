@@ -25,6 +25,9 @@ const lifecycle = {
   pollMs: 10,
   stepDelayMs: 0,
   trackerPollMs: 10,
+  sourceVerificationPollMs: 10,
+  sourceVerificationRetryBaseMs: 10,
+  sourceVerificationRetryMaxMs: 10,
 };
 const worker = (id: string) =>
   new LifecycleWorker({

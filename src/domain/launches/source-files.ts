@@ -68,10 +68,16 @@ export function receiveSourceFile(
   const inserted = db
     .transaction(() => {
       statement(db, 'INSERT OR IGNORE INTO source_blobs (sha256, bytes) VALUES (?, ?)').run(input.sha256, input.bytes);
-      return statement(
+      const changes = statement(
         db,
         'INSERT OR IGNORE INTO launch_source_files (launch_id, sha256, received_at) VALUES (?, ?, ?)',
       ).run(input.launchId, input.sha256, at).changes;
+      // A finalized launch waiting for its sources is attempted again at once.
+      statement(
+        db,
+        'UPDATE finalized_feed SET verify_next_at = ? WHERE launch_id = ? AND verify_next_at IS NOT NULL AND verify_next_at > ?',
+      ).run(at, input.launchId, at);
+      return changes;
     })
     .immediate();
   const held = receivedHashes(db, input.launchId);

@@ -12,6 +12,7 @@ import { utf8Order } from '../canonical-json.ts';
 import type { FindingCode } from '../launches/finding-codes.ts';
 import { findingCodes } from '../launches/finding-codes.ts';
 import { storedRequest } from '../launches/source-files.ts';
+import { pollUntilStopped } from './poll-loop.ts';
 
 type WalletTransaction = NonNullable<components['schemas']['CustomLaunchResourceV4']['walletTransaction']>;
 type ChainEvidence = NonNullable<components['schemas']['CustomLaunchResourceV4']['chainEvidence']>;
@@ -98,21 +99,7 @@ export class LaunchTracker {
 
   /** Polls until stopped. Returns the stop function. */
   start(pollMs: number): () => Promise<void> {
-    let running = true;
-    const loop = (async () => {
-      while (running) {
-        await this.tick().catch((err: unknown) => {
-          console.error(
-            JSON.stringify({ level: 'error', msg: 'launch tracker poll failed', detail: String(err).slice(0, 500) }),
-          );
-        });
-        await new Promise((resolve) => setTimeout(resolve, pollMs));
-      }
-    })();
-    return async () => {
-      running = false;
-      await loop;
-    };
+    return pollUntilStopped('launch tracker poll', () => this.tick(), pollMs);
   }
 
   private async follow(

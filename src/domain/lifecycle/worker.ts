@@ -6,6 +6,7 @@ import { statement } from '../../store/statements.ts';
 import { type AdmissionConfig, type AdmissionFinding, evaluateAdmission } from '../admission/evaluate.ts';
 import { type FindingCode, findingCodes } from '../launches/finding-codes.ts';
 import type { CreateRequestV4 } from '../launches/request-rules.ts';
+import { pollUntilStopped } from './poll-loop.ts';
 
 /** What a lifecycle step concluded for one launch. */
 type Outcome =
@@ -24,8 +25,6 @@ type Failure = components['schemas']['CustomLaunchFailureV4'];
 const chainNotConfigured: FindingCode = 'CHAIN_NOT_CONFIGURED';
 const stepFailed: FindingCode = 'LIFECYCLE_STEP_FAILED';
 const retriesExhausted: FindingCode = 'LIFECYCLE_RETRIES_EXHAUSTED';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * The durable lifecycle worker. Jobs live in SQLite (`lifecycle_jobs`); a worker claims one due job under a lease
@@ -59,7 +58,8 @@ export class LifecycleWorker {
   async tick(): Promise<boolean> {
     const job = this.claim();
     if (!job) return false;
-    if (this.deps.lifecycle.stepDelayMs > 0) await sleep(this.deps.lifecycle.stepDelayMs);
+    if (this.deps.lifecycle.stepDelayMs > 0)
+      await new Promise((resolve) => setTimeout(resolve, this.deps.lifecycle.stepDelayMs));
     let outcome: Outcome;
     try {
       const minimum = (await this.deps.minimumInitialBuyWei?.()) ?? null;
@@ -74,22 +74,12 @@ export class LifecycleWorker {
 
   /** Runs jobs until stopped, polling when idle. Returns the stop function. */
   start(): () => Promise<void> {
-    let running = true;
-    const loop = (async () => {
-      while (running) {
-        const worked = await this.tick().catch((err: unknown) => {
-          console.error(
-            JSON.stringify({ level: 'error', msg: 'lifecycle tick failed', detail: String(err).slice(0, 500) }),
-          );
-          return false;
-        });
-        if (!worked) await sleep(this.deps.lifecycle.pollMs);
-      }
-    })();
-    return async () => {
-      running = false;
-      await loop;
-    };
+    return pollUntilStopped(
+      'lifecycle tick',
+      () => this.tick(),
+      this.deps.lifecycle.pollMs,
+      (worked) => worked === true,
+    );
   }
 
   private claim(): ClaimedJob | null {

@@ -1,0 +1,26 @@
+/**
+ * Runs `tick` until stopped, sleeping `pollMs` between ticks (or not, when `again` says the last tick found more
+ * work). A failed tick is logged with the loop's name and the loop goes on. Returns the stop function, which
+ * resolves once the running tick has finished.
+ */
+export function pollUntilStopped<T>(
+  name: string,
+  tick: () => Promise<T>,
+  pollMs: number,
+  again: (result: T | undefined) => boolean = () => false,
+): () => Promise<void> {
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const result = await tick().catch((err: unknown) => {
+        console.error(JSON.stringify({ level: 'error', msg: `${name} failed`, detail: String(err).slice(0, 500) }));
+        return undefined;
+      });
+      if (!again(result)) await new Promise((resolve) => setTimeout(resolve, pollMs));
+    }
+  })();
+  return async () => {
+    running = false;
+    await loop;
+  };
+}

@@ -1,0 +1,248 @@
+import { type Hex, keccak256 } from 'viem';
+import type { components } from '../../../generated/types/service.ts';
+import type { SolidityBuild, SolidityBuildSettings } from '../../chain/compile-contracts.ts';
+import { predictGraphTarget } from '../../chain/graph-address.ts';
+import type { LaunchObserver } from '../../chain/launch-observer.ts';
+import type { ProviderObservation, SourceObservationProvider } from '../../chain/source-observation.ts';
+import type { Db } from '../../store/db.ts';
+import { statement } from '../../store/statements.ts';
+import { canonicalJson, sha256Digest } from '../canonical-json.ts';
+import { heldSources, storedRequest } from '../launches/source-files.ts';
+import { pollUntilStopped } from './poll-loop.ts';
+
+type FinalizedItem = components['schemas']['CustomLaunchFinalizedListV4']['launches'][number];
+type SourceVerification = components['schemas']['SourceVerificationV1'];
+type Component = components['schemas']['SourceVerificationComponentV1'];
+type ReasonCode = components['schemas']['SourceVerificationReasonCode'];
+
+/** What one attempt concluded for one component, before timestamps. */
+type Outcome =
+  | { status: 'queued' | 'retrying' | 'needs_attention'; reasonCode: ReasonCode }
+  | {
+      status: 'exact_match';
+      providerObservation: ProviderObservation;
+      protectedBuildDigest: string;
+      finalizedBytecodeDigest: string;
+    };
+
+interface DueRow {
+  launch_id: string;
+  item_json: string;
+  verify_attempts: number;
+}
+
+const final = (c: Component) => c.status === 'exact_match' || c.status === 'needs_attention';
+
+/**
+ * The fail-closed aggregate (launch-transport.md sourceVerification 4): any needs_attention wins, then any retrying,
+ * then queued; exact_match only when every component is exact. updatedAt is the latest component timestamp.
+ */
+export function aggregateOf(components: Component[]): SourceVerification {
+  const has = (status: Component['status']) => components.some((c) => c.status === status);
+  const status = has('needs_attention')
+    ? 'needs_attention'
+    : has('retrying')
+      ? 'retrying'
+      : has('queued')
+        ? 'queued'
+        : 'exact_match';
+  // ISO-8601 UTC timestamps of one form order as text.
+  const updatedAt = components
+    .map((c) => c.updatedAt)
+    .sort()
+    .at(-1) as string;
+  return { status, updatedAt, components };
+}
+
+/**
+ * Source verification of finalized V4 launches (launch-transport.md Response resources, sourceVerification; issue 7
+ * item 3). It starts after `finalized`, touches only the finalized feed row's `sourceVerification` and never the
+ * launch's status. One attempt per due launch:
+ *
+ * 1. every file of the launch's sourceBundleManifest must have been delivered (else `queued`, SOURCE_FILES_MISSING);
+ * 2. the protected build: the server compiles exactly those files with the pinned compiler and the sourceDescriptor
+ *    settings in a worker thread (another compiler: COMPILER_NOT_PINNED; errors: SOURCE_COMPILE_FAILED; the
+ *    verificationBundle's contract missing: TARGET_NOT_IN_BUILD; all `needs_attention`);
+ * 3. the finalized runtime code of each target, read at the finalized block from both providers, must equal the
+ *    build's runtime code byte for byte (unreadable or disagreeing: `retrying`, FINALIZED_CODE_UNAVAILABLE; different:
+ *    `needs_attention`, PROTECTED_BUILD_MISMATCH);
+ * 4. the provider observation for that address and code (none yet: `retrying`, PROVIDER_OBSERVATION_MISSING).
+ *
+ * Only all four give `exact_match`, with the observation (`releaseAuthority: false`) and both binding digests.
+ * `exact_match` and `needs_attention` are final. A `retrying` attempt doubles the delay (retryBaseMs up to
+ * retryMaxMs); a `queued` wait re-checks after retryBaseMs, and a delivered file brings the attempt forward.
+ */
+export class SourceVerifier {
+  constructor(
+    private readonly deps: {
+      db: Db;
+      observer: LaunchObserver;
+      provider: SourceObservationProvider;
+      /** The graph factory the router deploys targets through (the chain deployment's graphFactory). */
+      graphFactory: Hex;
+      /** The pinned compiler's long version; a sourceDescriptor naming another is never compiled. */
+      compilerVersion: string;
+      compile: (sources: Record<string, string>, settings: SolidityBuildSettings) => Promise<SolidityBuild>;
+      now: () => number;
+      retryBaseMs: number;
+      retryMaxMs: number;
+    },
+  ) {}
+
+  /** One pass over every finalized launch whose next attempt is due. Resolves the number of launches attempted. */
+  async tick(): Promise<number> {
+    const at = new Date(this.deps.now()).toISOString();
+    const due = statement(
+      this.deps.db,
+      `SELECT launch_id, item_json, verify_attempts FROM finalized_feed
+       WHERE verify_next_at IS NOT NULL AND verify_next_at <= ? ORDER BY verify_next_at, seq`,
+    ).all(at) as DueRow[];
+    for (const row of due) await this.attempt(row);
+    return due.length;
+  }
+
+  /** Polls until stopped. Returns the stop function. */
+  start(pollMs: number): () => Promise<void> {
+    return pollUntilStopped('source verifier', () => this.tick(), pollMs);
+  }
+
+  private async attempt(row: DueRow): Promise<void> {
+    const item = JSON.parse(row.item_json) as FinalizedItem;
+    const open = item.sourceVerification.components.filter((c) => !final(c));
+    const outcomes = open.length > 0 ? await this.outcomes(row.launch_id, item, open) : new Map<string, Outcome>();
+    this.record(row, item, outcomes);
+  }
+
+  /** What this attempt concludes for each open component. */
+  private async outcomes(launchId: string, item: FinalizedItem, open: Component[]): Promise<Map<string, Outcome>> {
+    const all = (outcome: Outcome) => new Map(open.map((c) => [c.targetId, outcome]));
+    const request = storedRequest(this.deps.db, launchId);
+    const { sources, missing } = heldSources(this.deps.db, launchId, request.sourceBundleManifest);
+    if (missing.length > 0) return all({ status: 'queued', reasonCode: 'SOURCE_FILES_MISSING' });
+    const descriptor = request.sourceDescriptor;
+    if (descriptor.compilerVersion !== this.deps.compilerVersion) {
+      return all({ status: 'needs_attention', reasonCode: 'COMPILER_NOT_PINNED' });
+    }
+    let build: SolidityBuild;
+    try {
+      build = await this.deps.compile(sources, {
+        optimizer: descriptor.optimizer,
+        evmVersion: descriptor.evmVersion,
+        viaIR: descriptor.viaIR,
+      });
+    } catch {
+      return all({ status: 'needs_attention', reasonCode: 'SOURCE_COMPILE_FAILED' });
+    }
+    const outcomes = new Map<string, Outcome>();
+    for (const component of open) {
+      outcomes.set(component.targetId, await this.verifyTarget(component.targetId, request, build, item));
+    }
+    return outcomes;
+  }
+
+  private async verifyTarget(
+    targetId: string,
+    request: ReturnType<typeof storedRequest>,
+    build: SolidityBuild,
+    item: FinalizedItem,
+  ): Promise<Outcome> {
+    const binding = request.verificationBundle.targets.find((t) => t.targetId === targetId);
+    const target = request.graphBundle.targets.find((t) => t.targetId === targetId);
+    const compiled = binding ? build.contracts[binding.sourcePath]?.[binding.contractName] : undefined;
+    if (!binding || !target || !compiled) return { status: 'needs_attention', reasonCode: 'TARGET_NOT_IN_BUILD' };
+    // Where the router's factory put the target (its address follows from the request; the code there is read).
+    const address = predictGraphTarget(
+      this.deps.graphFactory,
+      item.router as Hex,
+      target.create2Salt as Hex | undefined,
+      target.runtimeBytecode as Hex,
+    );
+    const blockNumber = BigInt(item.blockNumber);
+    const [code, blockHash] = await Promise.all([
+      this.deps.observer.agreedCode(address, blockNumber).catch(() => null),
+      this.deps.observer.agreedBlockHash(blockNumber).catch(() => null),
+    ]);
+    if (code === null || blockHash?.toLowerCase() !== item.blockHash.toLowerCase()) {
+      return { status: 'retrying', reasonCode: 'FINALIZED_CODE_UNAVAILABLE' };
+    }
+    const builtCodeHash = keccak256(compiled.deployedBytecode as Hex);
+    const finalizedCodeHash = keccak256(code);
+    if (code === '0x' || builtCodeHash !== finalizedCodeHash) {
+      return { status: 'needs_attention', reasonCode: 'PROTECTED_BUILD_MISMATCH' };
+    }
+    const observation = await this.deps.provider
+      .observe({ address, runtimeCodeHash: finalizedCodeHash })
+      .catch(() => null);
+    if (!observation) return { status: 'retrying', reasonCode: 'PROVIDER_OBSERVATION_MISSING' };
+    return {
+      status: 'exact_match',
+      providerObservation: observation,
+      protectedBuildDigest: sha256Digest(
+        canonicalJson({
+          schemaVersion: 'platform.custom-launch-protected-build.v1',
+          compilerVersion: build.compilerVersion,
+          compilerInputDigest: build.compilerInputDigest,
+          sourceBundleManifestDigest: request.verificationBundle.sourceBundleManifestDigest,
+          targetId,
+          sourcePath: binding.sourcePath,
+          contractName: binding.contractName,
+          runtimeCodeHash: builtCodeHash,
+        }),
+      ),
+      finalizedBytecodeDigest: sha256Digest(
+        canonicalJson({
+          schemaVersion: 'platform.custom-launch-finalized-bytecode.v1',
+          chainId: '4663',
+          address,
+          blockNumber: item.blockNumber,
+          blockHash: item.blockHash.toLowerCase(),
+          runtimeCodeHash: finalizedCodeHash,
+        }),
+      ),
+    };
+  }
+
+  /**
+   * Writes the attempt's components and the next attempt time in one transaction, only if the row is still the one
+   * read (so nothing concurrent is overwritten). A component's updatedAt moves only when the component changes.
+   */
+  private record(row: DueRow, item: FinalizedItem, outcomes: Map<string, Outcome>): void {
+    const nowMs = this.deps.now();
+    const at = new Date(nowMs).toISOString();
+    const retrying = [...outcomes.values()].some((o) => o.status === 'retrying');
+    const attempts = retrying ? row.verify_attempts + 1 : row.verify_attempts;
+    const retryDelay = Math.min(this.deps.retryBaseMs * 2 ** (attempts - 1), this.deps.retryMaxMs);
+    const nextAt = (status: Outcome['status']) =>
+      new Date(nowMs + (status === 'retrying' ? retryDelay : this.deps.retryBaseMs)).toISOString();
+    const components = item.sourceVerification.components.map((c): Component => {
+      const outcome = outcomes.get(c.targetId);
+      if (!outcome) return c;
+      const next: Component =
+        outcome.status === 'exact_match'
+          ? { targetId: c.targetId, updatedAt: at, ...outcome }
+          : outcome.status === 'needs_attention'
+            ? { targetId: c.targetId, status: outcome.status, updatedAt: at, reasonCode: outcome.reasonCode }
+            : {
+                targetId: c.targetId,
+                status: outcome.status,
+                updatedAt: at,
+                nextAttemptAt: nextAt(outcome.status),
+                reasonCode: outcome.reasonCode,
+              };
+      const { updatedAt: _a, nextAttemptAt: _b, ...was } = c;
+      const { updatedAt: _c, nextAttemptAt: _d, ...is } = next;
+      // An unchanged wait keeps its updatedAt; only the next attempt time moves.
+      return canonicalJson(was) === canonicalJson(is) && next.nextAttemptAt
+        ? { ...c, nextAttemptAt: next.nextAttemptAt }
+        : next;
+    });
+    const sourceVerification = aggregateOf(components);
+    const pending = components.filter((c) => !final(c)).map((c) => c.nextAttemptAt as string);
+    const verifyNextAt = pending.sort()[0] ?? null;
+    statement(
+      this.deps.db,
+      `UPDATE finalized_feed SET item_json = ?, verify_next_at = ?, verify_attempts = ?
+       WHERE launch_id = ? AND item_json = ?`,
+    ).run(JSON.stringify({ ...item, sourceVerification }), verifyNextAt, attempts, row.launch_id, row.item_json);
+  }
+}
