@@ -117,15 +117,18 @@ describe('the post-authorization lifecycle on the devnet (issue 7)', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   };
-  /** The controller delivers every file of the launch's manifest from the project folder. */
-  const deliverSources = async (launchId: string) => {
+  /** The controller delivers every file of the launch's manifest from the project folder (or `extra`, by path). */
+  const deliverSources = async (launchId: string, extra: Record<string, string> = {}) => {
     const manifest = requests.get(launchId)?.sourceBundleManifest;
     if (!manifest) throw new Error(`no request for ${launchId}`);
     for (const file of manifest.files) {
       const r = await call(`${server.url}/v4/chains/4663/custom-launches/${launchId}/source-files/${file.sha256}`, {
         method: 'PUT',
         headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/octet-stream' },
-        body: readFileSync(join(project, file.path)),
+        body:
+          extra[file.path] !== undefined
+            ? Buffer.from(extra[file.path] as string)
+            : readFileSync(join(project, file.path)),
       });
       expect(r.status, r.text).toBe(201);
     }
@@ -427,6 +430,89 @@ describe('the post-authorization lifecycle on the devnet (issue 7)', () => {
     // needs_attention is final: later attempts never change it.
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect((await feed()).find((f) => f.launchId === launch.launchId)?.sourceVerification).toEqual(v);
+    expect((await launchOf(launch.launchId)).status).toBe('finalized');
+  }, 120_000);
+
+  it('needs attention for another compiler, a contract not in the build, or sources that do not compile', async () => {
+    const broken = 'contract Broken { this is not Solidity }\n';
+    const brokenFile = {
+      path: 'contracts/Broken.sol',
+      sha256: createHash('sha256').update(broken).digest('hex'),
+      byteLength: Buffer.byteLength(broken),
+    };
+    const cases = [
+      {
+        edit: (r: CreateRequestV4) => {
+          r.sourceDescriptor.compilerVersion = '0.8.26+commit.8a97fa7a';
+        },
+        want: { hook: 'COMPILER_NOT_PINNED', initializer: 'COMPILER_NOT_PINNED', token: 'COMPILER_NOT_PINNED' },
+      },
+      {
+        edit: (r: CreateRequestV4) => {
+          const token = r.verificationBundle.targets.find((t) => t.targetId === 'token');
+          if (token) token.contractName = 'NotInTheBuild';
+        },
+        // The other two rows rebuild exactly and wait for a provider observation; the aggregate fails closed.
+        want: {
+          hook: 'PROVIDER_OBSERVATION_MISSING',
+          initializer: 'PROVIDER_OBSERVATION_MISSING',
+          token: 'TARGET_NOT_IN_BUILD',
+        },
+      },
+      {
+        edit: (r: CreateRequestV4) => {
+          r.sourceBundleManifest.files = [brokenFile, ...r.sourceBundleManifest.files];
+        },
+        want: { hook: 'SOURCE_COMPILE_FAILED', initializer: 'SOURCE_COMPILE_FAILED', token: 'SOURCE_COMPILE_FAILED' },
+      },
+    ];
+    const launches = [];
+    for (const c of cases) launches.push(await handedOff(c.edit));
+    for (const launch of launches) {
+      expect((await send(launch.walletTransaction)).status).toBe('success');
+      await until(launch.launchId, ['sequencer_soft_confirmed']);
+    }
+    await testClient.mine({ blocks: 65 });
+    for (const [i, launch] of launches.entries()) {
+      await until(launch.launchId, ['finalized']);
+      await deliverSources(launch.launchId, { [brokenFile.path]: broken });
+      const v = await verificationUntil(
+        launch.launchId,
+        (x) => x.status === 'needs_attention' && x.components.every((c) => c.reasonCode !== 'SOURCE_FILES_MISSING'),
+      );
+      expect(Object.fromEntries(v.components.map((c) => [c.targetId, c.reasonCode]))).toEqual(cases[i]?.want);
+      for (const c of v.components) {
+        expect(c.providerObservation).toBeUndefined();
+        expect(c.protectedBuildDigest).toBeUndefined();
+        expect(c.finalizedBytecodeDigest).toBeUndefined();
+      }
+    }
+  }, 120_000);
+
+  it('retries while the providers cannot show the finalized code (the block was reorganised away)', async () => {
+    const launch = await handedOff();
+    const snapshot = await testClient.snapshot();
+    await finalize(launch);
+    await recordObservations(launch.launchId);
+    // The finalized block is replaced (anvil allows what a real chain's finality forbids): the code is gone.
+    await testClient.revert({ id: snapshot });
+    await testClient.mine({ blocks: 2 });
+    await deliverSources(launch.launchId);
+    const v = await verificationUntil(launch.launchId, (x) => x.status === 'retrying');
+    for (const c of v.components) {
+      expect(c).toEqual({
+        targetId: c.targetId,
+        status: 'retrying',
+        updatedAt: expect.any(String),
+        nextAttemptAt: expect.any(String),
+        reasonCode: 'FINALIZED_CODE_UNAVAILABLE',
+      });
+    }
+    // It keeps retrying (never exact, never needs_attention), and verification never revises finality.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const later = await verificationUntil(launch.launchId, () => true);
+    expect(later.status).toBe('retrying');
+    expect(later.components.every((c) => c.reasonCode === 'FINALIZED_CODE_UNAVAILABLE')).toBe(true);
     expect((await launchOf(launch.launchId)).status).toBe('finalized');
   }, 120_000);
 

@@ -33,6 +33,11 @@ interface DueRow {
 
 const final = (c: Component) => c.status === 'exact_match' || c.status === 'needs_attention';
 
+/** The delay before retrying attempt `attempts` (1 = the first retry): base, doubled per attempt, at most max. */
+export function retryDelayMs(attempts: number, baseMs: number, maxMs: number): number {
+  return Math.min(baseMs * 2 ** Math.max(0, attempts - 1), maxMs);
+}
+
 /**
  * The fail-closed aggregate (launch-transport.md sourceVerification 4): any needs_attention wins, then any retrying,
  * then queued; exact_match only when every component is exact. updatedAt is the latest component timestamp.
@@ -211,7 +216,7 @@ export class SourceVerifier {
     const at = new Date(nowMs).toISOString();
     const retrying = [...outcomes.values()].some((o) => o.status === 'retrying');
     const attempts = retrying ? row.verify_attempts + 1 : row.verify_attempts;
-    const retryDelay = Math.min(this.deps.retryBaseMs * 2 ** (attempts - 1), this.deps.retryMaxMs);
+    const retryDelay = retryDelayMs(attempts, this.deps.retryBaseMs, this.deps.retryMaxMs);
     const nextAt = (status: Outcome['status']) =>
       new Date(nowMs + (status === 'retrying' ? retryDelay : this.deps.retryBaseMs)).toISOString();
     const components = item.sourceVerification.components.map((c): Component => {
