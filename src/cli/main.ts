@@ -9,6 +9,7 @@ import {
   handoffCommand,
   preflightCommand,
   type Remote,
+  sourcesCommand,
   statusCommand,
   submitCommand,
   waitCommand,
@@ -45,6 +46,9 @@ Usage:
       elapsed time. Defaults: --until authorized, --interval 2, --max-wait 900.
   custom-launch handoff <launchId>
       Print the exact wallet transaction for the controller to review and send from the wallet.
+  custom-launch sources <launchId> --request <request.json> --project <project-folder>
+      Deliver the files of the request's source manifest, read from the project it was packed from and checked
+      against their hashes first, for source verification (it starts once the launch is finalized). Safe to rerun.
   custom-launch coverage
       Print the public launch-coverage report.
 
@@ -96,6 +100,8 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
         until: { type: 'string' },
         interval: { type: 'string' },
         'timeout-ms': { type: 'string' },
+        request: { type: 'string' },
+        project: { type: 'string' },
       },
     });
     const [command, ...rest] = positionals;
@@ -170,6 +176,13 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
       case 'handoff':
         await handoffCommand({ launchId: one('launchId') }, remote());
         return 0;
+      case 'sources': {
+        if (!values.request || !values.project) {
+          throw new CliExit('usage', 'sources needs --request <request.json> and --project <project-folder>');
+        }
+        await sourcesCommand({ launchId: one('launchId'), request: values.request, project: values.project }, remote());
+        return 0;
+      }
       case 'coverage':
         if (rest.length > 0) throw new CliExit('usage', 'coverage takes no argument');
         await coverageCommand(remote());

@@ -11,12 +11,14 @@ export type Exchange =
 /** What a request sends: always to the one configured origin, with or without the key. */
 export interface Send {
   origin: string;
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PUT';
   path: string;
   apiKey?: string;
   headers?: Record<string, string>;
   /** Exact body bytes: sent as they are, never re-serialized. */
   body?: Uint8Array;
+  /** The body's media type; JSON unless named (a source file goes as application/octet-stream). */
+  contentType?: string;
   timeoutMs: number;
   fetch?: typeof globalThis.fetch;
 }
@@ -29,7 +31,7 @@ export interface Send {
 export async function exchange(send: Send): Promise<Exchange> {
   const headers: Record<string, string> = { Accept: 'application/json', ...send.headers };
   if (send.apiKey !== undefined) headers.Authorization = `Bearer ${send.apiKey}`;
-  if (send.body !== undefined) headers['Content-Type'] = 'application/json';
+  if (send.body !== undefined) headers['Content-Type'] = send.contentType ?? 'application/json';
   let response: Response;
   try {
     response = await (send.fetch ?? globalThis.fetch)(new URL(send.path, send.origin), {

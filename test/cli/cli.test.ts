@@ -1,4 +1,4 @@
-import { chmodSync, cpSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, cpSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createPublicClient, createWalletClient, type Hex, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
@@ -140,6 +140,50 @@ describe('the custom-launch CLI end to end (issue 6)', () => {
     });
     const reader = createPublicClient({ chain, transport: http(devnet.deployment.rpcUrl) });
     expect((await reader.waitForTransactionReceipt({ hash })).status).toBe('success');
+  }, 120_000);
+
+  it('delivers the source files of a launch, checks them locally first, and is safe to run again', async () => {
+    const request = await pack();
+    const submit = await cli([
+      'submit',
+      request.path,
+      '--journal',
+      join(dir, 'journals', 'journal-sources.json'),
+      '--json',
+    ]);
+    expect(submit.code, submit.stderr).toBe(0);
+    const launchId = submit.json.launch.launchId as string;
+    const manifest = JSON.parse(request.bytes.toString('utf8')).sourceBundleManifest as {
+      files: Array<{ path: string; sha256: string }>;
+    };
+    const puts = () => proxy.seen.filter((s) => s.method === 'PUT' && s.path.startsWith(`${createPath}/${launchId}/`));
+
+    const args = ['sources', launchId, '--request', request.path, '--project', 'examples/example-launch'];
+    const first = await cli([...args, '--json']);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.json.receipt).toMatchObject({ launchId, filesReceived: 3, filesExpected: 3 });
+    expect(puts().map((p) => p.path)).toEqual(
+      manifest.files.map((f) => `${createPath}/${launchId}/source-files/${f.sha256}`),
+    );
+    for (const [i, f] of manifest.files.entries()) {
+      expect(puts()[i]?.headers['content-type']).toBe('application/octet-stream');
+      expect(puts()[i]?.body.equals(readFileSync(join('examples/example-launch', f.path)))).toBe(true);
+    }
+    const again = await cli(args);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain('already held (3/3 files');
+    expect(again.stdout).toContain('the service holds 3 of 3 manifest files');
+
+    // A source changed since packing can never verify: refused locally, nothing sent.
+    const copy = join(dir, 'changed-project');
+    cpSync('examples/example-launch', copy, { recursive: true });
+    appendFileSync(join(copy, manifest.files[0]?.path as string), '\n// edited after packing\n');
+    const sent = puts().length;
+    const changed = await cli(['sources', launchId, '--request', request.path, '--project', copy]);
+    expect(changed.code).toBe(3);
+    expect(changed.stderr).toContain('SOURCE_FILE_CHANGED');
+    expect(puts().length).toBe(sent);
+    expect((await cli(['sources', launchId, '--request', request.path])).code).toBe(2);
   }, 120_000);
 
   it('resends the same bytes with the same key after a 503 and a 429, honoring Retry-After in seconds and as a date', async () => {

@@ -10,6 +10,7 @@ import {
 } from '../../client/journal.ts';
 import { readLaunch, waitForLaunch } from '../../client/poll.ts';
 import { readRequestFile } from '../../client/request-file.ts';
+import { deliverSourceFile, manifestFiles } from '../../client/sources.ts';
 import { submitWithJournal } from '../../client/submit.ts';
 import { exchange, type Refusal, refusalOf } from '../../client/transport.ts';
 import type { CliEnvironment } from '../environment.ts';
@@ -18,6 +19,7 @@ import { elapsed, type Output } from '../output.ts';
 
 type LaunchResourceV4 = components['schemas']['CustomLaunchResourceV4'];
 type PreflightV2 = components['schemas']['CustomLaunchPreflightV2'];
+type SourceFileReceiptV1 = components['schemas']['CustomLaunchSourceFileReceiptV1'];
 
 /** What every command that talks to the service needs. */
 export interface Remote {
@@ -271,4 +273,40 @@ export async function coverageCommand(remote: Remote): Promise<void> {
     `  the report never authorizes a request (requestAuthorized: ${report.requestAuthorization.requestAuthorized})`,
   );
   for (const verifier of report.verifierCoverage) out.line(`  ${verifier.verifierId}: ${verifier.coverage}`);
+}
+
+/**
+ * `sources <launchId> --request <file> --project <folder>`: delivers each file of the request's sourceBundleManifest
+ * (read from the project it was packed from, each checked against its hash first) for source verification, which
+ * starts once the launch is finalized. Safe to run again: a file the service holds answers 200.
+ */
+export async function sourcesCommand(
+  args: { launchId: string; request: string; project: string },
+  remote: Remote,
+): Promise<void> {
+  const { request } = readRequestFile(args.request);
+  const files = manifestFiles(args.project, request);
+  const apiKey = remote.apiKey();
+  const { out } = remote;
+  let last: SourceFileReceiptV1 | undefined;
+  for (const [i, file] of files.entries()) {
+    const delivery = await deliverSourceFile(remote.env.origin, args.launchId, file, {
+      apiKey,
+      timeoutMs: remote.timeoutMs,
+    });
+    if (delivery.kind === 'no_answer') {
+      throw new CliExit('unresolved', `${file.paths.join(', ')}: ${delivery.reason}; run the command again`);
+    }
+    if (delivery.kind === 'refused') throw refused(delivery.refusal);
+    last = delivery.receipt;
+    out.line(
+      `${file.paths.join(', ')}: ${delivery.stored ? 'delivered' : 'already held'} (${i + 1}/${files.length} files, ${file.bytes.length} bytes)`,
+    );
+  }
+  if (last) {
+    out.line(
+      `launch ${args.launchId}: the service holds ${last.filesReceived} of ${last.filesExpected} manifest files`,
+    );
+  }
+  out.result({ launchId: args.launchId, receipt: last ?? null });
 }

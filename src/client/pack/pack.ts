@@ -89,6 +89,17 @@ export function checkProjectImage(bytes: Uint8Array, file: string): 'image/png' 
   return inspection.mediaType;
 }
 
+/**
+ * Where a project's source unit lives: an `@…` import in the project's or this repository's node_modules, any other
+ * path inside the project folder (symlinks included); undefined when it does not exist.
+ */
+export function projectSourcePath(projectDir: string, path: string): string | undefined {
+  const candidates = path.startsWith('@')
+    ? [join(projectDir, 'node_modules'), repoNodeModules].map((modules) => inside(modules, path, 'node_modules'))
+    : [projectPath(projectDir, path)];
+  return candidates.find((c) => existsSync(c));
+}
+
 /** Compiles the project's target sources with the pinned build; imports resolve inside the project or node_modules. */
 function compileProject(projectDir: string, manifest: LaunchProjectManifestV1): SolidityBuild {
   const sources: Record<string, string> = {};
@@ -99,10 +110,7 @@ function compileProject(projectDir: string, manifest: LaunchProjectManifestV1): 
   try {
     return compileSolidity(sources, (path) => {
       try {
-        const candidates = path.startsWith('@')
-          ? [join(projectDir, 'node_modules'), repoNodeModules].map((modules) => inside(modules, path, 'node_modules'))
-          : [projectPath(projectDir, path)];
-        const found = candidates.find((c) => existsSync(c));
+        const found = projectSourcePath(projectDir, path);
         return found ? readFileSync(found, 'utf8') : undefined;
       } catch (err) {
         refused ??= err instanceof LocalCheckError ? err : undefined;

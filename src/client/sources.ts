@@ -1,0 +1,87 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { components } from '../../generated/types/service.ts';
+import type { CreateRequestV4 } from '../domain/launches/request-rules.ts';
+import { LocalCheckError } from './local-check-error.ts';
+import { projectSourcePath } from './pack/pack.ts';
+import { type CallOptions, exchange, type Refusal, refusalOf } from './transport.ts';
+
+type SourceFileReceiptV1 = components['schemas']['CustomLaunchSourceFileReceiptV1'];
+
+/** What delivering one file came to. */
+export type Delivery =
+  | { kind: 'delivered'; receipt: SourceFileReceiptV1; stored: boolean }
+  | { kind: 'refused'; refusal: Refusal }
+  | { kind: 'no_answer'; reason: string };
+
+/**
+ * The bytes of every distinct file of a request's sourceBundleManifest, read from the project folder the request
+ * was packed from (`@…` paths from node_modules, as pack resolved them), each checked against its manifest hash
+ * before anything is sent. A file that changed since packing is a local check failure: the launch is bound to the
+ * manifest, so changed bytes can never verify.
+ */
+export function manifestFiles(
+  projectDir: string,
+  request: CreateRequestV4,
+): Array<{ sha256: string; paths: string[]; bytes: Buffer }> {
+  const bySha = new Map<string, { sha256: string; paths: string[]; bytes: Buffer }>();
+  for (const file of request.sourceBundleManifest.files) {
+    const known = bySha.get(file.sha256);
+    if (known) {
+      known.paths.push(file.path);
+      continue;
+    }
+    const at = projectSourcePath(projectDir, file.path);
+    if (!at)
+      throw new LocalCheckError('PROJECT_FILE_UNREADABLE', `${file.path} is not in ${projectDir} or node_modules`);
+    const bytes = readFileSync(at);
+    const actual = createHash('sha256').update(bytes).digest('hex');
+    if (actual !== file.sha256) {
+      throw new LocalCheckError(
+        'SOURCE_FILE_CHANGED',
+        `${file.path} changed since the request was packed (sha256 ${actual}, the manifest binds ${file.sha256})`,
+      );
+    }
+    bySha.set(file.sha256, { sha256: file.sha256, paths: [file.path], bytes });
+  }
+  return [...bySha.values()];
+}
+
+/**
+ * Delivers one manifest file to putCustomLaunchSourceFileV4 (PUT is idempotent: delivering a held file again
+ * answers 200, so a rerun after an interruption is always safe).
+ */
+export async function deliverSourceFile(
+  origin: string,
+  launchId: string,
+  file: { sha256: string; bytes: Buffer },
+  options: CallOptions,
+): Promise<Delivery> {
+  const reply = await exchange({
+    origin,
+    method: 'PUT',
+    path: `/v4/chains/4663/custom-launches/${encodeURIComponent(launchId)}/source-files/${file.sha256}`,
+    apiKey: options.apiKey,
+    body: file.bytes,
+    contentType: 'application/octet-stream',
+    timeoutMs: options.timeoutMs,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
+  if (reply.kind === 'no_answer') return { kind: 'no_answer', reason: reply.reason };
+  if (reply.kind === 'redirect') {
+    return {
+      kind: 'refused',
+      refusal: {
+        kind: 'refused',
+        status: reply.status,
+        code: 'REDIRECT_REFUSED',
+        message: `redirect to ${reply.location ?? '(none)'} refused`,
+        requestId: null,
+      },
+    };
+  }
+  if (reply.status === 200 || reply.status === 201) {
+    return { kind: 'delivered', receipt: reply.json as SourceFileReceiptV1, stored: reply.status === 201 };
+  }
+  return { kind: 'refused', refusal: refusalOf(reply) };
+}
