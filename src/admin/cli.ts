@@ -1,59 +1,109 @@
 /**
- * Operator command. `npm run admin -- keys create --wallet <0x address> --scopes <comma list> --chains 4663`
- * mints a wallet-bound key and prints one JSON object with `apiKey` once; only its hash is stored.
+ * Operator commands.
+ * - `npm run admin -- keys create --wallet <0x address> --scopes <comma list> --chains 4663` mints a wallet-bound key
+ *   and prints one JSON object with `apiKey` once; only its hash is stored.
+ * - `npm run admin -- source-verification targets <launchId>` prints each target's address and runtime code hash.
+ * - `npm run admin -- source-verification record <launchId> --target <targetId> --provider <id> --evidence-uri <uri>
+ *   --evidence-digest <sha256:…>` appends what a verification provider reported for that target to the registry
+ *   file (SOURCE_VERIFICATION_REGISTRY_PATH), which the server reads on its next source-verification attempt.
  */
 import { parseArgs } from 'node:util';
 import { grantableScopes, mintWalletKey } from '../auth/keys.ts';
 import { loadConfig } from '../config.ts';
 import { openDatabase } from '../store/db.ts';
+import { appendRegistryRecord, launchTargets } from './source-verification.ts';
 
 const usage = `usage:
   npm run admin -- keys create --wallet <0x address> --scopes <comma list> --chains <comma list>
+  npm run admin -- source-verification targets <launchId>
+  npm run admin -- source-verification record <launchId> --target <targetId> --provider <id>
+                   --evidence-uri <uri> --evidence-digest <sha256:…>
 
 scopes: ${grantableScopes.join(', ')}
 chains: 4663 (V4 lane), 1 (base layer)
-The database is DATABASE_PATH (default var/custom-launch.sqlite). The key is printed once and never stored.`;
+The database is DATABASE_PATH (default var/custom-launch.sqlite). A key is printed once and never stored.
+record appends to SOURCE_VERIFICATION_REGISTRY_PATH what a source-verification provider reported for one target
+(the operator checked it there; the server never fetches providers). The provider id is lowercase
+([a-z][a-z0-9._:-]{0,63}).`;
 
 function fail(message: string): never {
   console.error(`error: ${message}\n\n${usage}`);
   process.exit(2);
 }
 
-const [group, action, ...rest] = process.argv.slice(2);
-if (group !== 'keys' || action !== 'create')
-  fail(group ? `unknown command "${[group, action].join(' ')}"` : 'no command');
-let values: { wallet?: string; scopes?: string; chains?: string };
-try {
-  ({ values } = parseArgs({
-    args: rest,
-    options: { wallet: { type: 'string' }, scopes: { type: 'string' }, chains: { type: 'string' } },
-    strict: true,
-  }));
-} catch (err) {
-  fail((err as Error).message);
+function options<T extends Record<string, { type: 'string' }>>(args: string[], spec: T) {
+  try {
+    return parseArgs({ args, options: spec, strict: true, allowPositionals: true });
+  } catch (err) {
+    fail((err as Error).message);
+  }
 }
-if (!values.wallet || !values.scopes || !values.chains) fail('--wallet, --scopes and --chains are all required');
-const split = (s: string) =>
-  s
-    .split(',')
-    .map((x) => x.trim())
-    .filter(Boolean);
-const db = openDatabase(loadConfig().databasePath);
+
+const [group, action, ...rest] = process.argv.slice(2);
+const config = loadConfig();
+const db = openDatabase(config.databasePath);
 try {
-  const { apiKey, principal } = mintWalletKey(db, {
-    wallet: values.wallet,
-    scopes: split(values.scopes),
-    chains: split(values.chains),
-  });
-  console.log(
-    JSON.stringify({
-      apiKey,
-      keyId: principal.keyId,
-      wallet: principal.wallet,
-      scopes: principal.scopes,
-      chains: principal.chains,
-    }),
-  );
+  if (group === 'keys' && action === 'create') {
+    const { values } = options(rest, {
+      wallet: { type: 'string' },
+      scopes: { type: 'string' },
+      chains: { type: 'string' },
+    });
+    if (!values.wallet || !values.scopes || !values.chains) fail('--wallet, --scopes and --chains are all required');
+    const split = (s: string) =>
+      s
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean);
+    const { apiKey, principal } = mintWalletKey(db, {
+      wallet: values.wallet,
+      scopes: split(values.scopes),
+      chains: split(values.chains),
+    });
+    console.log(
+      JSON.stringify({
+        apiKey,
+        keyId: principal.keyId,
+        wallet: principal.wallet,
+        scopes: principal.scopes,
+        chains: principal.chains,
+      }),
+    );
+  } else if (group === 'source-verification' && action === 'targets') {
+    const { positionals } = options(rest, {});
+    if (positionals.length !== 1) fail('targets takes one launchId');
+    for (const target of launchTargets(db, positionals[0] as string)) console.log(JSON.stringify(target));
+  } else if (group === 'source-verification' && action === 'record') {
+    const { values, positionals } = options(rest, {
+      target: { type: 'string' },
+      provider: { type: 'string' },
+      'evidence-uri': { type: 'string' },
+      'evidence-digest': { type: 'string' },
+    });
+    if (positionals.length !== 1) fail('record takes one launchId');
+    const { target, provider } = values;
+    const evidenceUri = values['evidence-uri'];
+    const evidenceDigest = values['evidence-digest'];
+    if (!target || !provider || !evidenceUri || !evidenceDigest) {
+      fail('--target, --provider, --evidence-uri and --evidence-digest are all required');
+    }
+    if (!/^[a-z][a-z0-9._:-]{0,63}$/.test(provider)) fail(`--provider "${provider}" is not a provider id`);
+    if (!/^sha256:[0-9a-f]{64}$/.test(evidenceDigest)) fail('--evidence-digest must be sha256: and 64 lowercase hex');
+    if (!config.sourceVerificationRegistryPath) fail('SOURCE_VERIFICATION_REGISTRY_PATH is not set');
+    const found = launchTargets(db, positionals[0] as string).find((t) => t.targetId === target);
+    if (!found) fail(`launch ${positionals[0]} has no target "${target}"`);
+    appendRegistryRecord(config.sourceVerificationRegistryPath, {
+      chainId: found.chainId,
+      address: found.address,
+      runtimeCodeHash: found.runtimeCodeHash,
+      provider,
+      evidenceUri,
+      evidenceDigest,
+    });
+    console.log(JSON.stringify({ recorded: { ...found, provider, evidenceUri, evidenceDigest } }));
+  } else {
+    fail(group ? `unknown command "${[group, action].join(' ')}"` : 'no command');
+  }
 } catch (err) {
   fail((err as Error).message);
 } finally {

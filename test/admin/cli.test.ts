@@ -33,11 +33,11 @@ interface Run {
   stderr: string;
 }
 
-function runCli(args: string[]): Promise<Run> {
+function runCli(args: string[], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn('npx', ['tsx', 'src/admin/cli.ts', ...args], {
       cwd: projectRoot,
-      env: { ...process.env, DATABASE_PATH: databasePath },
+      env: { ...process.env, DATABASE_PATH: databasePath, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -171,5 +171,100 @@ describe('npm run admin -- keys create', () => {
     expect(run.stderr).toMatch(message);
     expect(run.stderr).toMatch(/usage:/);
     expect(keyCount()).toBe(before);
+  });
+});
+
+describe('npm run admin -- source-verification', () => {
+  let launchId = '';
+  const registry = () => join(dir, 'registry.json');
+  const example = JSON.parse(
+    readFileSync(new URL('../../spec/examples/custom-launch-create-request.v4.json', import.meta.url), 'utf8'),
+  ) as { graphBundle: { targets: Array<{ targetId: string; runtimeCodeHash: string }> } };
+
+  beforeAll(async () => {
+    const minted = await runCli(createArgs);
+    const { apiKey } = JSON.parse(minted.stdout) as { apiKey: string };
+    const db = openDatabase(databasePath);
+    const app = createApp({ db, config: { ...loadConfig({ CI: 'true' }), databasePath, validateResponses: true } });
+    const server = app.listen(0, '127.0.0.1');
+    try {
+      await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const created = await call(`${url}/v4/chains/4663/custom-launches`, {
+        method: 'POST',
+        headers: {
+          Authorization: `Bearer ${apiKey}`,
+          'Content-Type': 'application/json',
+          'Idempotency-Key': 'admin-sv-0000000001',
+        },
+        body: readFileSync(new URL('../../spec/examples/custom-launch-create-request.v4.json', import.meta.url)),
+      });
+      expect(created.status, created.text).toBe(202);
+      launchId = created.json.launchId;
+    } finally {
+      await new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      });
+      db.close();
+    }
+  });
+
+  it('targets prints each target: the address the router factory gives it and the code hash the request binds', async () => {
+    const run = await runCli(['source-verification', 'targets', launchId]);
+    expect(run.code, run.stderr).toBe(0);
+    const targets = run.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(targets.map((t) => t.targetId)).toEqual(example.graphBundle.targets.map((t) => t.targetId));
+    for (const t of targets) {
+      expect(t.chainId).toBe('4663');
+      expect(t.address).toMatch(/^0x[0-9a-f]{40}$/);
+      expect(t.runtimeCodeHash).toBe(
+        example.graphBundle.targets.find((e) => e.targetId === t.targetId)?.runtimeCodeHash,
+      );
+    }
+    // The hook's address carries its permission mask (192: beforeSwap, afterSwap) in its low 14 bits.
+    const hook = targets.find((t) => t.targetId === 'hook');
+    expect(Number(BigInt(hook.address) & 0x3fffn)).toBe(192);
+    expect((await runCli(['source-verification', 'targets', '00000000-0000-4000-8000-000000000000'])).code).toBe(2);
+  });
+
+  it('record appends what a provider reported for one target to the registry file, and refuses what it cannot bind', async () => {
+    const env = { SOURCE_VERIFICATION_REGISTRY_PATH: registry() };
+    const args = (target: string, provider = 'my-provider', digest = `sha256:${'a'.repeat(64)}`) => [
+      'source-verification',
+      'record',
+      launchId,
+      '--target',
+      target,
+      '--provider',
+      provider,
+      '--evidence-uri',
+      `https://verification.example/${target}`,
+      '--evidence-digest',
+      digest,
+    ];
+    for (const target of ['token', 'hook']) {
+      const run = await runCli(args(target), env);
+      expect(run.code, run.stderr).toBe(0);
+    }
+    const records = JSON.parse(readFileSync(registry(), 'utf8'));
+    expect(records).toHaveLength(2);
+    expect(records[0]).toEqual({
+      chainId: '4663',
+      address: expect.stringMatching(/^0x[0-9a-f]{40}$/),
+      runtimeCodeHash: example.graphBundle.targets.find((t) => t.targetId === 'token')?.runtimeCodeHash,
+      provider: 'my-provider',
+      evidenceUri: 'https://verification.example/token',
+      evidenceDigest: `sha256:${'a'.repeat(64)}`,
+    });
+    for (const bad of [args('nope'), args('token', 'My Provider'), args('token', 'p', 'sha256:zz')]) {
+      const run = await runCli(bad, env);
+      expect(run.code).toBe(2);
+    }
+    expect((await runCli(args('token'))).code).toBe(2); // no registry path configured
+    expect(JSON.parse(readFileSync(registry(), 'utf8'))).toHaveLength(2);
   });
 });
