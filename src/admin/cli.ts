@@ -5,7 +5,7 @@
  * - `npm run admin -- source-verification targets <launchId>` prints each target's address and runtime code hash.
  * - `npm run admin -- source-verification record <launchId> --target <targetId> --provider <id> --evidence-uri <uri>
  *   --evidence-digest <sha256:…>` appends what a verification provider reported for that target to the registry
- *   file (SOURCE_VERIFICATION_REGISTRY_PATH), which the server reads on its next source-verification attempt.
+ *   file (SOURCE_VERIFICATION_REGISTRY_PATH) and brings the launch's next source-verification attempt forward.
  */
 import { parseArgs } from 'node:util';
 import { grantableScopes, mintWalletKey } from '../auth/keys.ts';
@@ -100,6 +100,11 @@ try {
       evidenceUri,
       evidenceDigest,
     });
+    // A finalized launch waiting for its observation is attempted again at once, not at its next retry.
+    const at = new Date().toISOString();
+    db.prepare(
+      'UPDATE finalized_feed SET verify_next_at = ? WHERE launch_id = ? AND verify_next_at IS NOT NULL AND verify_next_at > ?',
+    ).run(at, positionals[0], at);
     console.log(JSON.stringify({ recorded: { ...found, provider, evidenceUri, evidenceDigest } }));
   } else {
     fail(group ? `unknown command "${[group, action].join(' ')}"` : 'no command');

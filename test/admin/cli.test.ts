@@ -252,6 +252,13 @@ describe('npm run admin -- source-verification', () => {
     }
     const records = JSON.parse(readFileSync(registry(), 'utf8'));
     expect(records).toHaveLength(2);
+    // No finalized feed row for this launch: nothing to bring forward, and nothing else was written.
+    const db = openDatabase(databasePath);
+    try {
+      expect(db.prepare('SELECT count(*) AS n FROM finalized_feed').get()).toEqual({ n: 0 });
+    } finally {
+      db.close();
+    }
     expect(records[0]).toEqual({
       chainId: '4663',
       address: expect.stringMatching(/^0x[0-9a-f]{40}$/),
