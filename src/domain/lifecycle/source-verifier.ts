@@ -224,7 +224,14 @@ export class SourceVerifier {
       if (!outcome) return c;
       const next: Component =
         outcome.status === 'exact_match'
-          ? { targetId: c.targetId, updatedAt: at, ...outcome }
+          ? {
+              targetId: c.targetId,
+              status: outcome.status,
+              updatedAt: at,
+              providerObservation: outcome.providerObservation,
+              protectedBuildDigest: outcome.protectedBuildDigest,
+              finalizedBytecodeDigest: outcome.finalizedBytecodeDigest,
+            }
           : outcome.status === 'needs_attention'
             ? { targetId: c.targetId, status: outcome.status, updatedAt: at, reasonCode: outcome.reasonCode }
             : {
