@@ -53,6 +53,23 @@ function runCli(args: string[], env: Record<string, string> = {}): Promise<Run> 
   });
 }
 
+/** Runs `fn` against a real server over this test's database file, then stops it. */
+async function withServer(fn: (url: string) => Promise<void>): Promise<void> {
+  const db = openDatabase(databasePath);
+  const app = createApp({ db, config: { ...loadConfig({ CI: 'true' }), databasePath, validateResponses: true } });
+  const server = app.listen(0, '127.0.0.1');
+  try {
+    await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+    await fn(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  } finally {
+    await new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+    db.close();
+  }
+}
+
 /** The database's bytes on disk: the main file and, when present, its WAL and shared-memory files. */
 function bytesOnDisk(): Buffer {
   const files = [databasePath, `${databasePath}-wal`, `${databasePath}-shm`].filter((f) => existsSync(f));
@@ -115,12 +132,7 @@ describe('npm run admin -- keys create', () => {
 
   it('mints a key a real server accepts', async () => {
     expect(apiKey).not.toBe('');
-    const db = openDatabase(databasePath);
-    const app = createApp({ db, config: { ...loadConfig({ CI: 'true' }), databasePath, validateResponses: true } });
-    const server = app.listen(0, '127.0.0.1');
-    try {
-      await new Promise<void>((resolve) => server.once('listening', () => resolve()));
-      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    await withServer(async (url) => {
       const ok = await call(`${url}/v4/chains/4663/custom-launches`, {
         headers: { Authorization: `Bearer ${apiKey}` },
       });
@@ -128,13 +140,7 @@ describe('npm run admin -- keys create', () => {
       expect(ok.json).toEqual({ launches: [], nextCursor: null });
       const anonymous = await call(`${url}/v4/chains/4663/custom-launches`);
       expect(anonymous.status).toBe(401);
-    } finally {
-      await new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      });
-      db.close();
-    }
+    });
   });
 
   const withArg = (name: string, value: string) => {
@@ -184,12 +190,7 @@ describe('npm run admin -- source-verification', () => {
   beforeAll(async () => {
     const minted = await runCli(createArgs);
     const { apiKey } = JSON.parse(minted.stdout) as { apiKey: string };
-    const db = openDatabase(databasePath);
-    const app = createApp({ db, config: { ...loadConfig({ CI: 'true' }), databasePath, validateResponses: true } });
-    const server = app.listen(0, '127.0.0.1');
-    try {
-      await new Promise<void>((resolve) => server.once('listening', () => resolve()));
-      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    await withServer(async (url) => {
       const created = await call(`${url}/v4/chains/4663/custom-launches`, {
         method: 'POST',
         headers: {
@@ -201,13 +202,7 @@ describe('npm run admin -- source-verification', () => {
       });
       expect(created.status, created.text).toBe(202);
       launchId = created.json.launchId;
-    } finally {
-      await new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      });
-      db.close();
-    }
+    });
   });
 
   it('targets prints each target: the address the router factory gives it and the code hash the request binds', async () => {
