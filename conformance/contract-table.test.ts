@@ -12,6 +12,7 @@ import { bindRequestHashes } from '../src/domain/launches/request-hashes.ts';
 import type { CreateRequestV4 } from '../src/domain/launches/request-rules.ts';
 import { type ErrorCode, errorCodes } from '../src/errors/codes.ts';
 import { auth, call, type Reply } from '../test/support/http.ts';
+import { filesOf, type ModuleSubmission, moduleSubmission, setFiles } from '../test/support/modules.ts';
 import {
   example,
   exampleBytes,
@@ -22,7 +23,16 @@ import {
 } from '../test/support/server.ts';
 
 const LT = 'launch-transport.md';
-type Kind = 'default' | 'quota' | 'budget' | 'small' | 'broken' | 'locked' | 'tampered' | 'unverified';
+type Kind =
+  | 'default'
+  | 'quota'
+  | 'budget'
+  | 'small'
+  | 'broken'
+  | 'locked'
+  | 'tampered'
+  | 'unverified'
+  | 'modulesClosed';
 interface Ctx {
   s: TestServer;
   key: string;
@@ -60,6 +70,20 @@ const withTargets = (n: number) =>
     r.graphBundle.targets = [...r.graphBundle.targets, ...Array.from({ length: n - 3 }, (_, i) => auxiliary(i))];
   });
 const first = async (c: Ctx) => (await create(c)).json.launchId as string;
+const MS = 'modules-subkeys-developer-api.md';
+const modulesKey = (c: Ctx) => c.s.key({ scopes: ['modules:submit', 'modules:read'] });
+const submitModuleAs = (c: Ctx, key: string, r: ModuleSubmission, idempotencyKey = key16()) =>
+  call(`${c.s.url}/v1/modules/submissions`, {
+    method: 'POST',
+    headers: auth(key, { 'Idempotency-Key': `module-${idempotencyKey}` }),
+    body: JSON.stringify(r),
+  });
+/** A submission edited by `edit`, sent with a fresh modules key. */
+const submitEdited = (edit: (r: ModuleSubmission) => void) => (c: Ctx) => {
+  const r = moduleSubmission();
+  edit(r);
+  return submitModuleAs(c, modulesKey(c), r);
+};
 const putSourceFile = (c: Ctx, launchId: string, sha256: string, bytes: Buffer) =>
   call(v4(c.s, `/${launchId}/source-files/${sha256}`), {
     method: 'PUT',
@@ -333,6 +357,135 @@ const rows: Row[] = [
     want: { status: 409, code: 'SOURCE_FILE_NOT_IN_MANIFEST' },
   },
   {
+    section: `${MS} Submission request: a valid first version`,
+    name: 'the example package, fresh family',
+    given: submitEdited(() => undefined),
+    want: { status: 201 },
+  },
+  {
+    section: `${MS} Errors: 401 AUTHENTICATION_REQUIRED`,
+    name: 'the context without a key',
+    given: (c) => call(`${c.s.url}/v1/modules/context`),
+    want: { status: 401, code: 'AUTHENTICATION_REQUIRED' },
+  },
+  {
+    section: `${MS} Errors: 401 API_SCOPE_REQUIRED`,
+    name: 'the context with a key holding only custom-launch scopes',
+    given: (c) => call(`${c.s.url}/v1/modules/context`, { headers: auth(c.key) }),
+    want: { status: 401, code: 'API_SCOPE_REQUIRED' },
+  },
+  {
+    section: `${MS} Errors: 404 MODULE_SUBMISSION_NOT_FOUND`,
+    name: 'a receipt id that does not exist',
+    given: (c) =>
+      call(`${c.s.url}/v1/modules/submissions/00000000-0000-4000-8000-000000000000`, { headers: auth(modulesKey(c)) }),
+    want: { status: 404, code: 'MODULE_SUBMISSION_NOT_FOUND' },
+  },
+  {
+    section: `${MS} Errors: MODULE_SUBMISSIONS_UNAVAILABLE`,
+    name: 'submit on a deployment that takes no uploads',
+    server: 'modulesClosed',
+    given: submitEdited(() => undefined),
+    want: { status: 503, code: 'MODULE_SUBMISSIONS_UNAVAILABLE', retryAfter: true },
+  },
+  {
+    section: `${MS} Errors: MODULE_AUTHOR_MISMATCH`,
+    name: 'descriptor.author is another wallet than the key',
+    given: submitEdited((r) => {
+      r.descriptor.author = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+    }),
+    want: { status: 403, code: 'MODULE_AUTHOR_MISMATCH' },
+  },
+  {
+    section: `${MS} Errors: OPEN_ADDRESS`,
+    name: 'the zero reward wallet',
+    given: submitEdited((r) => {
+      r.descriptor.rewardWallet = `0x${'0'.repeat(40)}`;
+    }),
+    want: { status: 400, code: 'OPEN_ADDRESS' },
+  },
+  {
+    section: `${MS} Errors: OPEN_SOURCE_HASH`,
+    name: "a file's sha256 differs from the inventory's",
+    given: submitEdited((r) => {
+      (r.files[0] as { sha256: string }).sha256 = 'f'.repeat(64);
+    }),
+    want: { status: 400, code: 'OPEN_SOURCE_HASH' },
+  },
+  {
+    section: `${MS} Errors: MODULE_FILE_HASH`,
+    name: 'file bytes of other content under the declared hash',
+    given: submitEdited((r) => {
+      (r.files[0] as { bytes: string }).bytes = Buffer.from('other content').toString('base64');
+    }),
+    want: { status: 400, code: 'MODULE_FILE_HASH' },
+  },
+  ...(['0x70997970C51812dc3A010C7d01b50e0d17dc79C8', '0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2'] as const).map(
+    (literal, i) => ({
+      section: `${MS} Source descriptor: a fixed value may be repeated exactly; an override fails`,
+      name: i === 0 ? 'a constraint == another value on the fixed field' : 'a constraint == the fixed value itself',
+      given: submitEdited((r) => {
+        r.descriptor.constraints.push({ left: 'primary', operator: '==', right: { value: literal } });
+      }),
+      want: i === 0 ? { status: 400, code: 'OPEN_CONFIG_FIXED_OVERRIDE' as const } : { status: 201 },
+    }),
+  ),
+  {
+    section: `${MS} Errors: MODULE_IDEMPOTENCY_CONFLICT`,
+    name: 'the same key with other bytes',
+    given: async (c) => {
+      const key = modulesKey(c);
+      const k = key16();
+      const r = moduleSubmission();
+      expect((await submitModuleAs(c, key, r, k)).status).toBe(201);
+      return submitModuleAs(c, key, { ...r, descriptor: { ...r.descriptor, version: '9.9.9' } }, k);
+    },
+    want: { status: 409, code: 'MODULE_IDEMPOTENCY_CONFLICT' },
+  },
+  {
+    section: `${MS} Errors: MODULE_VERSION_ALREADY_SUBMITTED`,
+    name: 'the same package and version again',
+    given: async (c) => {
+      const r = moduleSubmission();
+      expect((await submitModuleAs(c, modulesKey(c), r)).status).toBe(201);
+      return submitModuleAs(c, modulesKey(c), r);
+    },
+    want: { status: 409, code: 'MODULE_VERSION_ALREADY_SUBMITTED' },
+  },
+  {
+    section: `${MS} Errors: MODULE_PACKAGE_CONFLICT`,
+    name: 'a new version of an existing family without supersedesSubmissionId',
+    given: async (c) => {
+      const r = moduleSubmission();
+      expect((await submitModuleAs(c, modulesKey(c), r)).status).toBe(201);
+      return submitModuleAs(c, modulesKey(c), { ...r, descriptor: { ...r.descriptor, version: '2.0.0' } });
+    },
+    want: { status: 409, code: 'MODULE_PACKAGE_CONFLICT' },
+  },
+  {
+    section: `${MS} Errors: MODULE_REVISION_LINEAGE_INVALID`,
+    name: 'supersedesSubmissionId names no submission',
+    given: submitEdited((r) => {
+      r.supersedesSubmissionId = '00000000-0000-4000-8000-000000000001';
+    }),
+    want: { status: 409, code: 'MODULE_REVISION_LINEAGE_INVALID' },
+  },
+  {
+    section: `${MS} Engine dependency aliases: duplicate compiler source names`,
+    name: 'a literal @openzeppelin path next to its alias',
+    given: submitEdited((r) => {
+      const files = [...filesOf(r)].map(([path, content]) => ({ path, content }));
+      const aliased = files.find((f) => f.path.startsWith('dependencies/scoped/openzeppelin/contracts/'));
+      if (!aliased) throw new Error('the example has no aliased dependency');
+      files.push({
+        path: aliased.path.replace('dependencies/scoped/openzeppelin/contracts/', '@openzeppelin/contracts/'),
+        content: aliased.content,
+      });
+      setFiles(r, files);
+    }),
+    want: { status: 400, code: 'MODULE_BUILD_SOURCE_ALIAS_COLLISION' },
+  },
+  {
     section: `${LT} Errors: CUSTOM_LAUNCH_V2_READ_ONLY`,
     name: 'POST /v2/custom-launches',
     given: (c) => call(`${c.s.url}/v2/custom-launches`, { method: 'POST' }),
@@ -453,6 +606,7 @@ const configs: Record<Kind, Parameters<typeof startServer>[0]> = {
   locked: { busyTimeoutMs: 20 },
   tampered: {},
   unverified: {},
+  modulesClosed: { modulesSubmissions: false },
 };
 /** The deployment-evidence state each kind of server reports (issue 7 item 5); the others have no chain binding. */
 const evidenceOf: Partial<Record<Kind, () => 'tampered' | 'unreachable'>> = {
@@ -512,25 +666,11 @@ describe('contract table', () => {
 
   // Codes whose operations answer 501 until their issues land; each moves into the table with its rows.
   const pending: ErrorCode[] = [
-    'AUTHENTICATION_REQUIRED',
-    'API_SCOPE_REQUIRED',
-    'MODULE_SUBMISSION_NOT_FOUND',
     'MODULE_REVIEW_EXPORT_NOT_ACCEPTED',
     'MODULE_REVIEW_EXPORT_BINDING_INVALID',
     'MODULE_REVIEW_EXPORT_UNAVAILABLE',
     'MODULE_REVIEW_UNAVAILABLE',
     'MODULE_REVIEW_JOB_UNAVAILABLE',
-    'MODULE_SUBMISSIONS_UNAVAILABLE',
-    'MODULE_AUTHOR_MISMATCH',
-    'OPEN_ADDRESS',
-    'OPEN_SOURCE_HASH',
-    'MODULE_FILE_HASH',
-    'OPEN_CONFIG_FIXED_OVERRIDE',
-    'MODULE_IDEMPOTENCY_CONFLICT',
-    'MODULE_PACKAGE_CONFLICT',
-    'MODULE_VERSION_ALREADY_SUBMITTED',
-    'MODULE_REVISION_LINEAGE_INVALID',
-    'MODULE_BUILD_SOURCE_ALIAS_COLLISION',
     'MODULE_BUILD_PROFILE_CAPACITY_EXCEEDED',
     'SUBKEY_BOUNDS_EXCEEDED',
   ];

@@ -20,6 +20,10 @@ export interface Config {
   v3BodyLimitBytes: number;
   /** Serialized module upload limit (modules-subkeys-developer-api.md Limits). */
   modulesBodyLimitBytes: number;
+  /** The deployment accepts module uploads (MODULES_SUBMISSIONS; capabilities moduleContributions.submissions). */
+  modulesSubmissions: boolean;
+  /** New module key issuance is open (MODULES_API_KEY_ISSUANCE; capabilities moduleContributions.apiKeyIssuance). */
+  modulesApiKeyIssuance: boolean;
   /** Lifecycle worker: attempts per launch, lease, first retry delay (doubling), idle poll, and an optional pause
    * between claiming and evaluating a job (a knob for the crash-resume test and demos; 0 in production). */
   lifecycle: {
@@ -135,6 +139,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     v4BodyLimitBytes: int(env, 'V4_BODY_LIMIT_BYTES', 4 * 1024 * 1024),
     v3BodyLimitBytes: 8_388_608,
     modulesBodyLimitBytes: 24 * 1024 * 1024,
+    modulesSubmissions: (env.MODULES_SUBMISSIONS ?? 'true') === 'true',
+    modulesApiKeyIssuance: env.MODULES_API_KEY_ISSUANCE === 'true',
     quoteRetryAfterSeconds: int(env, 'QUOTE_RETRY_AFTER_SECONDS', 30),
     lifecycle: {
       maxAttempts: int(env, 'LIFECYCLE_MAX_ATTEMPTS', 5),

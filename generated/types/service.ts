@@ -160,14 +160,24 @@ export type paths = {
          * @description Project design: the path. Stores the descriptor and its pinned files as an immutable unreviewed draft; the
          *     service does not execute the source. 201 for a newly persisted draft, 200 for an exact idempotent replay (same
          *     `Idempotency-Key`, same bytes), both with the intake receipt. A revision is a new version with new hashes linked
-         *     through `supersedesSubmissionId`. Errors: 401 `AUTHENTICATION_REQUIRED`, `API_SCOPE_REQUIRED`; 400
-         *     `INVALID_REQUEST`, `OPEN_ADDRESS`, `OPEN_SOURCE_HASH`, `MODULE_FILE_HASH`, `OPEN_CONFIG_FIXED_OVERRIDE`,
-         *     `MODULE_BUILD_SOURCE_ALIAS_COLLISION` (duplicate compiler source names),
-         *     `MODULE_BUILD_PROFILE_CAPACITY_EXCEEDED`; 403 `MODULE_AUTHOR_MISMATCH` (descriptor.author is not the key's
-         *     wallet); 409 `MODULE_IDEMPOTENCY_CONFLICT` (same key, different bytes), `MODULE_PACKAGE_CONFLICT`,
-         *     `MODULE_VERSION_ALREADY_SUBMITTED`, `MODULE_REVISION_LINEAGE_INVALID`; 413 `PAYLOAD_TOO_LARGE` (over the 24 MiB
-         *     request); 503 `MODULE_SUBMISSIONS_UNAVAILABLE`. When an error reports `submissionMayExist: true`, retry the same
-         *     key with the same bytes; never generate a new key automatically.
+         *     through `supersedesSubmissionId`. Every refusal stores nothing. Errors: 401 `AUTHENTICATION_REQUIRED`,
+         *     `API_SCOPE_REQUIRED`; 400 `INVALID_REQUEST` (schema, or a rule below), `OPEN_ADDRESS` (reward wallet zero or
+         *     malformed), `OPEN_SOURCE_HASH` (a file's sha256 differs from the descriptor inventory's for its path, or is
+         *     malformed there), `MODULE_FILE_HASH` (bytes not canonical padded base64, or decoding to another size or SHA-256
+         *     than declared), `OPEN_CONFIG_FIXED_OVERRIDE` (a `==` constraint sets a fixed field to another value),
+         *     `MODULE_BUILD_SOURCE_ALIAS_COLLISION` (two files map to one compiler source name through the engine aliases);
+         *     403 `MODULE_AUTHOR_MISMATCH` (descriptor.author is not the key's wallet); 409 `MODULE_IDEMPOTENCY_CONFLICT`
+         *     (same key, different bytes), `MODULE_VERSION_ALREADY_SUBMITTED` (the family has this version),
+         *     `MODULE_PACKAGE_CONFLICT` (the family exists and no `supersedesSubmissionId` is given),
+         *     `MODULE_REVISION_LINEAGE_INVALID` (the predecessor is unknown, another author's or family's or name's, or
+         *     already superseded); 413 `PAYLOAD_TOO_LARGE` (over the 24 MiB request or the 16 MiB of decoded files); 503
+         *     `MODULE_SUBMISSIONS_UNAVAILABLE`. Rules a schema cannot state: the files match the inventory exactly (same
+         *     paths, each once); documentation and component source paths are inventory paths; component ids, configuration
+         *     field names unique; constraints and management actions name existing fields and components. Identity (project
+         *     design): familyId = 0x + SHA-256 of the canonical JSON {author (lowercase), familySalt}; packageId = 0x +
+         *     SHA-256 of {familyId, name}. `MODULE_BUILD_PROFILE_CAPACITY_EXCEEDED` (the 4 MiB review profile) is reported by
+         *     the review build, not here. When an error reports `submissionMayExist: true`, retry the same key with the same
+         *     bytes; never generate a new key automatically.
          */
         post: operations["submitModule"];
         delete?: never;
@@ -4252,7 +4262,6 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -4280,7 +4289,6 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -4339,7 +4347,6 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -4385,7 +4392,6 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -4417,7 +4423,6 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };

@@ -25,3 +25,28 @@ export function authenticate(
   }
   return principal;
 }
+
+/**
+ * The module routes' authentication (modules-subkeys-developer-api.md Errors): no active, unexpired key is
+ * 401 AUTHENTICATION_REQUIRED; a key without the route's scope is 401 API_SCOPE_REQUIRED, except on the review export,
+ * where the reference names 403 INSUFFICIENT_SCOPE.
+ */
+export function authenticateModules(
+  db: Db,
+  authorization: string | undefined,
+  requiredScopes: readonly string[],
+  route: { reviewExport: boolean },
+): Principal {
+  try {
+    return authenticate(db, authorization, requiredScopes, undefined);
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    if (err.code === 'UNAUTHENTICATED') throw new ApiError('AUTHENTICATION_REQUIRED');
+    if (err.code === 'INSUFFICIENT_SCOPE' && !route.reviewExport) {
+      throw new ApiError('API_SCOPE_REQUIRED', {
+        message: `${err.message} See authorization.missingScopes of the context.`,
+      });
+    }
+    throw err;
+  }
+}

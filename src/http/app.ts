@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
-import { authenticate } from '../auth/authenticate.ts';
+import { authenticate, authenticateModules } from '../auth/authenticate.ts';
 import type { Config } from '../config.ts';
 import type { EvidenceStateKind } from '../domain/public/deployment-evidence-check.ts';
 import { ApiError } from '../errors/api-error.ts';
@@ -104,7 +104,11 @@ export function createApp(deps: {
             try {
               const chainId = (req as Request & { openapi?: { pathParams?: Record<string, string> } }).openapi
                 ?.pathParams?.chainId;
-              state(res).principal = authenticate(db, req.headers.authorization, scopes, chainId);
+              state(res).principal = req.path.startsWith('/v1/modules/')
+                ? authenticateModules(db, req.headers.authorization, scopes, {
+                    reviewExport: req.path.endsWith('/review-export'),
+                  })
+                : authenticate(db, req.headers.authorization, scopes, chainId);
               checkChainBinding(chainId, req.body);
               return true;
             } catch (err) {

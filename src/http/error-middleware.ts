@@ -43,6 +43,9 @@ export function toApiError(err: unknown, res: Response): ApiError {
     return new ApiError('UNSUPPORTED_MEDIA_TYPE');
   const code = status !== undefined ? statusCodes[status] : undefined;
   if (code === undefined) return new ApiError('INTERNAL');
+  const modulesRoute = res.req?.path?.startsWith('/v1/modules/') ?? false;
+  // The module routes name a missing key AUTHENTICATION_REQUIRED (modules-subkeys-developer-api.md Errors).
+  if (code === 'UNAUTHENTICATED' && modulesRoute) return new ApiError('AUTHENTICATION_REQUIRED');
   if (code !== 'INVALID_REQUEST') return new ApiError(code, { headers: e.headers ?? {} });
   // Only a validation failure lists its issues: they describe the caller's input, never the server's state.
   const issues = (e.errors ?? []).map((i) => ({
@@ -50,7 +53,24 @@ export function toApiError(err: unknown, res: Response): ApiError {
     message: String(i.message ?? '').slice(0, 512),
   }));
   const message = issues.length > 0 ? `Invalid request: ${issues[0]?.location} ${issues[0]?.message}` : undefined;
-  return new ApiError(code, { issues, headers: e.headers ?? {}, ...(message ? { message } : {}) });
+  const specific = modulesRoute ? submissionIssueCode(issues.map((i) => i.location)) : undefined;
+  return new ApiError(specific ?? code, { issues, headers: e.headers ?? {}, ...(message ? { message } : {}) });
+}
+
+/**
+ * The module submission's named codes for schema failures (modules-subkeys-developer-api.md Errors): when every
+ * issue lies in the reward wallet, OPEN_ADDRESS; in the inventory's hashes, OPEN_SOURCE_HASH; in the submitted
+ * files' hashes or bytes, MODULE_FILE_HASH. Anything else stays INVALID_REQUEST.
+ */
+function submissionIssueCode(locations: string[]): ErrorCode | undefined {
+  const rules: Array<[RegExp, ErrorCode]> = [
+    [/^\/body\/descriptor\/rewardWallet$/, 'OPEN_ADDRESS'],
+    [/^\/body\/descriptor\/source\/files\/\d+\/sha256$/, 'OPEN_SOURCE_HASH'],
+    [/^\/body\/files\/\d+\/(sha256|bytes)$/, 'MODULE_FILE_HASH'],
+  ];
+  if (locations.length === 0) return undefined;
+  for (const [pattern, code] of rules) if (locations.every((l) => pattern.test(l))) return code;
+  return undefined;
 }
 
 /** Logs a failure that is not a public ApiError, with the request id and without request data. */

@@ -173,4 +173,28 @@ export const migrations: ReadonlyArray<{ version: number; name: string; sql: str
       CREATE INDEX finalized_feed_verify ON finalized_feed (verify_next_at) WHERE verify_next_at IS NOT NULL;
     `,
   },
+  {
+    version: 8,
+    name: 'module intake: immutable drafts',
+    sql: `
+      -- One immutable draft per accepted module submission (modules-subkeys-developer-api.md What the service does 1):
+      -- the exact request bytes and the receipt answered at creation. Never updated.
+      CREATE TABLE module_submissions (
+        seq                      INTEGER PRIMARY KEY AUTOINCREMENT,
+        submission_id            TEXT NOT NULL UNIQUE,
+        author                   TEXT NOT NULL,
+        key_id                   TEXT NOT NULL,
+        family_id                TEXT NOT NULL,
+        package_id               TEXT NOT NULL,
+        name                     TEXT NOT NULL,
+        version                  TEXT NOT NULL,
+        supersedes_submission_id TEXT UNIQUE REFERENCES module_submissions (submission_id),
+        request_bytes            BLOB NOT NULL,
+        receipt_json             TEXT NOT NULL,
+        created_at               TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX module_submissions_author ON module_submissions (author, seq);
+      CREATE INDEX module_submissions_family ON module_submissions (family_id, version);
+    `,
+  },
 ];

@@ -5,6 +5,7 @@ import type { EvidenceStateKind } from '../../domain/public/deployment-evidence-
 import type { Db } from '../../store/db.ts';
 import type { OperationHandler } from '../operation.ts';
 import { legacyOperations } from './legacy.ts';
+import { moduleOperations } from './modules.ts';
 import { publicReadOperations } from './public-reads.ts';
 import { v4LaunchOperations } from './v4-launches.ts';
 
@@ -39,5 +40,6 @@ export function buildOperations(deps: {
       deps.evidence,
     ),
     ...legacyOperations,
+    ...moduleOperations(deps),
   };
 }

@@ -1,0 +1,98 @@
+import type { components } from '../../../generated/types/service.ts';
+import type { Principal } from '../../auth/keys.ts';
+import type { Config } from '../../config.ts';
+import { moduleLimits } from './intake.ts';
+
+export type ModulesCapabilities = components['schemas']['ModulesCapabilities'];
+export type ModulesContext = components['schemas']['ModulesContext'];
+
+const formats = {
+  contract: 'platform.modules.api.v0.1',
+  submissionFormat: 'platform.modules.submission.v0.1',
+  descriptorFormat: 'platform.classic.source-package.v0.1',
+} as const;
+
+/**
+ * getModulesCapabilities (public): upload eligibility starts here (modules-subkeys-developer-api.md What the
+ * service does 5). The legacy root fields do not govern intake; the review pipeline is not served yet, so
+ * reviewAvailable is false.
+ */
+export function modulesCapabilities(config: Config): ModulesCapabilities {
+  return {
+    moduleContributions: {
+      submissions: config.modulesSubmissions,
+      apiKeyIssuance: config.modulesApiKeyIssuance,
+      ...formats,
+    },
+    reviewAvailable: false,
+    approved: false,
+    available: false,
+  };
+}
+
+/** Review profiles this deployment covers (the reference's native and engine profiles; 4 MiB, 16 KiB each). */
+const reviewProfiles = [
+  {
+    name: 'platform.native-solidity@1',
+    runtime: 'platform.module-native-runtime@1',
+    sourceDigest: null,
+    maxSourceBytes: 4_194_304,
+    maxEncodedConfigurationBytes: 16_384,
+  },
+  {
+    name: 'platform.module-engine-solidity@1',
+    runtime: 'platform.module-engine-solidity@1',
+    sourceDigest: null,
+    maxSourceBytes: 4_194_304,
+    maxEncodedConfigurationBytes: 16_384,
+  },
+];
+
+/**
+ * getModulesContext: the key's identity (author = its wallet, the default reward wallet the same), its module
+ * permissions, the live intake contract and limits, the inputs a contributor supplies, and the review policy.
+ */
+export function modulesContext(principal: Principal, config: Config): ModulesContext {
+  const wallet = (principal.wallet ?? '').toLowerCase();
+  const holds = (scope: string) => (principal.scopes as string[]).includes(scope);
+  const moduleScopes = ['modules:submit', 'modules:read'] as const;
+  return {
+    schemaVersion: 'platform.modules.context.v1',
+    identity: { author: wallet, defaultRewardWallet: wallet },
+    authorization: {
+      scopes: [...principal.scopes],
+      missingScopes: moduleScopes.filter((s) => !holds(s)),
+      canSubmit: holds('modules:submit') && config.modulesSubmissions,
+      canRead: holds('modules:read'),
+    },
+    intake: {
+      available: config.modulesSubmissions,
+      limits: { ...moduleLimits },
+      submissionFormat: formats.submissionFormat,
+      descriptorFormat: formats.descriptorFormat,
+      openRuntimeIdentifiers: true,
+      openHostRequirements: true,
+      categoryRequired: false,
+      repositoryRequired: false,
+    },
+    inputs: {
+      requiredUserInput: ['idea'],
+      optionalUserInput: ['rewardWallet'],
+      agentPreparedFields: ['descriptor', 'files', 'descriptor.familySalt'],
+    },
+    review: {
+      profiles: reviewProfiles,
+      limits: {
+        maxEngineInitializationDataBytes: 16_384,
+        maxEngineOperationDataBytes: 16_384,
+        maxEngineExecutionGas: 3_000_000,
+      },
+      available: false,
+      statusReadAvailable: false,
+      unknownRequirements: 'await_review_plan',
+      planRequired: true,
+      approval: 'manual',
+      publicationSeparate: true,
+    },
+  } as ModulesContext;
+}

@@ -1,0 +1,326 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { components } from '../../../generated/types/service.ts';
+import type { Principal } from '../../auth/keys.ts';
+import { ApiError } from '../../errors/api-error.ts';
+import type { Db } from '../../store/db.ts';
+import { statement } from '../../store/statements.ts';
+import { canonicalJson, sha256Digest } from '../canonical-json.ts';
+import { findReplay, recordAnswer } from '../idempotency.ts';
+
+export type ModuleSubmissionRequest = components['schemas']['ModuleSubmissionRequest'];
+export type ModuleIntakeReceipt = components['schemas']['ModuleIntakeReceipt'];
+type Descriptor = ModuleSubmissionRequest['descriptor'];
+
+/** The intake limits (modules-subkeys-developer-api.md Limits); the context publishes them. */
+export const moduleLimits = {
+  maxFiles: 128,
+  maxFileBytes: 4_194_304,
+  maxTotalBytes: 16_777_216,
+  maxRequestBytes: 25_165_824,
+  maxPathLength: 240,
+  maxListPageItems: 20,
+} as const;
+
+/** Engine dependency aliases: submitted path prefix, then the import prefix it maps to (the reference's table). */
+export const engineAliases: ReadonlyArray<readonly [string, string]> = [
+  ['dependencies/scoped/openzeppelin/contracts/', '@openzeppelin/contracts/'],
+  ['dependencies/scoped/openzeppelin/uniswap-hooks/', '@openzeppelin/uniswap-hooks/'],
+  ['dependencies/scoped/uniswap/blocknumberish/', '@uniswap/blocknumberish/'],
+  ['dependencies/scoped/uniswap/liquidity-launcher/', '@uniswap/liquidity-launcher/'],
+  ['dependencies/scoped/uniswap/uerc20-factory/', '@uniswap/uerc20-factory/'],
+  ['dependencies/scoped/uniswap/v4-core/', '@uniswap/v4-core/'],
+  ['dependencies/scoped/uniswap/v4-periphery/', '@uniswap/v4-periphery/'],
+  ['dependencies/scoped/solady/src/', '@solady/src/'],
+];
+
+/** The compiler source name of a submitted path: its alias's import prefix, or the path itself. */
+export function compilerSourceName(path: string): string {
+  for (const [prefix, imported] of engineAliases) {
+    if (path.startsWith(prefix)) return imported + path.slice(prefix.length);
+  }
+  return path;
+}
+
+const zeroAddress = /^0x0{40}$/i;
+const hex32 = (value: unknown) => `0x${createHash('sha256').update(canonicalJson(value)).digest('hex')}`;
+
+/** The family and package identities (project design): derived from author, familySalt and name only. */
+export function moduleIdentity(descriptor: Descriptor): { familyId: string; packageId: string } {
+  const familyId = hex32({ author: descriptor.author.toLowerCase(), familySalt: descriptor.familySalt });
+  return { familyId, packageId: hex32({ familyId, name: descriptor.name }) };
+}
+
+function invalid(message: string): never {
+  throw new ApiError('INVALID_REQUEST', { message });
+}
+
+/**
+ * The rules of a submission no JSON Schema states (the submit description in spec/openapi/paths/modules-submissions.yaml),
+ * in order: author, reward wallet, the files against the inventory
+ * (hashes, bytes, sizes), the total raw size, references between descriptor parts, fixed configuration overrides,
+ * compiler source name collisions. Returns the total decoded size.
+ */
+export function checkSubmission(principal: Principal, request: ModuleSubmissionRequest): { byteCount: number } {
+  const d = request.descriptor;
+  if (!principal.wallet || d.author.toLowerCase() !== principal.wallet.toLowerCase()) {
+    throw new ApiError('MODULE_AUTHOR_MISMATCH', {
+      message: `descriptor.author ${d.author} is not the API key's wallet; use identity.author of the context.`,
+    });
+  }
+  if (zeroAddress.test(d.rewardWallet)) {
+    throw new ApiError('OPEN_ADDRESS', { message: 'descriptor.rewardWallet is the zero address.' });
+  }
+
+  const inventory = new Map<string, { sha256: string; size: number }>();
+  for (const f of d.source.files) {
+    if (inventory.has(f.path)) invalid(`descriptor.source.files lists ${f.path} twice.`);
+    inventory.set(f.path, { sha256: f.sha256, size: f.size });
+  }
+  const seen = new Set<string>();
+  let byteCount = 0;
+  for (const file of request.files) {
+    if (seen.has(file.path)) invalid(`files lists ${file.path} twice.`);
+    seen.add(file.path);
+    const declared = inventory.get(file.path);
+    if (!declared) invalid(`files has ${file.path}, which descriptor.source.files does not list.`);
+    if (file.sha256 !== declared.sha256) {
+      throw new ApiError('OPEN_SOURCE_HASH', {
+        message: `${file.path}: files gives sha256 ${file.sha256}, the descriptor inventory ${declared.sha256}.`,
+      });
+    }
+    // The schema types the base64 text (its anyOf leaves the generated type open).
+    const encoded = file.bytes as string;
+    const bytes = Buffer.from(encoded, 'base64');
+    // Strict: only the canonical padded encoding of the decoded bytes is accepted (Node decodes leniently).
+    if (bytes.toString('base64') !== encoded) {
+      throw new ApiError('MODULE_FILE_HASH', { message: `${file.path}: bytes is not canonical padded base64.` });
+    }
+    if (bytes.length !== declared.size) {
+      throw new ApiError('MODULE_FILE_HASH', {
+        message: `${file.path}: ${bytes.length} bytes decoded, the inventory declares ${declared.size}.`,
+      });
+    }
+    const actual = createHash('sha256').update(bytes).digest('hex');
+    if (actual !== file.sha256) {
+      throw new ApiError('MODULE_FILE_HASH', {
+        message: `${file.path}: the decoded bytes hash to ${actual}, not ${file.sha256}.`,
+      });
+    }
+    byteCount += bytes.length;
+  }
+  for (const path of inventory.keys()) {
+    if (!seen.has(path)) invalid(`descriptor.source.files lists ${path}, but files does not carry it.`);
+  }
+  if (byteCount > moduleLimits.maxTotalBytes) {
+    throw new ApiError('PAYLOAD_TOO_LARGE', {
+      message: `The files decode to ${byteCount} bytes; at most ${moduleLimits.maxTotalBytes} (16 MiB) of raw source.`,
+    });
+  }
+
+  if (!inventory.has(d.documentation)) invalid(`documentation ${d.documentation} is not in descriptor.source.files.`);
+  const componentIds = new Set<string>();
+  for (const c of d.components) {
+    if (componentIds.has(c.id)) invalid(`component id ${c.id} appears twice.`);
+    componentIds.add(c.id);
+    if (!inventory.has(c.sourcePath)) invalid(`component ${c.id}: sourcePath ${c.sourcePath} is not in the inventory.`);
+  }
+  const fields = new Map<string, (typeof d.configuration.fields)[number]>();
+  for (const f of d.configuration.fields) {
+    if (fields.has(f.name)) invalid(`configuration field ${f.name} appears twice.`);
+    fields.set(f.name, f);
+  }
+  for (const action of d.management.actions) {
+    if (!componentIds.has(action.component)) invalid(`management action names unknown component ${action.component}.`);
+  }
+  for (const [i, constraint] of d.constraints.entries()) {
+    const left = fields.get(constraint.left);
+    if (!left) invalid(`constraints[${i}] names unknown configuration field ${constraint.left}.`);
+    const right = constraint.right as { field?: string; value?: unknown };
+    if (right.field !== undefined && !fields.has(right.field)) {
+      invalid(`constraints[${i}] names unknown configuration field ${right.field}.`);
+    }
+    const binding = left.binding as { mode: string; value?: unknown };
+    if (
+      constraint.operator === '==' &&
+      binding.mode === 'fixed' &&
+      right.value !== undefined &&
+      canonicalJson(right.value) !== canonicalJson(binding.value)
+    ) {
+      throw new ApiError('OPEN_CONFIG_FIXED_OVERRIDE', {
+        message: `constraints[${i}] sets the fixed field ${left.name} to another value than its fixed ${JSON.stringify(binding.value)}.`,
+      });
+    }
+  }
+
+  const names = new Map<string, string>();
+  for (const path of inventory.keys()) {
+    const name = compilerSourceName(path);
+    const other = names.get(name);
+    if (other !== undefined) {
+      throw new ApiError('MODULE_BUILD_SOURCE_ALIAS_COLLISION', {
+        message: `${other} and ${path} both compile as ${name}.`,
+      });
+    }
+    names.set(name, path);
+  }
+  return { byteCount };
+}
+
+interface SubmissionRow {
+  submission_id: string;
+  author: string;
+  family_id: string;
+  package_id: string;
+  name: string;
+  version: string;
+  receipt_json: string;
+}
+
+/**
+ * submitModule: checks the submission, then in one immediate transaction replays an exact retry (200, the first
+ * body byte for byte) or refuses other bytes under the key (409 MODULE_IDEMPOTENCY_CONFLICT), applies the identity
+ * rules (version, package and lineage conflicts) and stores the immutable draft. 201 only after the commit is on disk
+ * (synchronous=FULL). Every refusal stores nothing.
+ */
+export function submitModule(
+  db: Db,
+  input: {
+    principal: Principal;
+    idempotencyKey: string;
+    request: ModuleSubmissionRequest;
+    rawBody: Buffer;
+    now: number;
+  },
+): { status: 200 | 201; body: string } {
+  const { principal, request } = input;
+  const idem = {
+    keyId: principal.keyId,
+    operation: 'submitModule',
+    idempotencyKey: input.idempotencyKey,
+    requestDigest: `sha256:${createHash('sha256').update(input.rawBody).digest('hex')}`,
+  };
+  // The checks read no state, so they run before the write lock is taken (decoding 16 MiB takes a while).
+  const { byteCount } = checkSubmission(principal, request);
+  return db
+    .transaction(() => {
+      const replay = findReplay(db, idem, 'MODULE_IDEMPOTENCY_CONFLICT');
+      if (replay) return { status: 200 as const, body: replay.body };
+      const d = request.descriptor;
+      const { familyId, packageId } = moduleIdentity(d);
+      const author = d.author.toLowerCase();
+      const family = statement(
+        db,
+        'SELECT submission_id, author, family_id, package_id, name, version, receipt_json FROM module_submissions WHERE family_id = ?',
+      ).all(familyId) as SubmissionRow[];
+      if (family.some((s) => s.version === d.version)) {
+        throw new ApiError('MODULE_VERSION_ALREADY_SUBMITTED', {
+          message: `Version ${d.version} of this package family was already submitted; submit a new linked version.`,
+        });
+      }
+      const supersedes = request.supersedesSubmissionId ?? null;
+      if (supersedes === null && family.length > 0) {
+        throw new ApiError('MODULE_PACKAGE_CONFLICT', {
+          message: `This package family already has submission ${family.at(-1)?.submission_id}; submit a revision with supersedesSubmissionId.`,
+        });
+      }
+      if (supersedes !== null) {
+        const predecessor = family.find((s) => s.submission_id === supersedes);
+        const successor = statement(
+          db,
+          'SELECT 1 AS taken FROM module_submissions WHERE supersedes_submission_id = ?',
+        ).get(supersedes);
+        if (!predecessor || predecessor.author !== author || predecessor.name !== d.name || successor) {
+          throw new ApiError('MODULE_REVISION_LINEAGE_INVALID', {
+            message: `supersedesSubmissionId ${supersedes} is not the latest submission of this author's package ${d.name} in this family.`,
+          });
+        }
+      }
+      const createdAt = new Date(input.now).toISOString();
+      const receipt: ModuleIntakeReceipt = {
+        contract: 'platform.modules.api.v0.1',
+        submissionId: randomUUID(),
+        status: 'draft_received',
+        reviewStatus: 'unreviewed',
+        approved: false,
+        available: false,
+        packageId,
+        familyId,
+        requestDigest: sha256Digest(canonicalJson(request)),
+        author,
+        rewardWallet: d.rewardWallet.toLowerCase(),
+        byteCount,
+        name: d.name,
+        version: d.version,
+        supersedesSubmissionId: supersedes,
+        createdAt,
+      };
+      const body = JSON.stringify(receipt);
+      statement(
+        db,
+        `INSERT INTO module_submissions (submission_id, author, key_id, family_id, package_id, name, version,
+           supersedes_submission_id, request_bytes, receipt_json, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ).run(
+        receipt.submissionId,
+        author,
+        principal.keyId,
+        familyId,
+        packageId,
+        d.name,
+        d.version,
+        supersedes,
+        input.rawBody,
+        body,
+        createdAt,
+      );
+      recordAnswer(db, idem, { status: 201, body }, createdAt);
+      return { status: 201 as const, body };
+    })
+    .immediate();
+}
+
+/** The wallet whose receipts a key may read: its own (receipts are private to the author wallet's principal). */
+function authorOf(principal: Principal): string {
+  if (!principal.wallet) throw new ApiError('MODULE_SUBMISSION_NOT_FOUND');
+  return principal.wallet.toLowerCase();
+}
+
+/** getModuleSubmission: the receipt as answered at creation; another wallet's or an unknown id is 404. */
+export function readReceipt(db: Db, principal: Principal, submissionId: string): string {
+  const row = statement(db, 'SELECT receipt_json FROM module_submissions WHERE submission_id = ? AND author = ?').get(
+    submissionId,
+    authorOf(principal),
+  ) as { receipt_json: string } | undefined;
+  if (!row) {
+    throw new ApiError('MODULE_SUBMISSION_NOT_FOUND', {
+      message: `No submission ${submissionId} for this wallet.`,
+    });
+  }
+  return row.receipt_json;
+}
+
+/**
+ * listModuleSubmissions: the wallet's receipts newest first, 20 a page; the cursor is the submissionId of the last
+ * item of the previous page (a UUID), refused with 400 unless it is one of this wallet's submissions.
+ */
+export function listReceipts(db: Db, principal: Principal, cursor: string | undefined): string {
+  const author = authorOf(principal);
+  let before = Number.MAX_SAFE_INTEGER;
+  if (cursor !== undefined) {
+    const at = statement(db, 'SELECT seq FROM module_submissions WHERE submission_id = ? AND author = ?').get(
+      cursor,
+      author,
+    ) as { seq: number } | undefined;
+    if (!at) invalid(`cursor ${cursor} is not a position in this wallet's receipt list; pass nextCursor unchanged.`);
+    before = at.seq;
+  }
+  const limit = moduleLimits.maxListPageItems;
+  const rows = statement(
+    db,
+    'SELECT submission_id, receipt_json FROM module_submissions WHERE author = ? AND seq < ? ORDER BY seq DESC LIMIT ?',
+  ).all(author, before, limit + 1) as Array<{ submission_id: string; receipt_json: string }>;
+  const page = rows.slice(0, limit);
+  const nextCursor = rows.length > limit ? (page.at(-1)?.submission_id ?? null) : null;
+  // The stored receipts are already the exact JSON answered at creation.
+  return `{"items":[${page.map((r) => r.receipt_json).join(',')}],"nextCursor":${JSON.stringify(nextCursor)}}`;
+}

@@ -1,0 +1,49 @@
+import type { Config } from '../../config.ts';
+import { modulesCapabilities, modulesContext } from '../../domain/modules/context.ts';
+import { listReceipts, type ModuleSubmissionRequest, readReceipt, submitModule } from '../../domain/modules/intake.ts';
+import { ApiError } from '../../errors/api-error.ts';
+import type { Db } from '../../store/db.ts';
+import type { OperationContext, OperationHandler } from '../operation.ts';
+
+function principalOf(ctx: OperationContext) {
+  if (!ctx.principal) throw new ApiError('AUTHENTICATION_REQUIRED');
+  return ctx.principal;
+}
+
+/** Handlers of the module intake routes (modules-subkeys-developer-api.md Endpoints). */
+export function moduleOperations(deps: {
+  db: Db;
+  config: Config;
+  now: () => number;
+}): Record<string, OperationHandler> {
+  const { db, config, now } = deps;
+  return {
+    getModulesCapabilities: () => ({ status: 200, body: modulesCapabilities(config) }),
+    getModulesContext: (ctx) => ({ status: 200, body: modulesContext(principalOf(ctx), config) }),
+    submitModule: (ctx) => {
+      const principal = principalOf(ctx);
+      if (!config.modulesSubmissions) throw new ApiError('MODULE_SUBMISSIONS_UNAVAILABLE', { retryAfterSeconds: 3600 });
+      if (!ctx.rawBody) throw new ApiError('UNSUPPORTED_MEDIA_TYPE');
+      const answer = submitModule(db, {
+        principal,
+        idempotencyKey: String(ctx.headers['idempotency-key']),
+        request: ctx.body as ModuleSubmissionRequest,
+        rawBody: ctx.rawBody,
+        now: now(),
+      });
+      return { status: answer.status, rawJson: answer.body };
+    },
+    getModuleSubmission: (ctx) => ({
+      status: 200,
+      rawJson: readReceipt(db, principalOf(ctx), String(ctx.params.submissionId)),
+    }),
+    listModuleSubmissions: (ctx) => ({
+      status: 200,
+      rawJson: listReceipts(
+        db,
+        principalOf(ctx),
+        ctx.query.cursor === undefined ? undefined : String(ctx.query.cursor),
+      ),
+    }),
+  };
+}
