@@ -24,6 +24,10 @@ export interface Config {
   modulesSubmissions: boolean;
   /** New module key issuance is open (MODULES_API_KEY_ISSUANCE; capabilities moduleContributions.apiKeyIssuance). */
   modulesApiKeyIssuance: boolean;
+  /** Wallets that may decide module reviews (MODULES_REVIEWER_WALLETS, comma-separated); none: review not ready. */
+  modulesReviewerWallets: string[];
+  /** How often an idle module review worker looks for work (MODULES_REVIEW_POLL_MS). */
+  modulesReviewPollMs: number;
   /** Lifecycle worker: attempts per launch, lease, first retry delay (doubling), idle poll, and an optional pause
    * between claiming and evaluating a job (a knob for the crash-resume test and demos; 0 in production). */
   lifecycle: {
@@ -139,8 +143,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     v4BodyLimitBytes: int(env, 'V4_BODY_LIMIT_BYTES', 4 * 1024 * 1024),
     v3BodyLimitBytes: 8_388_608,
     modulesBodyLimitBytes: 24 * 1024 * 1024,
-    modulesSubmissions: (env.MODULES_SUBMISSIONS ?? 'true') === 'true',
-    modulesApiKeyIssuance: env.MODULES_API_KEY_ISSUANCE === 'true',
+    modulesSubmissions: bool(env, 'MODULES_SUBMISSIONS', true),
+    modulesApiKeyIssuance: bool(env, 'MODULES_API_KEY_ISSUANCE', false),
+    modulesReviewerWallets: (env.MODULES_REVIEWER_WALLETS ?? '')
+      .split(',')
+      .map((w) => w.trim())
+      .filter(Boolean)
+      .map((w) => address({ MODULES_REVIEWER_WALLETS: w }, 'MODULES_REVIEWER_WALLETS', '')),
+    modulesReviewPollMs: int(env, 'MODULES_REVIEW_POLL_MS', 1000),
     quoteRetryAfterSeconds: int(env, 'QUOTE_RETRY_AFTER_SECONDS', 30),
     lifecycle: {
       maxAttempts: int(env, 'LIFECYCLE_MAX_ATTEMPTS', 5),

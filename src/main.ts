@@ -15,6 +15,7 @@ import { loadConfig } from './config.ts';
 import { SourceVerifier } from './domain/lifecycle/source-verifier.ts';
 import { LaunchTracker } from './domain/lifecycle/tracker.ts';
 import { LifecycleWorker } from './domain/lifecycle/worker.ts';
+import { ModuleReviewWorker } from './domain/modules/review-worker.ts';
 import { createApp } from './http/app.ts';
 import { openDatabase } from './store/db.ts';
 
@@ -27,7 +28,12 @@ const authorizer = authorizerFromConfig(config);
 const evidence = authorizer ? watchDeploymentEvidence(authorizer.chainDeployment, config.chain4663RpcUrls) : null;
 // Listening starts after the first attempt, so a client never meets a lane that is merely still checking.
 await evidence?.first;
-const app = createApp({ db, config, ...(evidence ? { evidence: () => evidence.state().kind } : {}) });
+const app = createApp({
+  db,
+  config,
+  ...(evidence ? { evidence: () => evidence.state().kind } : {}),
+  reviewWorkerRunning: () => stopReviewWorker !== undefined,
+});
 const workerId = `${hostname()}:${process.pid}:${randomUUID()}`;
 const worker = new LifecycleWorker({
   db,
@@ -66,6 +72,15 @@ const verifier =
         retryMaxMs: config.lifecycle.sourceVerificationRetryMaxMs,
       })
     : null;
+// The module review pipeline: plans and builds submitted packages (reviewers decide through the admin command).
+const reviewWorker = new ModuleReviewWorker({
+  db,
+  now: Date.now,
+  workerId,
+  leaseMs: config.lifecycle.leaseMs,
+  compile: compileSolidityIsolated,
+});
+let stopReviewWorker: (() => Promise<void>) | undefined;
 let stopWorker: (() => Promise<void>) | undefined;
 let stopTracker: (() => Promise<void>) | undefined;
 let stopVerifier: (() => Promise<void>) | undefined;
@@ -76,6 +91,7 @@ server.once('listening', () => {
   stopWorker = worker.start();
   stopTracker = tracker?.start(config.lifecycle.trackerPollMs);
   stopVerifier = verifier?.start(config.lifecycle.sourceVerificationPollMs);
+  stopReviewWorker = reviewWorker.start(config.modulesReviewPollMs);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   console.log(
@@ -103,7 +119,7 @@ function stop(signal: string): void {
   console.log(JSON.stringify({ level: 'info', msg: 'stopping', signal }));
   evidence?.stop();
   server.close(() => {
-    void Promise.all([stopWorker?.(), stopTracker?.(), stopVerifier?.()]).then(() => {
+    void Promise.all([stopWorker?.(), stopTracker?.(), stopVerifier?.(), stopReviewWorker?.()]).then(() => {
       db.close();
       process.exit(0);
     });

@@ -167,11 +167,12 @@ export type paths = {
          *     than declared), `OPEN_CONFIG_FIXED_OVERRIDE` (a `==` constraint sets a fixed field to another value),
          *     `MODULE_BUILD_SOURCE_ALIAS_COLLISION` (two files map to one compiler source name through the engine aliases);
          *     403 `MODULE_AUTHOR_MISMATCH` (descriptor.author is not the key's wallet); 409 `MODULE_IDEMPOTENCY_CONFLICT`
-         *     (same key, different bytes), `MODULE_VERSION_ALREADY_SUBMITTED` (the family has this version),
-         *     `MODULE_PACKAGE_CONFLICT` (the family exists and no `supersedesSubmissionId` is given),
-         *     `MODULE_REVISION_LINEAGE_INVALID` (the predecessor is unknown, another author's or family's or name's, or
-         *     already superseded); 413 `PAYLOAD_TOO_LARGE` (over the 24 MiB request or the 16 MiB of decoded files); 503
-         *     `MODULE_SUBMISSIONS_UNAVAILABLE`. Rules a schema cannot state: the files match the inventory exactly (same
+         *     (same key, different bytes); without `supersedesSubmissionId`: `MODULE_VERSION_ALREADY_SUBMITTED` (this package
+         *     has this version), else `MODULE_PACKAGE_CONFLICT` (the family exists); with it: `MODULE_REVISION_LINEAGE_INVALID`
+         *     (the predecessor is unknown, another author's, family's or name's, or already superseded), else
+         *     `MODULE_VERSION_ALREADY_SUBMITTED` (the family has this version); 413 `PAYLOAD_TOO_LARGE` (over the 24 MiB
+         *     request or the 16 MiB of decoded files); 503 `MODULE_SUBMISSIONS_UNAVAILABLE` (before any other check, when the
+         *     deployment takes no uploads). Rules a schema cannot state: the files match the inventory exactly (same
          *     paths, each once); documentation and component source paths are inventory paths; component ids, configuration
          *     field names unique; constraints and management actions name existing fields and components. Identity (project
          *     design): familyId = 0x + SHA-256 of the canonical JSON {author (lowercase), familySalt}; packageId = 0x +
@@ -4316,7 +4317,6 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -4454,7 +4454,6 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };

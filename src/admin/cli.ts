@@ -2,6 +2,8 @@
  * Operator commands.
  * - `npm run admin -- keys create --wallet <0x address> --scopes <comma list> --chains 4663` mints a wallet-bound key
  *   and prints one JSON object with `apiKey` once; only its hash is stored.
+ * - `npm run admin -- modules decide <submissionId> --outcome … --reason … --reviewer … --expected-revision …`
+ *   records a reviewer's decision on a built module review and prints the decision record.
  * - `npm run admin -- source-verification targets <launchId>` prints each target's address and runtime code hash.
  * - `npm run admin -- source-verification record <launchId> --target <targetId> --provider <id> --evidence-uri <uri>
  *   --evidence-digest <sha256:…>` appends what a verification provider reported for that target to the registry
@@ -10,11 +12,14 @@
 import { parseArgs } from 'node:util';
 import { grantableScopes, mintWalletKey } from '../auth/keys.ts';
 import { loadConfig } from '../config.ts';
+import { decideReview, reviewerPolicy } from '../domain/modules/review.ts';
 import { openDatabase } from '../store/db.ts';
 import { appendRegistryRecord, launchTargets } from './source-verification.ts';
 
 const usage = `usage:
   npm run admin -- keys create --wallet <0x address> --scopes <comma list> --chains <comma list>
+  npm run admin -- modules decide <submissionId> --outcome accept|request_changes|reject --reason <text>
+                   --reviewer <0x wallet of MODULES_REVIEWER_WALLETS> --expected-revision <review.revision>
   npm run admin -- source-verification targets <launchId>
   npm run admin -- source-verification record <launchId> --target <targetId> --provider <id>
                    --evidence-uri <uri> --evidence-digest <sha256:…>
@@ -106,6 +111,32 @@ try {
       'UPDATE finalized_feed SET verify_next_at = ? WHERE launch_id = ? AND verify_next_at IS NOT NULL AND verify_next_at > ?',
     ).run(at, positionals[0], at);
     console.log(JSON.stringify({ recorded: { ...found, provider, evidenceUri, evidenceDigest } }));
+  } else if (group === 'modules' && action === 'decide') {
+    const { values, positionals } = options(rest, {
+      outcome: { type: 'string' },
+      reason: { type: 'string' },
+      reviewer: { type: 'string' },
+      'expected-revision': { type: 'string' },
+    });
+    if (positionals.length !== 1) fail('decide takes one submissionId');
+    const outcome = values.outcome;
+    if (outcome !== 'accept' && outcome !== 'request_changes' && outcome !== 'reject') {
+      fail('--outcome must be accept, request_changes or reject');
+    }
+    const revision = values['expected-revision'];
+    if (!values.reason || !values.reviewer || revision === undefined || !/^[0-9]+$/.test(revision)) {
+      fail('--reason, --reviewer and --expected-revision <integer> are all required');
+    }
+    const decision = decideReview(db, {
+      submissionId: positionals[0] as string,
+      outcome,
+      reason: values.reason,
+      reviewerWallet: values.reviewer,
+      expectedReviewRevision: Number(revision),
+      policy: reviewerPolicy(config.modulesReviewerWallets),
+      now: Date.now(),
+    });
+    console.log(JSON.stringify(decision));
   } else {
     fail(group ? `unknown command "${[group, action].join(' ')}"` : 'no command');
   }

@@ -62,12 +62,21 @@ export function createApp(deps: {
   operations?: Record<string, OperationHandler>;
   /** The bound deployment evidence's state (issue 7 item 5); absent on a server without chain gates. */
   evidence?: () => EvidenceStateKind;
+  /** The module review worker runs in this process (review capabilities' worker authority). */
+  reviewWorkerRunning?: () => boolean;
 }) {
   const { db, config } = deps;
   const spec = loadServiceSpec();
   const budgets = new RouteBudgets(config.routeBudgetPerMinute, deps.now);
   const operations =
-    deps.operations ?? buildOperations({ db, config, now: deps.now ?? Date.now, evidence: deps.evidence });
+    deps.operations ??
+    buildOperations({
+      db,
+      config,
+      now: deps.now ?? Date.now,
+      evidence: deps.evidence,
+      reviewWorkerRunning: deps.reviewWorkerRunning,
+    });
 
   const app = express();
   app.disable('x-powered-by');
@@ -89,6 +98,14 @@ export function createApp(deps: {
     sourceFilePath.test(req.path) ? sourceFileBody(req, res, next) : v4Json(req, res, next),
   );
 
+  // A deployment that takes no module uploads says so before anything else about the upload is checked.
+  app.post('/v1/modules/submissions', (_req: Request, _res: Response, next: NextFunction) =>
+    next(
+      config.modulesSubmissions
+        ? undefined
+        : new ApiError('MODULE_SUBMISSIONS_UNAVAILABLE', { retryAfterSeconds: 3600 }),
+    ),
+  );
   app.use(
     OpenApiValidator.middleware({
       apiSpec: structuredClone(spec) as never,

@@ -197,4 +197,27 @@ export const migrations: ReadonlyArray<{ version: number; name: string; sql: str
       CREATE INDEX module_submissions_family ON module_submissions (family_id, version);
     `,
   },
+  {
+    version: 9,
+    name: 'module review: the durable review job of each submission',
+    sql: `
+      -- One durable review job per submission, created in the submit transaction (a submission without one answers
+      -- MODULE_REVIEW_JOB_UNAVAILABLE). revision counts state changes; attempt counts build attempts.
+      CREATE TABLE module_reviews (
+        submission_id   TEXT PRIMARY KEY REFERENCES module_submissions (submission_id),
+        state           TEXT NOT NULL,
+        revision        INTEGER NOT NULL,
+        attempt         INTEGER NOT NULL,
+        plan_json       TEXT,
+        last_error_json TEXT,
+        build_json      TEXT,
+        decision_json   TEXT,
+        lease_owner     TEXT,
+        lease_expires_ms INTEGER,
+        created_at      TEXT NOT NULL,
+        updated_at      TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX module_reviews_state ON module_reviews (state) WHERE state IN ('awaiting_plan', 'queued', 'running');
+    `,
+  },
 ];

@@ -212,18 +212,19 @@ export function submitModule(
         db,
         'SELECT submission_id, author, family_id, package_id, name, version, receipt_json FROM module_submissions WHERE family_id = ?',
       ).all(familyId) as SubmissionRow[];
-      if (family.some((s) => s.version === d.version)) {
-        throw new ApiError('MODULE_VERSION_ALREADY_SUBMITTED', {
-          message: `Version ${d.version} of this package family was already submitted; submit a new linked version.`,
-        });
-      }
       const supersedes = request.supersedesSubmissionId ?? null;
-      if (supersedes === null && family.length > 0) {
-        throw new ApiError('MODULE_PACKAGE_CONFLICT', {
-          message: `This package family already has submission ${family.at(-1)?.submission_id}; submit a revision with supersedesSubmissionId.`,
+      const versionTaken = () =>
+        new ApiError('MODULE_VERSION_ALREADY_SUBMITTED', {
+          message: `Version ${d.version} of this package was already submitted; submit a new linked version.`,
         });
-      }
-      if (supersedes !== null) {
+      if (supersedes === null) {
+        if (family.some((s) => s.package_id === packageId && s.version === d.version)) throw versionTaken();
+        if (family.length > 0) {
+          throw new ApiError('MODULE_PACKAGE_CONFLICT', {
+            message: `This package family already has submission ${family.at(-1)?.submission_id}; submit a revision with supersedesSubmissionId.`,
+          });
+        }
+      } else {
         const predecessor = family.find((s) => s.submission_id === supersedes);
         const successor = statement(
           db,
@@ -234,6 +235,7 @@ export function submitModule(
             message: `supersedesSubmissionId ${supersedes} is not the latest submission of this author's package ${d.name} in this family.`,
           });
         }
+        if (family.some((s) => s.version === d.version)) throw versionTaken();
       }
       const createdAt = new Date(input.now).toISOString();
       const receipt: ModuleIntakeReceipt = {
@@ -273,6 +275,12 @@ export function submitModule(
         body,
         createdAt,
       );
+      // The durable review job is born with the draft, in the same transaction.
+      statement(
+        db,
+        `INSERT INTO module_reviews (submission_id, state, revision, attempt, created_at, updated_at)
+         VALUES (?, 'awaiting_plan', 0, 0, ?, ?)`,
+      ).run(receipt.submissionId, createdAt, createdAt);
       recordAnswer(db, idem, { status: 201, body }, createdAt);
       return { status: 201 as const, body };
     })

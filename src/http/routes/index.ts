@@ -19,6 +19,8 @@ export function buildOperations(deps: {
   now: () => number;
   /** The bound deployment evidence's state; absent on a server without chain gates. */
   evidence?: (() => EvidenceStateKind) | undefined;
+  /** The module review worker runs in this process. */
+  reviewWorkerRunning?: (() => boolean) | undefined;
 }): Record<string, OperationHandler> {
   const launches = new LaunchService(
     deps.db,

@@ -1,6 +1,8 @@
 import type { Config } from '../../config.ts';
 import { modulesCapabilities, modulesContext } from '../../domain/modules/context.ts';
 import { listReceipts, type ModuleSubmissionRequest, readReceipt, submitModule } from '../../domain/modules/intake.ts';
+import { readReviewStatus, reviewerPolicy } from '../../domain/modules/review.ts';
+import { reviewCapabilities, workerSourceCommit } from '../../domain/modules/review-capabilities.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import type { Db } from '../../store/db.ts';
 import type { OperationContext, OperationHandler } from '../operation.ts';
@@ -15,14 +17,29 @@ export function moduleOperations(deps: {
   db: Db;
   config: Config;
   now: () => number;
+  /** The module review worker runs in this process (its authority to build reviews). */
+  reviewWorkerRunning?: (() => boolean) | undefined;
 }): Record<string, OperationHandler> {
   const { db, config, now } = deps;
+  const policy = reviewerPolicy(config.modulesReviewerWallets);
+  const sourceCommit = workerSourceCommit();
   return {
+    getModuleReviewCapabilities: () => ({
+      status: 200,
+      body: reviewCapabilities(db, {
+        reviewerPolicyDigest: policy.digest,
+        workerRunning: deps.reviewWorkerRunning?.() ?? false,
+        sourceCommit,
+      }),
+    }),
+    getModuleReviewStatus: (ctx) => ({
+      status: 200,
+      body: readReviewStatus(db, principalOf(ctx), String(ctx.params.submissionId)),
+    }),
     getModulesCapabilities: () => ({ status: 200, body: modulesCapabilities(config) }),
     getModulesContext: (ctx) => ({ status: 200, body: modulesContext(principalOf(ctx), config) }),
     submitModule: (ctx) => {
       const principal = principalOf(ctx);
-      if (!config.modulesSubmissions) throw new ApiError('MODULE_SUBMISSIONS_UNAVAILABLE', { retryAfterSeconds: 3600 });
       if (!ctx.rawBody) throw new ApiError('UNSUPPORTED_MEDIA_TYPE');
       const answer = submitModule(db, {
         principal,

@@ -1,0 +1,241 @@
+import { createHash } from 'node:crypto';
+import type { SolidityBuild, SolidityBuildSettings } from '../../chain/compile-contracts.ts';
+import type { Db } from '../../store/db.ts';
+import { statement } from '../../store/statements.ts';
+import { canonicalJson, sha256Digest } from '../canonical-json.ts';
+import { pollUntilStopped } from '../lifecycle/poll-loop.ts';
+import { compilerSourceName, type ModuleIntakeReceipt, type ModuleSubmissionRequest } from './intake.ts';
+import { type BuildRecord, planOf, type ReviewPlan, type ReviewRow } from './review.ts';
+
+/** Why a build failed: recorded as the review's lastError. */
+class BuildFailure extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The durable module review pipeline (modules-subkeys-developer-api.md States; issue 8 item 4), one step per tick:
+ * an `awaiting_plan` review gets the plan of its components' runtime profile (or stays waiting when no plan covers
+ * a requirement); a `queued` review is leased, moves to `running` (attempt + 1) and is built: the submitted Solidity,
+ * compiled with the one pinned solc-js under the engine dependency aliases (engine profile only), imports resolved
+ * only among the submitted files (no remappings, no fetching), within the profile's 4 MiB capacity. A success is
+ * `built` with the recorded build evidence; a failure is `build_failed` with lastError. A `running` review whose
+ * lease expired (its worker died) is built again. Every change is one transaction that bumps the revision.
+ */
+export class ModuleReviewWorker {
+  constructor(
+    private readonly deps: {
+      db: Db;
+      now: () => number;
+      workerId: string;
+      leaseMs: number;
+      compile: (sources: Record<string, string>, settings: SolidityBuildSettings) => Promise<SolidityBuild>;
+    },
+  ) {}
+
+  /** One pass: plans every waiting review, then builds one due review. Resolves whether it did any work. */
+  async tick(): Promise<boolean> {
+    const planned = this.planWaiting();
+    const built = await this.buildOne();
+    return planned > 0 || built;
+  }
+
+  /** Polls until stopped. Returns the stop function. */
+  start(pollMs: number): () => Promise<void> {
+    return pollUntilStopped(
+      'module review tick',
+      () => this.tick(),
+      pollMs,
+      (worked) => worked === true,
+    );
+  }
+
+  private request(submissionId: string): { request: ModuleSubmissionRequest; receipt: ModuleIntakeReceipt } {
+    const row = statement(
+      this.deps.db,
+      'SELECT request_bytes, receipt_json FROM module_submissions WHERE submission_id = ?',
+    ).get(submissionId) as { request_bytes: Buffer; receipt_json: string };
+    return {
+      request: JSON.parse(row.request_bytes.toString('utf8')) as ModuleSubmissionRequest,
+      receipt: JSON.parse(row.receipt_json) as ModuleIntakeReceipt,
+    };
+  }
+
+  private planWaiting(): number {
+    const { db } = this.deps;
+    const waiting = statement(
+      db,
+      "SELECT submission_id, revision, plan_json FROM module_reviews WHERE state = 'awaiting_plan' AND plan_json IS NULL",
+    ).all() as Array<Pick<ReviewRow, 'submission_id' | 'revision' | 'plan_json'>>;
+    let planned = 0;
+    for (const row of waiting) {
+      const outcome = planOf(this.request(row.submission_id).request);
+      const at = new Date(this.deps.now()).toISOString();
+      if ('plan' in outcome) {
+        statement(
+          db,
+          `UPDATE module_reviews SET state = 'queued', plan_json = ?, revision = revision + 1, updated_at = ?
+           WHERE submission_id = ? AND revision = ?`,
+        ).run(JSON.stringify(outcome.plan), at, row.submission_id, row.revision);
+        planned++;
+      } else {
+        // Waits for a plan; the reason is recorded once (a later deployment with that profile re-plans it).
+        statement(
+          db,
+          `UPDATE module_reviews SET plan_json = ?, last_error_json = ?, revision = revision + 1, updated_at = ?
+           WHERE submission_id = ? AND revision = ?`,
+        ).run(
+          JSON.stringify({ unplanned: outcome.unplanned }),
+          JSON.stringify({
+            code: 'MODULE_REVIEW_PLAN_UNAVAILABLE',
+            message: `No review plan covers ${outcome.unplanned.join('; ')}`.slice(0, 1024),
+            at,
+          }),
+          at,
+          row.submission_id,
+          row.revision,
+        );
+      }
+    }
+    return planned;
+  }
+
+  /** Leases one queued review (or a running one whose lease expired), builds it and records the outcome. */
+  private async buildOne(): Promise<boolean> {
+    const { db } = this.deps;
+    const nowMs = this.deps.now();
+    const claimed = db
+      .transaction(() => {
+        const row = statement(
+          db,
+          `SELECT submission_id, revision, attempt, plan_json FROM module_reviews
+           WHERE state = 'queued' OR (state = 'running' AND lease_expires_ms <= ?)
+           ORDER BY updated_at LIMIT 1`,
+        ).get(nowMs) as Pick<ReviewRow, 'submission_id' | 'revision' | 'attempt' | 'plan_json'> | undefined;
+        if (!row) return null;
+        statement(
+          db,
+          `UPDATE module_reviews SET state = 'running', attempt = attempt + 1, revision = revision + 1,
+             lease_owner = ?, lease_expires_ms = ?, updated_at = ? WHERE submission_id = ? AND revision = ?`,
+        ).run(
+          this.deps.workerId,
+          nowMs + this.deps.leaseMs,
+          new Date(nowMs).toISOString(),
+          row.submission_id,
+          row.revision,
+        );
+        return { ...row, attempt: row.attempt + 1, revision: row.revision + 1 };
+      })
+      .immediate();
+    if (!claimed) return false;
+    const plan = JSON.parse(claimed.plan_json as string) as ReviewPlan;
+    const { request, receipt } = this.request(claimed.submission_id);
+    let record: BuildRecord | null = null;
+    let failure: BuildFailure | null = null;
+    try {
+      record = await this.build(claimed.submission_id, claimed.attempt, plan, request, receipt);
+    } catch (err) {
+      failure =
+        err instanceof BuildFailure
+          ? err
+          : new BuildFailure('MODULE_BUILD_FAILED', (err as Error).message ?? String(err));
+    }
+    const at = new Date(this.deps.now()).toISOString();
+    statement(
+      db,
+      `UPDATE module_reviews SET state = ?, build_json = ?, last_error_json = ?, revision = revision + 1,
+         lease_owner = NULL, lease_expires_ms = NULL, updated_at = ?
+       WHERE submission_id = ? AND revision = ? AND lease_owner = ?`,
+    ).run(
+      record ? 'built' : 'build_failed',
+      record ? JSON.stringify(record) : null,
+      failure ? JSON.stringify({ code: failure.code, message: failure.message.slice(0, 1024), at }) : null,
+      at,
+      claimed.submission_id,
+      claimed.revision,
+      this.deps.workerId,
+    );
+    return true;
+  }
+
+  private async build(
+    submissionId: string,
+    attempt: number,
+    plan: ReviewPlan,
+    request: ModuleSubmissionRequest,
+    receipt: ModuleIntakeReceipt,
+  ): Promise<BuildRecord> {
+    const files = request.files.map((f) => ({ path: f.path, bytes: Buffer.from(f.bytes as string, 'base64') }));
+    const total = files.reduce((n, f) => n + f.bytes.length, 0);
+    if (total > plan.maxSourceBytes) {
+      throw new BuildFailure(
+        'MODULE_BUILD_PROFILE_CAPACITY_EXCEEDED',
+        `The package holds ${total} bytes; the ${plan.profile} profile reviews at most ${plan.maxSourceBytes} (4 MiB, dependencies and documentation included).`,
+      );
+    }
+    const nameOf = (path: string) => (plan.engineAliases ? compilerSourceName(path) : path);
+    const sources: Record<string, string> = {};
+    for (const f of files.filter((file) => file.path.endsWith('.sol'))) {
+      const name = nameOf(f.path);
+      if (sources[name] !== undefined) {
+        throw new BuildFailure('MODULE_BUILD_SOURCE_ALIAS_COLLISION', `Two files compile as ${name}.`);
+      }
+      sources[name] = f.bytes.toString('utf8');
+    }
+    let build: SolidityBuild;
+    try {
+      build = await this.deps.compile(sources, plan.settings);
+    } catch (err) {
+      throw new BuildFailure('MODULE_BUILD_COMPILE_FAILED', (err as Error).message);
+    }
+    if (build.compilerVersion !== plan.compilerVersion) {
+      throw new BuildFailure(
+        'MODULE_BUILD_COMPILER_MISMATCH',
+        `Built with ${build.compilerVersion}, planned ${plan.compilerVersion}.`,
+      );
+    }
+    const hash = (hex: string) =>
+      `0x${createHash('sha256')
+        .update(Buffer.from(hex.slice(2), 'hex'))
+        .digest('hex')}`;
+    const components = request.descriptor.components.map((c) => {
+      const sourceName = nameOf(c.sourcePath);
+      const contract = build.contracts[sourceName]?.[c.entrypoint];
+      if (!contract) {
+        throw new BuildFailure(
+          'MODULE_BUILD_ENTRYPOINT_MISSING',
+          `Component ${c.id}: ${sourceName} defines no deployable contract ${c.entrypoint}.`,
+        );
+      }
+      return {
+        id: c.id,
+        sourceName,
+        entrypoint: c.entrypoint,
+        creationCodeHash: hash(contract.bytecode),
+        runtimeCodeHash: hash(contract.deployedBytecode),
+      };
+    });
+    const artifact = {
+      compilerVersion: build.compilerVersion,
+      compilerInputDigest: build.compilerInputDigest,
+      components,
+    };
+    const hostManifest = { requiresHost: request.descriptor.requiresHost, ports: request.descriptor.ports };
+    return {
+      attempt,
+      subject: {
+        submissionId,
+        requestDigest: receipt.requestDigest,
+        packageId: receipt.packageId,
+        version: receipt.version,
+      },
+      plan,
+      artifact: { ...artifact, digest: sha256Digest(canonicalJson(artifact)) },
+      hostManifest: { ...hostManifest, digest: sha256Digest(canonicalJson(hostManifest)) },
+    };
+  }
+}

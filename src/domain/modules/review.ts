@@ -1,0 +1,258 @@
+import type { components } from '../../../generated/types/service.ts';
+import type { Principal } from '../../auth/keys.ts';
+import { pinnedCompilerVersion, solidityBuildSettings } from '../../chain/compile-contracts.ts';
+import { ApiError } from '../../errors/api-error.ts';
+import type { Db } from '../../store/db.ts';
+import { statement } from '../../store/statements.ts';
+import { canonicalJson, sha256Digest } from '../canonical-json.ts';
+import type { ModuleIntakeReceipt, ModuleSubmissionRequest } from './intake.ts';
+
+export type ModuleReviewStatus = components['schemas']['ModuleReviewStatus'];
+export type ModuleReviewDecision = components['schemas']['ModuleReviewDecision'];
+type ReviewState = ModuleReviewStatus['review']['state'];
+type NextAction = ModuleReviewStatus['review']['nextAction'];
+export type ReviewOutcome = ModuleReviewDecision['command']['outcome'];
+
+/** The reference's table: each review state and the nextAction reported with it. */
+export const nextActionOf: Record<ReviewState, NextAction> = {
+  awaiting_plan: 'await_review_plan',
+  queued: 'await_build',
+  running: 'await_build',
+  built: 'await_reviewer_decision',
+  build_failed: 'await_review_plan',
+  changes_requested: 'submit_new_version',
+  rejected: 'review_rejection',
+  accepted: 'await_registry_admission',
+};
+
+/** A review plan: the profile that reviews the package, its runtime and the pinned build. */
+export interface ReviewPlan {
+  profile: 'platform.native-solidity@1' | 'platform.module-engine-solidity@1';
+  runtime: string;
+  compilerVersion: string;
+  settings: typeof solidityBuildSettings;
+  /** The engine dependency aliases apply (engine compilation only). */
+  engineAliases: boolean;
+  /** Total submitted source including dependencies and documentation. */
+  maxSourceBytes: number;
+}
+
+const profilesByRuntime: Record<string, ReviewPlan['profile']> = {
+  'platform.module-native-runtime@1': 'platform.native-solidity@1',
+  'platform.module-engine-solidity@1': 'platform.module-engine-solidity@1',
+};
+
+/**
+ * Host capabilities this deployment's review covers (project design). Any other requirement, like a runtime no
+ * profile reviews or components of several runtimes, leaves the review in awaiting_plan (modules-subkeys-developer-
+ * api.md What the service does 3: an unknown requirement waits for a review plan).
+ */
+export const reviewedHostCapabilities: readonly string[] = ['platform.native-fee-routing@1'];
+
+/** The plan for a package, or the requirements no plan covers yet. */
+export function planOf(request: ModuleSubmissionRequest): { plan: ReviewPlan } | { unplanned: string[] } {
+  const runtimes = [...new Set(request.descriptor.components.map((c) => c.runtime))];
+  const unknownHosts = request.descriptor.requiresHost.filter((h) => !reviewedHostCapabilities.includes(h));
+  const profile = runtimes.length === 1 ? profilesByRuntime[runtimes[0] as string] : undefined;
+  if (!profile || unknownHosts.length > 0) {
+    const unplanned = [
+      ...(runtimes.length > 1 ? [`components of several runtimes: ${runtimes.join(', ')}`] : []),
+      ...runtimes.filter((r) => runtimes.length === 1 && !profilesByRuntime[r]).map((r) => `runtime ${r}`),
+      ...unknownHosts.map((h) => `host capability ${h}`),
+    ];
+    return { unplanned };
+  }
+  return {
+    plan: {
+      profile,
+      runtime: runtimes[0] as string,
+      compilerVersion: pinnedCompilerVersion(),
+      settings: solidityBuildSettings,
+      engineAliases: profile === 'platform.module-engine-solidity@1',
+      maxSourceBytes: 4_194_304,
+    },
+  };
+}
+
+/** The reviewer policy: which wallets may decide (MODULES_REVIEWER_WALLETS), and its digest. */
+export function reviewerPolicy(wallets: readonly string[]): { reviewers: string[]; digest: string | null } {
+  const reviewers = [...new Set(wallets.map((w) => w.toLowerCase()))].sort();
+  if (reviewers.length === 0) return { reviewers, digest: null };
+  return {
+    reviewers,
+    digest: sha256Digest(canonicalJson({ schemaVersion: 'platform.modules.reviewer-policy.v1', reviewers })),
+  };
+}
+
+/** One review job as stored. */
+export interface ReviewRow {
+  submission_id: string;
+  state: ReviewState;
+  revision: number;
+  attempt: number;
+  plan_json: string | null;
+  last_error_json: string | null;
+  build_json: string | null;
+  decision_json: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** What a successful build recorded (the reviewed build's subject, plan and artifact, and the host manifest). */
+export interface BuildRecord {
+  attempt: number;
+  subject: { submissionId: string; requestDigest: string; packageId: string; version: string };
+  plan: ReviewPlan;
+  artifact: {
+    compilerVersion: string;
+    compilerInputDigest: string;
+    components: Array<{
+      id: string;
+      sourceName: string;
+      entrypoint: string;
+      creationCodeHash: string;
+      runtimeCodeHash: string;
+    }>;
+    digest: string;
+  };
+  hostManifest: { requiresHost: string[]; ports: unknown; digest: string };
+}
+
+const reviewColumns =
+  'r.submission_id, r.state, r.revision, r.attempt, r.plan_json, r.last_error_json, r.build_json, r.decision_json, r.created_at, r.updated_at';
+
+/**
+ * getModuleReviewStatus: the owner's review progress. Another wallet's or an unknown submission is 404; a
+ * submission without its durable review job is 503 MODULE_REVIEW_JOB_UNAVAILABLE, never a waiting state.
+ */
+export function readReviewStatus(db: Db, principal: Principal, submissionId: string): ModuleReviewStatus {
+  const submission = statement(
+    db,
+    'SELECT receipt_json FROM module_submissions WHERE submission_id = ? AND author = ?',
+  ).get(submissionId, (principal.wallet ?? '').toLowerCase()) as { receipt_json: string } | undefined;
+  if (!submission) {
+    throw new ApiError('MODULE_SUBMISSION_NOT_FOUND', { message: `No submission ${submissionId} for this wallet.` });
+  }
+  const row = statement(db, `SELECT ${reviewColumns} FROM module_reviews r WHERE r.submission_id = ?`).get(
+    submissionId,
+  ) as ReviewRow | undefined;
+  if (!row) throw new ApiError('MODULE_REVIEW_JOB_UNAVAILABLE');
+  const receipt = JSON.parse(submission.receipt_json) as ModuleIntakeReceipt;
+  const decision = row.decision_json ? (JSON.parse(row.decision_json) as ModuleReviewDecision) : null;
+  return {
+    schemaVersion: 'platform.modules.review-status.v1',
+    submissionId,
+    packageId: receipt.packageId,
+    familyId: receipt.familyId,
+    requestDigest: receipt.requestDigest,
+    author: receipt.author,
+    review: {
+      state: row.state,
+      nextAction: nextActionOf[row.state],
+      revision: row.revision,
+      attempt: row.attempt,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+      lastError: row.last_error_json ? JSON.parse(row.last_error_json) : null,
+      buildEvidenceRecorded: row.build_json !== null,
+      latestDecision: decision
+        ? {
+            outcome: decision.command.outcome,
+            reason: decision.command.reason,
+            reviewerWallet: decision.reviewerWallet,
+            decidedAt: decision.decidedAt,
+            digest: decision.digest,
+            buildArtifactDigest: decision.buildArtifactDigest,
+            hostManifestDigest: decision.hostManifestDigest,
+          }
+        : null,
+    },
+    sourceRevisionVerified: false,
+    runtimeVerified: false,
+    approved: false,
+    available: false,
+  } as ModuleReviewStatus;
+}
+
+const decidedState: Record<ReviewOutcome, ReviewState> = {
+  accept: 'accepted',
+  request_changes: 'changes_requested',
+  reject: 'rejected',
+};
+
+/**
+ * The reviewer's decision (an operator command, never an API route): only on a built review, only by a wallet of
+ * the reviewer policy, and only against the revision the reviewer saw (expectedReviewRevision), so a decision on a
+ * stale view is refused. The record binds the request, the build attempt and, for accept, the artifact and host
+ * manifest; its digest is over the RFC 8785 canonical JSON of the record without the digest.
+ */
+export function decideReview(
+  db: Db,
+  input: {
+    submissionId: string;
+    outcome: ReviewOutcome;
+    reason: string;
+    reviewerWallet: string;
+    expectedReviewRevision: number;
+    policy: { reviewers: string[]; digest: string | null };
+    now: number;
+  },
+): ModuleReviewDecision {
+  const reviewer = input.reviewerWallet.toLowerCase();
+  if (!input.policy.digest || !input.policy.reviewers.includes(reviewer)) {
+    throw new Error(`${input.reviewerWallet} is not a reviewer of the policy (MODULES_REVIEWER_WALLETS)`);
+  }
+  if (input.reason.length < 1 || input.reason.length > 4096) throw new Error('the reason takes 1 to 4096 characters');
+  return db
+    .transaction(() => {
+      const row = statement(db, `SELECT ${reviewColumns} FROM module_reviews r WHERE r.submission_id = ?`).get(
+        input.submissionId,
+      ) as ReviewRow | undefined;
+      if (!row) throw new Error(`no review job for submission ${input.submissionId}`);
+      if (row.state !== 'built') throw new Error(`the review is ${row.state}; a decision needs a built review`);
+      if (row.revision !== input.expectedReviewRevision) {
+        throw new Error(
+          `the review is at revision ${row.revision}, not ${input.expectedReviewRevision}; read it again`,
+        );
+      }
+      const submission = statement(db, 'SELECT receipt_json FROM module_submissions WHERE submission_id = ?').get(
+        input.submissionId,
+      ) as { receipt_json: string };
+      const receipt = JSON.parse(submission.receipt_json) as ModuleIntakeReceipt;
+      const build = JSON.parse(row.build_json as string) as BuildRecord;
+      const accepted = input.outcome === 'accept';
+      const decidedAt = new Date(input.now).toISOString();
+      const record = {
+        schemaVersion: 'platform.modules.review-decision.v1' as const,
+        submissionId: input.submissionId,
+        requestDigest: receipt.requestDigest,
+        command: {
+          expectedReviewRevision: input.expectedReviewRevision,
+          outcome: input.outcome,
+          reason: input.reason,
+        },
+        reviewRevision: row.revision + 1,
+        reviewerWallet: reviewer,
+        reviewerPolicyDigest: input.policy.digest as string,
+        decidedAt,
+        buildAttempt: build.attempt,
+        buildArtifactDigest: accepted ? build.artifact.digest : null,
+        hostManifestDigest: accepted ? build.hostManifest.digest : null,
+      };
+      const decision = { ...record, digest: sha256Digest(canonicalJson(record)) } as ModuleReviewDecision;
+      statement(
+        db,
+        `UPDATE module_reviews SET state = ?, revision = ?, decision_json = ?, updated_at = ?
+         WHERE submission_id = ? AND revision = ?`,
+      ).run(
+        decidedState[input.outcome],
+        row.revision + 1,
+        JSON.stringify(decision),
+        decidedAt,
+        input.submissionId,
+        row.revision,
+      );
+      return decision;
+    })
+    .immediate();
+}

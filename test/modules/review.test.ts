@@ -1,0 +1,293 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compileSolidityIsolated } from '../../src/chain/compile-contracts.ts';
+import { decideReview, reviewerPolicy } from '../../src/domain/modules/review.ts';
+import { ModuleReviewWorker } from '../../src/domain/modules/review-worker.ts';
+import { schemaProblems } from '../../src/spec/schema-registry.ts';
+import { auth, call } from '../support/http.ts';
+import { filesOf, type ModuleSubmission, moduleSubmission, setFiles } from '../support/modules.ts';
+import { startServer, type TestServer } from '../support/server.ts';
+
+/**
+ * Issue 8 items 4 and 5: the durable review pipeline on a real server and SQLite file, with the real pinned solc
+ * build in a worker thread: plan by runtime profile, build, the reviewer's decision, and every state's nextAction.
+ */
+const reviewer = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+let s: TestServer;
+let key: string;
+let worker: ModuleReviewWorker;
+let seq = 0;
+
+const submit = async (r: ModuleSubmission) => {
+  const reply = await call(`${s.url}/v1/modules/submissions`, {
+    method: 'POST',
+    headers: auth(key, { 'Idempotency-Key': `review-test-${String(++seq).padStart(8, '0')}` }),
+    body: JSON.stringify(r),
+  });
+  expect(reply.status, reply.text).toBe(201);
+  return reply.json.submissionId as string;
+};
+const review = async (submissionId: string) => {
+  const reply = await call(`${s.url}/v1/modules/submissions/${submissionId}/review`, { headers: auth(key) });
+  if (reply.status === 200) expect(schemaProblems('module-review-status.v1.schema.json', reply.json)).toEqual([]);
+  return reply;
+};
+/** Ticks the worker until it finds no more work. */
+const drain = async () => {
+  for (let i = 0; i < 20 && (await worker.tick()); i++);
+};
+const decide = (submissionId: string, outcome: 'accept' | 'request_changes' | 'reject', revision: number) =>
+  decideReview(s.db, {
+    submissionId,
+    outcome,
+    reason: `${outcome} after reading the build`,
+    reviewerWallet: reviewer,
+    expectedReviewRevision: revision,
+    policy: reviewerPolicy([reviewer]),
+    now: Date.now(),
+  });
+/** The example with its Solidity replaced by `source` (the component's entrypoint stays FeeSplitter). */
+const withSource = (source: string, extra: Array<{ path: string; content: string | Buffer }> = []) => {
+  const r = moduleSubmission();
+  const files = [...filesOf(r)].map(([path, content]) => ({
+    path,
+    content: path === 'src/FeeSplitter.sol' ? source : content,
+  }));
+  return setFiles(r, [...files, ...extra]);
+};
+
+beforeAll(async () => {
+  s = await startServer({ modulesReviewerWallets: [reviewer] });
+  key = s.key({ scopes: ['modules:submit', 'modules:read'] });
+  worker = new ModuleReviewWorker({
+    db: s.db,
+    now: Date.now,
+    workerId: 'review-test',
+    leaseMs: 30_000,
+    compile: compileSolidityIsolated,
+  });
+});
+afterAll(() => s.close());
+
+describe('the module review pipeline', () => {
+  it('plans the engine profile, builds with the aliases, and records an accepted decision', async () => {
+    const id = await submit(moduleSubmission());
+    const waiting = await review(id);
+    expect(waiting.json.review).toMatchObject({
+      state: 'awaiting_plan',
+      nextAction: 'await_review_plan',
+      revision: 0,
+      attempt: 0,
+      lastError: null,
+      buildEvidenceRecorded: false,
+      latestDecision: null,
+    });
+    expect(waiting.json).toMatchObject({
+      sourceRevisionVerified: false,
+      runtimeVerified: false,
+      approved: false,
+      available: false,
+    });
+
+    await drain();
+    const built = (await review(id)).json;
+    expect(built.review).toMatchObject({
+      state: 'built',
+      nextAction: 'await_reviewer_decision',
+      attempt: 1,
+      lastError: null,
+      buildEvidenceRecorded: true,
+    });
+    const plan = JSON.parse(
+      (s.db.prepare('SELECT plan_json FROM module_reviews WHERE submission_id = ?').get(id) as { plan_json: string })
+        .plan_json,
+    );
+    expect(plan).toMatchObject({ profile: 'platform.module-engine-solidity@1', engineAliases: true });
+
+    const decision = decide(id, 'accept', built.review.revision);
+    expect(schemaProblems('module-review-decision.v1.schema.json', decision)).toEqual([]);
+    expect(decision.reviewRevision).toBe(built.review.revision + 1);
+    expect(decision.buildAttempt).toBe(1);
+    const accepted = (await review(id)).json;
+    expect(accepted.review).toMatchObject({
+      state: 'accepted',
+      nextAction: 'await_registry_admission',
+      revision: built.review.revision + 1,
+      latestDecision: {
+        outcome: 'accept',
+        reviewerWallet: reviewer.toLowerCase(),
+        digest: decision.digest,
+        buildArtifactDigest: decision.buildArtifactDigest,
+        hostManifestDigest: decision.hostManifestDigest,
+      },
+    });
+    expect(accepted).toMatchObject({
+      approved: false,
+      available: false,
+      sourceRevisionVerified: false,
+      runtimeVerified: false,
+    });
+    // The receipt is a historical record: unchanged by the review.
+    const receipt = await call(`${s.url}/v1/modules/submissions/${id}`, { headers: auth(key) });
+    expect(receipt.json).toMatchObject({
+      status: 'draft_received',
+      reviewStatus: 'unreviewed',
+      approved: false,
+      available: false,
+    });
+  });
+
+  it('request_changes and reject report their nextAction; a stale revision or a stranger cannot decide', async () => {
+    const [a, b] = [await submit(moduleSubmission()), await submit(moduleSubmission())];
+    await drain();
+    const revision = (await review(a)).json.review.revision as number;
+    expect(() => decide(a, 'accept', revision - 1)).toThrow(/revision/);
+    expect(() =>
+      decideReview(s.db, {
+        submissionId: a,
+        outcome: 'accept',
+        reason: 'not a reviewer',
+        reviewerWallet: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC',
+        expectedReviewRevision: revision,
+        policy: reviewerPolicy([reviewer]),
+        now: Date.now(),
+      }),
+    ).toThrow(/not a reviewer/);
+    decide(a, 'request_changes', revision);
+    expect((await review(a)).json.review).toMatchObject({
+      state: 'changes_requested',
+      nextAction: 'submit_new_version',
+    });
+    decide(b, 'reject', (await review(b)).json.review.revision);
+    const rejected = (await review(b)).json.review;
+    expect(rejected).toMatchObject({ state: 'rejected', nextAction: 'review_rejection' });
+    expect(rejected.latestDecision).toMatchObject({
+      outcome: 'reject',
+      buildArtifactDigest: null,
+      hostManifestDigest: null,
+    });
+    // A decided review takes no second decision.
+    expect(() => decide(b, 'accept', rejected.revision)).toThrow(/built/);
+  });
+
+  it('the 4 MiB profile capacity: exactly 4,194,304 bytes build, one byte more fails the build with lastError', async () => {
+    const base = [...filesOf(moduleSubmission())].reduce((n, [, bytes]) => n + bytes.length, 0);
+    const padded = (extra: number) => {
+      const r = moduleSubmission();
+      const files = [...filesOf(r)].map(([path, content]) => ({ path, content }));
+      return setFiles(r, [...files, { path: 'docs/notes.txt', content: Buffer.alloc(extra, 0x61) }]);
+    };
+    const fits = await submit(padded(4_194_304 - base));
+    const over = await submit(padded(4_194_305 - base));
+    await drain();
+    expect((await review(fits)).json.review.state).toBe('built');
+    const failed = (await review(over)).json.review;
+    expect(failed).toMatchObject({
+      state: 'build_failed',
+      nextAction: 'await_review_plan',
+      attempt: 1,
+      buildEvidenceRecorded: false,
+      lastError: { code: 'MODULE_BUILD_PROFILE_CAPACITY_EXCEEDED' },
+    });
+  });
+
+  it('fails the build for code that does not compile, an import it would have to fetch, or a missing entrypoint', async () => {
+    const broken = await submit(withSource('contract FeeSplitter { this does not compile }\n'));
+    const fetching = await submit(
+      withSource('import "@openzeppelin/contracts/token/ERC20/ERC20.sol";\ncontract FeeSplitter {}\n'),
+    );
+    const noEntrypoint = await submit(
+      withSource('// SPDX-License-Identifier: MIT\npragma solidity ^0.8.20;\ncontract Other {}\n'),
+    );
+    await drain();
+    expect((await review(broken)).json.review.lastError).toMatchObject({ code: 'MODULE_BUILD_COMPILE_FAILED' });
+    const notFetched = (await review(fetching)).json.review.lastError;
+    expect(notFetched).toMatchObject({ code: 'MODULE_BUILD_COMPILE_FAILED' });
+    expect(notFetched.message).toContain('@openzeppelin/contracts/token/ERC20/ERC20.sol');
+    expect((await review(noEntrypoint)).json.review.lastError).toMatchObject({
+      code: 'MODULE_BUILD_ENTRYPOINT_MISSING',
+    });
+  });
+
+  it('the aliases apply only to engine compilation: the same package as a native component cannot resolve them', async () => {
+    const r = moduleSubmission();
+    for (const c of r.descriptor.components) c.runtime = 'platform.module-native-runtime@1';
+    const id = await submit(r);
+    await drain();
+    const failed = (await review(id)).json.review;
+    expect(failed).toMatchObject({ state: 'build_failed', lastError: { code: 'MODULE_BUILD_COMPILE_FAILED' } });
+    const plan = JSON.parse(
+      (s.db.prepare('SELECT plan_json FROM module_reviews WHERE submission_id = ?').get(id) as { plan_json: string })
+        .plan_json,
+    );
+    expect(plan).toMatchObject({ profile: 'platform.native-solidity@1', engineAliases: false });
+  });
+
+  it('an unknown requirement waits for a review plan, saying which', async () => {
+    const r = moduleSubmission();
+    r.descriptor.requiresHost = ['acme.teleporter@3'];
+    const id = await submit(r);
+    await drain();
+    const waiting = (await review(id)).json.review;
+    expect(waiting).toMatchObject({
+      state: 'awaiting_plan',
+      nextAction: 'await_review_plan',
+      attempt: 0,
+      lastError: { code: 'MODULE_REVIEW_PLAN_UNAVAILABLE' },
+    });
+    expect(waiting.lastError.message).toContain('acme.teleporter@3');
+  });
+
+  it('a build whose worker died is taken over once its lease expired', async () => {
+    const id = await submit(moduleSubmission());
+    await drain();
+    const revision = (await review(id)).json.review.revision as number;
+    // As if a worker had claimed it and died: running, with a lease that has expired.
+    s.db
+      .prepare(
+        "UPDATE module_reviews SET state = 'running', build_json = NULL, lease_owner = 'dead-worker', lease_expires_ms = ?, revision = revision + 1 WHERE submission_id = ?",
+      )
+      .run(Date.now() - 1, id);
+    await drain();
+    const rebuilt = (await review(id)).json.review;
+    expect(rebuilt).toMatchObject({ state: 'built', attempt: 2, buildEvidenceRecorded: true });
+    expect(rebuilt.revision).toBeGreaterThan(revision);
+  });
+
+  it('a missing durable review job is MODULE_REVIEW_JOB_UNAVAILABLE, never a waiting state', async () => {
+    const id = await submit(moduleSubmission());
+    s.db.prepare('DELETE FROM module_reviews WHERE submission_id = ?').run(id);
+    const r = await review(id);
+    expect(r.status).toBe(503);
+    expect(r.json.error).toMatchObject({ code: 'MODULE_REVIEW_JOB_UNAVAILABLE', retryable: false });
+    // Another wallet cannot even learn that the submission exists.
+    const stranger = s.key({ wallet: reviewer, scopes: ['modules:read'] });
+    const hidden = await call(`${s.url}/v1/modules/submissions/${id}/review`, { headers: auth(stranger) });
+    expect(hidden.status).toBe(404);
+    expect(hidden.json.error.code).toBe('MODULE_SUBMISSION_NOT_FOUND');
+  });
+});
+
+describe('review capabilities', () => {
+  it('are ready only with the database, the reviewer policy and a running worker together', async () => {
+    const r = await call(`${s.url}/v1/modules/review-capabilities`);
+    expect(r.status).toBe(200);
+    // This in-process server runs no review worker: the worker authority is not ready, so review is not available.
+    expect(r.json).toMatchObject({
+      schemaVersion: 'platform.modules.review-capabilities.v1',
+      databaseReady: true,
+      statusReadAvailable: true,
+      workerAuthorityReady: false,
+      reviewAvailable: false,
+      reviewerPolicyDigest: reviewerPolicy([reviewer]).digest,
+      approved: false,
+      available: false,
+    });
+    const noPolicy = await startServer({}, undefined, undefined, undefined);
+    try {
+      const plain = await call(`${noPolicy.url}/v1/modules/review-capabilities`);
+      expect(plain.json).toMatchObject({ reviewerPolicyDigest: null, reviewAvailable: false });
+    } finally {
+      await noPolicy.close();
+    }
+  });
+});
