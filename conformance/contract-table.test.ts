@@ -471,6 +471,18 @@ const rows: Row[] = [
     want: { status: 409, code: 'MODULE_REVISION_LINEAGE_INVALID' },
   },
   {
+    section: `${MS} States and transitions: a missing durable review job`,
+    name: 'the review status of a submission whose job is gone',
+    given: async (c) => {
+      const key = modulesKey(c);
+      const submitted = await submitModuleAs(c, key, moduleSubmission());
+      const id = submitted.json.submissionId as string;
+      c.s.db.prepare('DELETE FROM module_reviews WHERE submission_id = ?').run(id);
+      return call(`${c.s.url}/v1/modules/submissions/${id}/review`, { headers: auth(key) });
+    },
+    want: { status: 503, code: 'MODULE_REVIEW_JOB_UNAVAILABLE' },
+  },
+  {
     section: `${MS} Engine dependency aliases: duplicate compiler source names`,
     name: 'a literal @openzeppelin path next to its alias',
     given: submitEdited((r) => {
@@ -670,7 +682,6 @@ describe('contract table', () => {
     'MODULE_REVIEW_EXPORT_BINDING_INVALID',
     'MODULE_REVIEW_EXPORT_UNAVAILABLE',
     'MODULE_REVIEW_UNAVAILABLE',
-    'MODULE_REVIEW_JOB_UNAVAILABLE',
     'MODULE_BUILD_PROFILE_CAPACITY_EXCEEDED',
     'SUBKEY_BOUNDS_EXCEEDED',
   ];
