@@ -8,8 +8,11 @@ import { readFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { keccak256, toHex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compileSolidityIsolated } from '../src/chain/compile-contracts.ts';
 import { bindRequestHashes } from '../src/domain/launches/request-hashes.ts';
 import type { CreateRequestV4 } from '../src/domain/launches/request-rules.ts';
+import { decideReview, reviewerPolicy } from '../src/domain/modules/review.ts';
+import { ModuleReviewWorker } from '../src/domain/modules/review-worker.ts';
 import { type ErrorCode, errorCodes } from '../src/errors/codes.ts';
 import { auth, call, type Reply } from '../test/support/http.ts';
 import { filesOf, type ModuleSubmission, moduleSubmission, setFiles } from '../test/support/modules.ts';
@@ -32,7 +35,8 @@ type Kind =
   | 'locked'
   | 'tampered'
   | 'unverified'
-  | 'modulesClosed';
+  | 'modulesClosed'
+  | 'reviewers';
 interface Ctx {
   s: TestServer;
   key: string;
@@ -83,6 +87,33 @@ const submitEdited = (edit: (r: ModuleSubmission) => void) => (c: Ctx) => {
   const r = moduleSubmission();
   edit(r);
   return submitModuleAs(c, modulesKey(c), r);
+};
+const reviewerWallet = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+/** Submits the example, builds it with the real review worker and records an accepted decision. */
+const acceptedModule = async (c: Ctx, key: string) => {
+  const submitted = await submitModuleAs(c, key, moduleSubmission());
+  const id = submitted.json.submissionId as string;
+  const worker = new ModuleReviewWorker({
+    db: c.s.db,
+    now: Date.now,
+    workerId: 'contract-table',
+    leaseMs: 30_000,
+    compile: compileSolidityIsolated,
+  });
+  while (await worker.tick());
+  const { revision } = c.s.db.prepare('SELECT revision FROM module_reviews WHERE submission_id = ?').get(id) as {
+    revision: number;
+  };
+  decideReview(c.s.db, {
+    submissionId: id,
+    outcome: 'accept',
+    reason: 'accepted for the contract table',
+    reviewerWallet: reviewerWallet,
+    expectedReviewRevision: revision,
+    policy: reviewerPolicy([reviewerWallet]),
+    now: Date.now(),
+  });
+  return id;
 };
 const putSourceFile = (c: Ctx, launchId: string, sha256: string, bytes: Buffer) =>
   call(v4(c.s, `/${launchId}/source-files/${sha256}`), {
@@ -483,6 +514,35 @@ const rows: Row[] = [
     want: { status: 503, code: 'MODULE_REVIEW_JOB_UNAVAILABLE' },
   },
   {
+    section: `${MS} Errors: 409 MODULE_REVIEW_EXPORT_NOT_ACCEPTED`,
+    name: 'the export of a review that is not accepted',
+    given: async (c) => {
+      const key = modulesKey(c);
+      const id = (await submitModuleAs(c, key, moduleSubmission())).json.submissionId as string;
+      return call(`${c.s.url}/v1/modules/submissions/${id}/review-export`, { headers: auth(key) });
+    },
+    want: { status: 409, code: 'MODULE_REVIEW_EXPORT_NOT_ACCEPTED' },
+  },
+  ...(['intact', 'artifact edited'] as const).map((variant) => ({
+    section: `${MS} Review export: the stored bindings`,
+    name: `an accepted export, ${variant}`,
+    server: 'reviewers' as const,
+    given: async (c: Ctx) => {
+      const key = modulesKey(c);
+      const id = await acceptedModule(c, key);
+      if (variant === 'artifact edited') {
+        c.s.db
+          .prepare(
+            "UPDATE module_reviews SET build_json = json_set(build_json, '$.artifact.compilerInputDigest', 'sha256:00') WHERE submission_id = ?",
+          )
+          .run(id);
+      }
+      return call(`${c.s.url}/v1/modules/submissions/${id}/review-export`, { headers: auth(key) });
+    },
+    want:
+      variant === 'intact' ? { status: 200 } : { status: 503, code: 'MODULE_REVIEW_EXPORT_BINDING_INVALID' as const },
+  })),
+  {
     section: `${MS} Engine dependency aliases: duplicate compiler source names`,
     name: 'a literal @openzeppelin path next to its alias',
     given: submitEdited((r) => {
@@ -619,6 +679,7 @@ const configs: Record<Kind, Parameters<typeof startServer>[0]> = {
   tampered: {},
   unverified: {},
   modulesClosed: { modulesSubmissions: false },
+  reviewers: { modulesReviewerWallets: [reviewerWallet] },
 };
 /** The deployment-evidence state each kind of server reports (issue 7 item 5); the others have no chain binding. */
 const evidenceOf: Partial<Record<Kind, () => 'tampered' | 'unreachable'>> = {
@@ -678,8 +739,6 @@ describe('contract table', () => {
 
   // Codes whose operations answer 501 until their issues land; each moves into the table with its rows.
   const pending: ErrorCode[] = [
-    'MODULE_REVIEW_EXPORT_NOT_ACCEPTED',
-    'MODULE_REVIEW_EXPORT_BINDING_INVALID',
     'MODULE_REVIEW_EXPORT_UNAVAILABLE',
     'MODULE_REVIEW_UNAVAILABLE',
     'MODULE_BUILD_PROFILE_CAPACITY_EXCEEDED',

@@ -291,3 +291,100 @@ describe('review capabilities', () => {
     }
   });
 });
+
+describe('review export', () => {
+  const exportOf = (id: string, k = key) =>
+    call(`${s.url}/v1/modules/submissions/${id}/review-export`, { headers: { Authorization: `Bearer ${k}` } });
+  const acceptedSubmission = async () => {
+    const id = await submit(moduleSubmission());
+    await drain();
+    const decision = decide(id, 'accept', (await review(id)).json.review.revision);
+    return { id, decision };
+  };
+
+  it('exports an accepted build, bound to the receipt, the build attempt and the decision record, never cached', async () => {
+    const { id, decision } = await acceptedSubmission();
+    const receipt = (await call(`${s.url}/v1/modules/submissions/${id}`, { headers: auth(key) })).json;
+    const r = await exportOf(id);
+    expect(r.status, r.text).toBe(200);
+    expect(r.headers.get('cache-control')).toBe('no-store');
+    expect(r.headers.get('vary')).toBe('Authorization');
+    expect(Buffer.byteLength(r.text)).toBeLessThanOrEqual(3 * 1024 * 1024);
+    expect(schemaProblems('module-review-export.v1.schema.json', r.json)).toEqual([]);
+    expect(r.json).toMatchObject({
+      submissionId: id,
+      packageId: receipt.packageId,
+      familyId: receipt.familyId,
+      requestDigest: receipt.requestDigest,
+      author: receipt.author,
+      rewardWallet: receipt.rewardWallet,
+      version: receipt.version,
+      reviewRevision: decision.command.expectedReviewRevision + 1,
+      buildAttempt: decision.buildAttempt,
+      reviewedBuild: {
+        subject: { submissionId: id, requestDigest: receipt.requestDigest },
+        plan: { profile: 'platform.module-engine-solidity@1' },
+        artifact: {
+          artifactDigest: decision.buildArtifactDigest,
+          hostManifestDigest: decision.hostManifestDigest,
+          byteCount: receipt.byteCount,
+        },
+      },
+      review: decision,
+      registryApproved: false,
+      available: false,
+    });
+    // The export omits the source upload, worker identity and leases.
+    expect(r.text).not.toContain('"files"');
+    expect(r.text).not.toContain('review-test');
+  });
+
+  it('answers 409 MODULE_REVIEW_EXPORT_NOT_ACCEPTED before acceptance and after another decision', async () => {
+    const waiting = await submit(moduleSubmission());
+    expect((await exportOf(waiting)).json.error.code).toBe('MODULE_REVIEW_EXPORT_NOT_ACCEPTED');
+    await drain();
+    const built = await exportOf(waiting);
+    expect(built.status).toBe(409);
+    expect(built.json.error.message).toContain('await_reviewer_decision');
+    decide(waiting, 'reject', (await review(waiting)).json.review.revision);
+    expect((await exportOf(waiting)).status).toBe(409);
+  });
+
+  it('only to the same principal and author wallet, with modules:read', async () => {
+    const { id } = await acceptedSubmission();
+    const otherWallet = s.key({ wallet: reviewer, scopes: ['modules:read'] });
+    expect((await exportOf(id, otherWallet)).json.error.code).toBe('MODULE_SUBMISSION_NOT_FOUND');
+    // Another key of the same wallet is another principal (another lineage): it cannot export either.
+    const sameWalletOtherKey = s.key({ scopes: ['modules:submit', 'modules:read'] });
+    expect((await exportOf(id, sameWalletOtherKey)).status).toBe(404);
+    const submitOnly = s.key({ scopes: ['modules:submit'] });
+    const scoped = await exportOf(id, submitOnly);
+    expect(scoped.status).toBe(403);
+    expect(scoped.json.error.code).toBe('INSUFFICIENT_SCOPE');
+  });
+
+  it('a corrupted stored artifact, decision or request is 503 MODULE_REVIEW_EXPORT_BINDING_INVALID, with no partial export', async () => {
+    const corrupt = async (sql: string) => {
+      const { id } = await acceptedSubmission();
+      s.db.prepare(sql).run(id);
+      const r = await exportOf(id);
+      expect(r.status, r.text).toBe(503);
+      expect(r.json).toEqual({ error: expect.objectContaining({ code: 'MODULE_REVIEW_EXPORT_BINDING_INVALID' }) });
+      expect(r.json.error.retryable).toBe(false);
+      expect(r.text).not.toContain('reviewedBuild');
+    };
+    await corrupt(
+      "UPDATE module_reviews SET build_json = json_set(build_json, '$.artifact.components[0].runtimeCodeHash', '0x00') WHERE submission_id = ?",
+    );
+    await corrupt(
+      "UPDATE module_reviews SET build_json = json_set(build_json, '$.hostManifest.requiresHost', json('[]')) WHERE submission_id = ?",
+    );
+    await corrupt(
+      "UPDATE module_reviews SET decision_json = json_set(decision_json, '$.command.reason', 'edited later') WHERE submission_id = ?",
+    );
+    await corrupt('UPDATE module_reviews SET revision = revision + 1 WHERE submission_id = ?');
+    await corrupt(
+      "UPDATE module_submissions SET request_bytes = CAST(replace(CAST(request_bytes AS TEXT), 'fee-splitter', 'fee-splatter') AS BLOB) WHERE submission_id = ?",
+    );
+  });
+});

@@ -256,3 +256,104 @@ export function decideReview(
     })
     .immediate();
 }
+
+export type ModuleReviewExport = components['schemas']['ModuleReviewExport'];
+
+/** The largest review export served (modules-subkeys-developer-api.md Limits). */
+export const maxExportBytes = 3 * 1024 * 1024;
+
+/**
+ * getModuleReviewExport: the accepted build of a submission, only to the author wallet's principal (the lineage of
+ * the key that submitted it; another wallet or lineage sees 404), only when the review is accepted (409
+ * MODULE_REVIEW_EXPORT_NOT_ACCEPTED otherwise). Every stored binding is checked again first: the request against its
+ * digest, the decision record against its digest and the review revision, the build artifact and host manifest
+ * against the digests the decision names, and the build attempt. Any inconsistency is 503
+ * MODULE_REVIEW_EXPORT_BINDING_INVALID and nothing of the export is sent. Returns the exact JSON text.
+ */
+export function reviewExport(db: Db, principal: Principal, submissionId: string, now: number): string {
+  const row = statement(
+    db,
+    `SELECT s.request_bytes, s.receipt_json, k.lineage_id, ${reviewColumns}
+     FROM module_submissions s JOIN api_keys k ON k.key_id = s.key_id
+     LEFT JOIN module_reviews r ON r.submission_id = s.submission_id
+     WHERE s.submission_id = ? AND s.author = ?`,
+  ).get(submissionId, (principal.wallet ?? '').toLowerCase()) as
+    | (ReviewRow & { request_bytes: Buffer; receipt_json: string; lineage_id: string })
+    | undefined;
+  if (!row || row.lineage_id !== principal.lineageId) {
+    throw new ApiError('MODULE_SUBMISSION_NOT_FOUND', { message: `No submission ${submissionId} for this principal.` });
+  }
+  if (row.submission_id === null) throw new ApiError('MODULE_REVIEW_JOB_UNAVAILABLE');
+  if (row.state !== 'accepted') {
+    throw new ApiError('MODULE_REVIEW_EXPORT_NOT_ACCEPTED', {
+      message: `The review is ${row.state}; next action: ${nextActionOf[row.state]}.`,
+    });
+  }
+  const broken = (what: string): never => {
+    throw new ApiError('MODULE_REVIEW_EXPORT_BINDING_INVALID', {
+      message: `The stored ${what} does not match its binding; no export is served.`,
+    });
+  };
+  let receipt: ModuleIntakeReceipt;
+  let request: ModuleSubmissionRequest;
+  let build: BuildRecord;
+  let decision: ModuleReviewDecision;
+  try {
+    receipt = JSON.parse(row.receipt_json);
+    request = JSON.parse(row.request_bytes.toString('utf8'));
+    build = JSON.parse(row.build_json ?? 'null');
+    decision = JSON.parse(row.decision_json ?? 'null');
+  } catch {
+    return broken('review record');
+  }
+  if (!build || !decision) return broken('build or decision');
+  if (sha256Digest(canonicalJson(request)) !== receipt.requestDigest) broken('source upload');
+  const { digest: decisionDigest, ...decisionRecord } = decision;
+  if (sha256Digest(canonicalJson(decisionRecord)) !== decisionDigest) broken('decision record');
+  const { digest: artifactDigest, ...artifact } = build.artifact;
+  const { digest: hostManifestDigest, ...hostManifest } = build.hostManifest;
+  if (
+    decision.submissionId !== submissionId ||
+    decision.requestDigest !== receipt.requestDigest ||
+    build.subject.submissionId !== submissionId ||
+    build.subject.requestDigest !== receipt.requestDigest ||
+    decision.command.outcome !== 'accept' ||
+    decision.reviewRevision !== row.revision ||
+    decision.reviewRevision !== decision.command.expectedReviewRevision + 1 ||
+    decision.buildAttempt !== build.attempt ||
+    decision.buildArtifactDigest !== artifactDigest ||
+    decision.hostManifestDigest !== hostManifestDigest
+  ) {
+    broken('decision binding');
+  }
+  if (sha256Digest(canonicalJson(artifact)) !== artifactDigest) broken('build artifact');
+  if (sha256Digest(canonicalJson(hostManifest)) !== hostManifestDigest) broken('host manifest');
+  const body: ModuleReviewExport = {
+    schemaVersion: 'platform.modules.review-export.v1',
+    submissionId,
+    packageId: receipt.packageId,
+    familyId: receipt.familyId,
+    requestDigest: receipt.requestDigest,
+    author: receipt.author,
+    rewardWallet: receipt.rewardWallet,
+    version: receipt.version,
+    reviewRevision: decision.reviewRevision,
+    buildAttempt: build.attempt,
+    reviewedBuild: {
+      subject: {
+        submissionId,
+        requestDigest: receipt.requestDigest,
+        sourceDigest: sha256Digest(canonicalJson(request.descriptor.source.files)),
+      },
+      plan: { profile: build.plan.profile, planDigest: sha256Digest(canonicalJson(build.plan)) },
+      artifact: { artifactDigest, hostManifestDigest, byteCount: receipt.byteCount },
+    },
+    review: decision,
+    registryApproved: false,
+    available: false,
+    exportedAt: new Date(now).toISOString(),
+  } as ModuleReviewExport;
+  const text = JSON.stringify(body);
+  if (Buffer.byteLength(text) > maxExportBytes) throw new ApiError('MODULE_REVIEW_EXPORT_UNAVAILABLE');
+  return text;
+}

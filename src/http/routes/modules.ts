@@ -1,7 +1,7 @@
 import type { Config } from '../../config.ts';
 import { modulesCapabilities, modulesContext } from '../../domain/modules/context.ts';
 import { listReceipts, type ModuleSubmissionRequest, readReceipt, submitModule } from '../../domain/modules/intake.ts';
-import { readReviewStatus, reviewerPolicy } from '../../domain/modules/review.ts';
+import { readReviewStatus, reviewExport, reviewerPolicy } from '../../domain/modules/review.ts';
 import { reviewCapabilities, workerSourceCommit } from '../../domain/modules/review-capabilities.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import type { Db } from '../../store/db.ts';
@@ -31,6 +31,11 @@ export function moduleOperations(deps: {
         workerRunning: deps.reviewWorkerRunning?.() ?? false,
         sourceCommit,
       }),
+    }),
+    getModuleReviewExport: (ctx) => ({
+      status: 200,
+      rawJson: reviewExport(db, principalOf(ctx), String(ctx.params.submissionId), now()),
+      headers: { 'Cache-Control': 'no-store', Vary: 'Authorization' },
     }),
     getModuleReviewStatus: (ctx) => ({
       status: 200,
