@@ -28,6 +28,8 @@ export interface Config {
   modulesReviewerWallets: string[];
   /** How often an idle module review worker looks for work (MODULES_REVIEW_POLL_MS). */
   modulesReviewPollMs: number;
+  /** The exact source digest of the fixed quote test environment (MODULES_QUOTE_ENVIRONMENT_SOURCE_DIGEST), or null. */
+  modulesQuoteEnvironmentSourceDigest: string | null;
   /** Lifecycle worker: attempts per launch, lease, first retry delay (doubling), idle poll, and an optional pause
    * between claiming and evaluating a job (a knob for the crash-resume test and demos; 0 in production). */
   lifecycle: {
@@ -92,6 +94,13 @@ function address(env: NodeJS.ProcessEnv, name: string, fallback: string): string
   return raw;
 }
 
+function sha256DigestEnv(env: NodeJS.ProcessEnv, name: string): string | null {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return null;
+  if (!/^sha256:[0-9a-f]{64}$/.test(raw)) throw new Error(`${name} must be sha256: and 64 lowercase hex, got "${raw}"`);
+  return raw;
+}
+
 function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -151,6 +160,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .filter(Boolean)
       .map((w) => address({ MODULES_REVIEWER_WALLETS: w }, 'MODULES_REVIEWER_WALLETS', '')),
     modulesReviewPollMs: int(env, 'MODULES_REVIEW_POLL_MS', 1000),
+    modulesQuoteEnvironmentSourceDigest: sha256DigestEnv(env, 'MODULES_QUOTE_ENVIRONMENT_SOURCE_DIGEST'),
     quoteRetryAfterSeconds: int(env, 'QUOTE_RETRY_AFTER_SECONDS', 30),
     lifecycle: {
       maxAttempts: int(env, 'LIFECYCLE_MAX_ATTEMPTS', 5),

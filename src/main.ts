@@ -79,6 +79,7 @@ const reviewWorker = new ModuleReviewWorker({
   workerId,
   leaseMs: config.lifecycle.leaseMs,
   compile: compileSolidityIsolated,
+  quoteEnvironmentSourceDigest: config.modulesQuoteEnvironmentSourceDigest,
 });
 let stopReviewWorker: (() => Promise<void>) | undefined;
 let stopWorker: (() => Promise<void>) | undefined;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileSolidityIsolated } from '../../src/chain/compile-contracts.ts';
-import { decideReview, reviewerPolicy } from '../../src/domain/modules/review.ts';
+import { decideReview, reviewerPolicy, sourceDigestOf } from '../../src/domain/modules/review.ts';
 import { ModuleReviewWorker } from '../../src/domain/modules/review-worker.ts';
 import { schemaProblems } from '../../src/spec/schema-registry.ts';
 import { auth, call } from '../support/http.ts';
@@ -220,6 +220,40 @@ describe('the module review pipeline', () => {
         .plan_json,
     );
     expect(plan).toMatchObject({ profile: 'platform.native-solidity@1', engineAliases: false });
+  });
+
+  it('the quote test environment profile binds its exact source: that source gets it, one other byte does not', async () => {
+    const quoteSource = moduleSubmission();
+    const quoteWorker = new ModuleReviewWorker({
+      db: s.db,
+      now: Date.now,
+      workerId: 'review-test-quote',
+      leaseMs: 30_000,
+      compile: compileSolidityIsolated,
+      quoteEnvironmentSourceDigest: sourceDigestOf(quoteSource as never),
+    });
+    const exact = await submit(quoteSource);
+    const files = [...filesOf(moduleSubmission())].map(([path, content]) => ({ path, content }));
+    const other = await submit(
+      setFiles(
+        moduleSubmission(),
+        files.map((f) =>
+          f.path === 'README.md' ? { ...f, content: Buffer.concat([f.content, Buffer.from(' ')]) } : f,
+        ),
+      ),
+    );
+    for (let i = 0; i < 20 && (await quoteWorker.tick()); i++);
+    const planOfId = (id: string) =>
+      JSON.parse(
+        (s.db.prepare('SELECT plan_json FROM module_reviews WHERE submission_id = ?').get(id) as { plan_json: string })
+          .plan_json,
+      );
+    expect(planOfId(exact)).toMatchObject({
+      profile: 'platform.engine-quote-v4-v3@1',
+      sourceDigest: sourceDigestOf(quoteSource as never),
+    });
+    expect(planOfId(other)).toMatchObject({ profile: 'platform.module-engine-solidity@1', sourceDigest: null });
+    expect((await review(exact)).json.review.state).toBe('built');
   });
 
   it('an unknown requirement waits for a review plan, saying which', async () => {

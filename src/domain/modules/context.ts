@@ -30,8 +30,11 @@ export function modulesCapabilities(config: Config): ModulesCapabilities {
   };
 }
 
-/** Review profiles this deployment covers (the reference's native and engine profiles; 4 MiB, 16 KiB each). */
-const reviewProfiles = [
+/**
+ * Review profiles this deployment covers: the reference's native and engine profiles, and the fixed quote test
+ * environment when its exact source digest is configured (4 MiB and 16 KiB each).
+ */
+const reviewProfiles = (quoteSourceDigest: string | null) => [
   {
     name: 'platform.native-solidity@1',
     runtime: 'platform.module-native-runtime@1',
@@ -46,6 +49,17 @@ const reviewProfiles = [
     maxSourceBytes: 4_194_304,
     maxEncodedConfigurationBytes: 16_384,
   },
+  ...(quoteSourceDigest
+    ? [
+        {
+          name: 'platform.engine-quote-v4-v3@1',
+          runtime: 'platform.module-engine-solidity@1',
+          sourceDigest: quoteSourceDigest,
+          maxSourceBytes: 4_194_304,
+          maxEncodedConfigurationBytes: 16_384,
+        },
+      ]
+    : []),
 ];
 
 /**
@@ -81,7 +95,7 @@ export function modulesContext(principal: Principal, config: Config): ModulesCon
       agentPreparedFields: ['descriptor', 'files', 'descriptor.familySalt'],
     },
     review: {
-      profiles: reviewProfiles,
+      profiles: reviewProfiles(config.modulesQuoteEnvironmentSourceDigest),
       limits: {
         maxEngineInitializationDataBytes: 16_384,
         maxEngineOperationDataBytes: 16_384,

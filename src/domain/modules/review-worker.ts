@@ -34,6 +34,8 @@ export class ModuleReviewWorker {
       workerId: string;
       leaseMs: number;
       compile: (sources: Record<string, string>, settings: SolidityBuildSettings) => Promise<SolidityBuild>;
+      /** The fixed quote test environment's source digest (MODULES_QUOTE_ENVIRONMENT_SOURCE_DIGEST), if any. */
+      quoteEnvironmentSourceDigest?: string | null;
     },
   ) {}
 
@@ -73,7 +75,7 @@ export class ModuleReviewWorker {
     ).all() as Array<Pick<ReviewRow, 'submission_id' | 'revision' | 'plan_json'>>;
     let planned = 0;
     for (const row of waiting) {
-      const outcome = planOf(this.request(row.submission_id).request);
+      const outcome = planOf(this.request(row.submission_id).request, this.deps.quoteEnvironmentSourceDigest ?? null);
       const at = new Date(this.deps.now()).toISOString();
       if ('plan' in outcome) {
         statement(

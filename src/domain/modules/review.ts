@@ -27,8 +27,10 @@ export const nextActionOf: Record<ReviewState, NextAction> = {
 
 /** A review plan: the profile that reviews the package, its runtime and the pinned build. */
 export interface ReviewPlan {
-  profile: 'platform.native-solidity@1' | 'platform.module-engine-solidity@1';
+  profile: 'platform.native-solidity@1' | 'platform.module-engine-solidity@1' | 'platform.engine-quote-v4-v3@1';
   runtime: string;
+  /** The exact source the quote test environment profile is bound to; null for the other profiles. */
+  sourceDigest: string | null;
   compilerVersion: string;
   settings: typeof solidityBuildSettings;
   /** The engine dependency aliases apply (engine compilation only). */
@@ -49,8 +51,20 @@ const profilesByRuntime: Record<string, ReviewPlan['profile']> = {
  */
 export const reviewedHostCapabilities: readonly string[] = ['platform.native-fee-routing@1'];
 
-/** The plan for a package, or the requirements no plan covers yet. */
-export function planOf(request: ModuleSubmissionRequest): { plan: ReviewPlan } | { unplanned: string[] } {
+/** The digest of a package's file inventory (the reviewed source; the export's reviewedBuild.subject.sourceDigest). */
+export function sourceDigestOf(request: ModuleSubmissionRequest): string {
+  return sha256Digest(canonicalJson(request.descriptor.source.files));
+}
+
+/**
+ * The plan for a package, or the requirements no plan covers yet. An engine package whose exact source is the fixed
+ * quote test environment (`quoteEnvironmentSourceDigest`, MODULES_QUOTE_ENVIRONMENT_SOURCE_DIGEST) is reviewed under
+ * platform.engine-quote-v4-v3@1 bound to that digest; any other engine package under the engine profile.
+ */
+export function planOf(
+  request: ModuleSubmissionRequest,
+  quoteEnvironmentSourceDigest: string | null = null,
+): { plan: ReviewPlan } | { unplanned: string[] } {
   const runtimes = [...new Set(request.descriptor.components.map((c) => c.runtime))];
   const unknownHosts = request.descriptor.requiresHost.filter((h) => !reviewedHostCapabilities.includes(h));
   const profile = runtimes.length === 1 ? profilesByRuntime[runtimes[0] as string] : undefined;
@@ -62,10 +76,13 @@ export function planOf(request: ModuleSubmissionRequest): { plan: ReviewPlan } |
     ];
     return { unplanned };
   }
+  const sourceDigest = sourceDigestOf(request);
+  const quote = profile === 'platform.module-engine-solidity@1' && sourceDigest === quoteEnvironmentSourceDigest;
   return {
     plan: {
-      profile,
+      profile: quote ? 'platform.engine-quote-v4-v3@1' : profile,
       runtime: runtimes[0] as string,
+      sourceDigest: quote ? sourceDigest : null,
       compilerVersion: pinnedCompilerVersion(),
       settings: solidityBuildSettings,
       engineAliases: profile === 'platform.module-engine-solidity@1',
@@ -343,7 +360,7 @@ export function reviewExport(db: Db, principal: Principal, submissionId: string,
       subject: {
         submissionId,
         requestDigest: receipt.requestDigest,
-        sourceDigest: sha256Digest(canonicalJson(request.descriptor.source.files)),
+        sourceDigest: sourceDigestOf(request),
       },
       plan: { profile: build.plan.profile, planDigest: sha256Digest(canonicalJson(build.plan)) },
       artifact: { artifactDigest, hostManifestDigest, byteCount: receipt.byteCount },
