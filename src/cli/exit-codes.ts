@@ -11,16 +11,20 @@ export const exitCodes = {
       'usage or configuration: bad arguments, PLATFORM_API_KEY missing, an origin the rule refuses, or a journal that is unusable or binds other bytes or another origin',
   },
   localCheck: { code: 3, meaning: 'a local check failed (manifest, image, sources, request file): nothing was sent' },
-  discoveryStop: { code: 4, meaning: 'the discovery manifest says stop: no authenticated request was sent' },
+  discoveryStop: {
+    code: 4,
+    meaning:
+      'the service says stop before any request with the key: the discovery manifest (launches), or module capabilities or review readiness (modules)',
+  },
   refused: {
     code: 5,
     meaning:
-      'the service refused: a non-retryable ApiError, a redirect outside submit, or an answer that is not the pinned V4 chain-4663 launch',
+      'the service refused: a non-retryable ApiError, a redirect outside submit, an answer that is not the pinned V4 chain-4663 launch, or a module answer that does not bind the request',
   },
   unresolved: {
     code: 6,
     meaning:
-      'no definite answer in time, a 500, or a redirect during submit: the launch may exist; run the same `submit --journal` again, or `wait` again',
+      'no definite answer in time, a 500, or a redirect during submit: the launch or module draft may exist; run the same `submit --journal` (or `modules submit --journal`) again, or `wait` again',
   },
   needsAction: {
     code: 7,

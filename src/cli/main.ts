@@ -3,6 +3,7 @@ import { DiscoveryStop } from '../client/discovery.ts';
 import { JournalError } from '../client/journal.ts';
 import { LocalCheckError } from '../client/local-check-error.ts';
 import { clientReleases } from '../domain/public/capabilities.ts';
+import { modulesCommand } from './commands/modules.ts';
 import { packCommand } from './commands/pack.ts';
 import {
   coverageCommand,
@@ -52,11 +53,37 @@ Usage:
   custom-launch coverage
       Print the public launch-coverage report.
 
+Module contributions (source packages as unreviewed drafts; never approval or publication):
+  custom-launch modules capabilities
+      Print the public module capabilities (no key).
+  custom-launch modules context
+      Print the key's author wallet, scopes, live intake limits and review policy.
+  custom-launch modules submit <request.json> --journal <file>
+  custom-launch modules submit --journal <file>
+      Upload a submission request (platform.modules.submission.v0.1), checked locally first. The public
+      capabilities are read before every upload; neither the key nor any source is sent unless they accept
+      uploads in this client's formats. A new journal (mode 0600) binds one Idempotency-Key to the exact bytes;
+      when the submission may exist, run it again with the same journal: only that pair is ever resent.
+  custom-launch modules receipt <submissionId>
+  custom-launch modules list
+      One intake receipt, or all of them (every page, following nextCursor).
+  custom-launch modules review <submissionId>
+  custom-launch modules export <submissionId> --out <file>
+      The review status, or the accepted build's export (up to 3 MiB) written to a new file; each after the
+      public review readiness check, bound to the receipt. Nothing polls by itself.
+  Messages start with the code: MODULE_API_KEY_CONFLICT (exit 2); MODULE_SUBMISSIONS_UNAVAILABLE (4) and
+  MODULE_REVIEW_UNAVAILABLE of the readiness check (4, the key was not sent); MODULE_API_TIMEOUT and
+  MODULE_API_NETWORK (6; a refused redirect on a read 5); MODULE_API_RESPONSE and MODULE_API_RECEIPT_MISMATCH
+  (6 after an upload: the submission may exist; else 5); MODULE_CONTEXT_RESPONSE and MODULE_REVIEW_RESPONSE
+  (5). Answers over 1 MiB (an export over 3 MiB) after decompression are refused unread.
+
 Options: --json (one JSON object on stdout; messages stay on stderr), --timeout-ms <1..120000> per request
-(default 30000), --help, --version.
+(default 30000; modules 20000), --help, --version.
 
 Environment:
   PLATFORM_API_KEY        the API key; read only from here, never from a flag, a file or a prompt; never printed
+  PLATFORM_MODULES_API_KEY  the key of the modules commands, instead of PLATFORM_API_KEY; when both are set
+                          they must be equal (else MODULE_API_KEY_CONFLICT and nothing is sent)
   CUSTOM_LAUNCH_ORIGIN    the service origin, default ${defaultOrigin}; https, or http on localhost,
                           127.0.0.1 or [::1]; authenticated traffic goes only here and redirects are refused
   CUSTOM_LAUNCH_SITE_URL  the site serving the discovery manifest, default the service origin; read before
@@ -83,7 +110,10 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
   try {
     const keyFlag = argv.find((a) => keyFlags.test(a));
     if (keyFlag) {
-      throw new CliExit('usage', 'the API key is read only from PLATFORM_API_KEY, never from a command-line flag');
+      throw new CliExit(
+        'usage',
+        'the API key is read only from PLATFORM_API_KEY (or PLATFORM_MODULES_API_KEY for modules), never from a command-line flag',
+      );
     }
     const { values, positionals } = parseArgs({
       args: argv,
@@ -114,7 +144,8 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
       process.stdout.write(helpText());
       return command === undefined && !values.help ? exitCodes.usage.code : 0;
     }
-    const timeoutRaw = values['timeout-ms'] ?? '30000';
+    // The module client's default is 20 s (modules-subkeys-developer-api.md Limits); the launch client's 30 s.
+    const timeoutRaw = values['timeout-ms'] ?? (command === 'modules' ? '20000' : '30000');
     if (!/^[0-9]+$/.test(timeoutRaw) || Number(timeoutRaw) < 1 || Number(timeoutRaw) > 120_000) {
       throw new CliExit('usage', `--timeout-ms must be an integer from 1 to 120000, got "${timeoutRaw}"`);
     }
@@ -187,6 +218,20 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
         if (rest.length > 0) throw new CliExit('usage', 'coverage takes no argument');
         await coverageCommand(remote());
         return 0;
+      case 'modules': {
+        const own = new Set(['json', 'help', 'version', 'timeout-ms', 'journal', 'out']);
+        await modulesCommand(
+          {
+            sub: rest[0],
+            args: rest.slice(1),
+            journal: values.journal,
+            out: values.out,
+            foreign: Object.keys(values).filter((name) => !own.has(name)),
+          },
+          { env: cliEnvironment(env), processEnv: env, timeoutMs: Number(timeoutRaw), out },
+        );
+        return 0;
+      }
       default:
         throw new CliExit('usage', `unknown command "${command}"; see --help`);
     }

@@ -1,0 +1,226 @@
+import type { components } from '../../../generated/types/service.ts';
+import { schemaProblems } from '../../spec/schema-registry.ts';
+import { clientFailure, describeFailure, type ModuleFailure, type ModuleResult } from './errors.ts';
+import { checkSubmissionId, type ModuleIntakeReceipt, readReceipt, submissionsPath } from './receipt.ts';
+import {
+  type AuthenticatedModuleCall,
+  exchangeJson,
+  exportLimitBytes,
+  type ModuleCall,
+  responseLimitBytes,
+} from './transport.ts';
+
+export type ModuleReviewCapabilities = components['schemas']['ModuleReviewCapabilities'];
+export type ModuleReviewStatus = components['schemas']['ModuleReviewStatus'];
+export type ModuleReviewExport = components['schemas']['ModuleReviewExport'];
+
+export const reviewCapabilitiesPath = '/v1/modules/review-capabilities';
+
+/** Where a review read stopped: the public readiness check (no key sent), the receipt read, or the review read. */
+export type ReviewStage = 'readiness' | 'receipt' | 'review';
+export type ReviewResult<T> =
+  | { data: T; httpStatus: number; error?: undefined }
+  | { data?: undefined; error: ModuleFailure; stage: ReviewStage };
+
+/**
+ * Reads public review readiness (GET /v1/modules/review-capabilities, no key; spec getModuleReviewCapabilities).
+ * An answer off the schema is MODULE_API_RESPONSE.
+ */
+export async function readReviewCapabilities(call: ModuleCall): Promise<ModuleResult<ModuleReviewCapabilities>> {
+  const reply = await exchangeJson(call, {
+    method: 'GET',
+    path: reviewCapabilitiesPath,
+    limitBytes: responseLimitBytes,
+  });
+  if (reply.error) return reply;
+  const problems = schemaProblems('module-review-capabilities.v1.schema.json', reply.data.json);
+  if (problems.length > 0) {
+    return {
+      error: clientFailure(
+        'MODULE_API_RESPONSE',
+        `the review capabilities are off contract: ${problems.slice(0, 5).join('; ')}`,
+        {
+          httpStatus: reply.httpStatus,
+        },
+      ),
+    };
+  }
+  return { data: reply.data.json as ModuleReviewCapabilities, httpStatus: reply.httpStatus };
+}
+
+/**
+ * The check before credentials go to a review read (Endpoints: "checks review readiness before sending credentials
+ * to a review read"): the public review capabilities must report `statusReadAvailable: true`. Anything else,
+ * including no readable answer, is MODULE_REVIEW_UNAVAILABLE: keep the receipt and check readiness later.
+ */
+async function requireStatusReads(call: ModuleCall): Promise<ModuleResult<ModuleReviewCapabilities>> {
+  const readiness = await readReviewCapabilities({ origin: call.origin, timeoutMs: call.timeoutMs, fetch: call.fetch });
+  if (readiness.error) {
+    return {
+      error: clientFailure(
+        'MODULE_REVIEW_UNAVAILABLE',
+        `review readiness is unknown (${describeFailure(readiness.error)}); no key was sent. Keep the receipt and check later`,
+        { httpStatus: readiness.error.httpStatus },
+      ),
+    };
+  }
+  if (!readiness.data.statusReadAvailable) {
+    return {
+      error: clientFailure(
+        'MODULE_REVIEW_UNAVAILABLE',
+        'the review capabilities report statusReadAvailable: false; no key was sent. Keep the receipt and check later',
+        { httpStatus: readiness.httpStatus },
+      ),
+    };
+  }
+  return readiness;
+}
+
+function differs(field: string, want: unknown, got: unknown, caseless = false): string | null {
+  const equal =
+    caseless && typeof want === 'string' && typeof got === 'string'
+      ? want.toLowerCase() === got.toLowerCase()
+      : want === got;
+  return equal ? null : `${field} is ${JSON.stringify(got ?? null).slice(0, 80)}, expected ${JSON.stringify(want)}`;
+}
+
+/** The receipt identity a review answer must carry, compared field by field. */
+function identityProblems(
+  answer: Record<string, unknown>,
+  receipt: ModuleIntakeReceipt,
+  fields: readonly string[],
+): string[] {
+  const r = receipt as unknown as Record<string, unknown>;
+  return fields
+    .map((f) => differs(f, r[f], answer[f], f === 'author' || f === 'rewardWallet'))
+    .filter((p): p is string => p !== null);
+}
+
+async function receiptFor(
+  call: AuthenticatedModuleCall,
+  submissionId: string,
+  given: ModuleIntakeReceipt | undefined,
+): Promise<ReviewResult<ModuleIntakeReceipt>> {
+  if (given) {
+    if (given.submissionId !== submissionId) {
+      throw new TypeError(`the saved receipt is of ${given.submissionId}, not ${submissionId}`);
+    }
+    return { data: given, httpStatus: 200 };
+  }
+  const read = await readReceipt(call, submissionId);
+  return read.error ? { error: read.error, stage: 'receipt' } : read;
+}
+
+function reviewFailure(what: string, problems: string[], httpStatus: number): ModuleFailure {
+  return clientFailure(
+    'MODULE_REVIEW_RESPONSE',
+    `the ${what} is not a valid result: ${problems.slice(0, 6).join('; ')}`,
+    {
+      httpStatus,
+    },
+  );
+}
+
+/**
+ * Reads the review status of a submission (GET /v1/modules/submissions/{id}/review, `modules:read`, owner; spec
+ * getModuleReviewStatus), after the public readiness check and bound to the receipt identity (the saved `receipt`,
+ * or the one read first): an answer of another submission, with another identity, or off the schema is
+ * MODULE_REVIEW_RESPONSE. The client never polls by itself (Events).
+ */
+export async function readReviewStatus(
+  call: AuthenticatedModuleCall,
+  submissionId: string,
+  options: { receipt?: ModuleIntakeReceipt } = {},
+): Promise<ReviewResult<{ receipt: ModuleIntakeReceipt; review: ModuleReviewStatus }>> {
+  checkSubmissionId(submissionId);
+  const ready = await requireStatusReads(call);
+  if (ready.error) return { error: ready.error, stage: 'readiness' };
+  const receipt = await receiptFor(call, submissionId, options.receipt);
+  if (receipt.error) return receipt;
+  const reply = await exchangeJson(call, {
+    method: 'GET',
+    path: `${submissionsPath}/${submissionId}/review`,
+    apiKey: call.apiKey,
+    limitBytes: responseLimitBytes,
+  });
+  if (reply.error) return { error: reply.error, stage: 'review' };
+  const answer = reply.data.json as Record<string, unknown>;
+  if (answer.submissionId !== submissionId) {
+    const problem = differs('submissionId', submissionId, answer.submissionId) as string;
+    return { error: reviewFailure('review status', [problem], reply.httpStatus), stage: 'review' };
+  }
+  const problems = [
+    ...identityProblems(answer, receipt.data, ['packageId', 'familyId', 'requestDigest', 'author']),
+    ...schemaProblems('module-review-status.v1.schema.json', answer),
+  ];
+  if (problems.length > 0)
+    return { error: reviewFailure('review status', problems, reply.httpStatus), stage: 'review' };
+  return { data: { receipt: receipt.data, review: answer as ModuleReviewStatus }, httpStatus: reply.httpStatus };
+}
+
+/** How an export disagrees with itself: the accepted decision, the build and the subject must name one another. */
+function exportConsistencyProblems(e: ModuleReviewExport): string[] {
+  const { review } = e;
+  const { subject, artifact } = e.reviewedBuild;
+  return [
+    differs('reviewedBuild.subject.submissionId', e.submissionId, subject.submissionId),
+    differs('reviewedBuild.subject.requestDigest', e.requestDigest, subject.requestDigest),
+    differs('review.submissionId', e.submissionId, review.submissionId),
+    differs('review.requestDigest', e.requestDigest, review.requestDigest),
+    differs('review.reviewRevision', e.reviewRevision, review.reviewRevision),
+    differs('reviewRevision', review.command.expectedReviewRevision + 1, e.reviewRevision),
+    differs('review.buildAttempt', e.buildAttempt, review.buildAttempt),
+    differs('review.buildArtifactDigest', artifact.artifactDigest, review.buildArtifactDigest),
+    differs('review.hostManifestDigest', artifact.hostManifestDigest, review.hostManifestDigest),
+  ].filter((p): p is string => p !== null);
+}
+
+/**
+ * Exports the accepted build of a submission (GET /v1/modules/submissions/{id}/review-export, `modules:read`, same
+ * principal and author wallet, no query or body; spec getModuleReviewExport), read up to 3 MiB after decompression,
+ * after the public readiness check and bound to the receipt identity: an export of another submission, with another
+ * identity, inconsistent in itself or off the schema is MODULE_REVIEW_RESPONSE. Returns the exact bytes too.
+ */
+export async function readReviewExport(
+  call: AuthenticatedModuleCall,
+  submissionId: string,
+  options: { receipt?: ModuleIntakeReceipt } = {},
+): Promise<ReviewResult<{ receipt: ModuleIntakeReceipt; reviewExport: ModuleReviewExport; bytes: Buffer }>> {
+  checkSubmissionId(submissionId);
+  const ready = await requireStatusReads(call);
+  if (ready.error) return { error: ready.error, stage: 'readiness' };
+  const receipt = await receiptFor(call, submissionId, options.receipt);
+  if (receipt.error) return receipt;
+  const reply = await exchangeJson(call, {
+    method: 'GET',
+    path: `${submissionsPath}/${submissionId}/review-export`,
+    apiKey: call.apiKey,
+    limitBytes: exportLimitBytes,
+  });
+  if (reply.error) return { error: reply.error, stage: 'review' };
+  const answer = reply.data.json as Record<string, unknown>;
+  if (answer.submissionId !== submissionId) {
+    const problem = differs('submissionId', submissionId, answer.submissionId) as string;
+    return { error: reviewFailure('review export', [problem], reply.httpStatus), stage: 'review' };
+  }
+  const identity = identityProblems(answer, receipt.data, [
+    'packageId',
+    'familyId',
+    'requestDigest',
+    'author',
+    'rewardWallet',
+    'version',
+  ]);
+  const schema = schemaProblems('module-review-export.v1.schema.json', answer);
+  const problems = [
+    ...identity,
+    ...schema,
+    ...(schema.length === 0 ? exportConsistencyProblems(answer as ModuleReviewExport) : []),
+  ];
+  if (problems.length > 0)
+    return { error: reviewFailure('review export', problems, reply.httpStatus), stage: 'review' };
+  return {
+    data: { receipt: receipt.data, reviewExport: answer as ModuleReviewExport, bytes: reply.data.bytes },
+    httpStatus: reply.httpStatus,
+  };
+}
