@@ -48,7 +48,8 @@ export function newIdempotencyKey(): string {
   return `custom-launch.${randomUUID()}`;
 }
 
-function writeDurably(path: string, text: string, flags: 'wx' | 'w'): void {
+/** Writes a journal file with mode 0600 and fsyncs it ('wx': create exclusively; 'w': replace). */
+export function writeDurably(path: string, text: string, flags: 'wx' | 'w'): void {
   const fd = openSync(path, flags, fileMode);
   try {
     // open() applies the mode only to a file it creates; a leftover file keeps its own mode unless set here.
@@ -61,8 +62,9 @@ function writeDurably(path: string, text: string, flags: 'wx' | 'w'): void {
   }
 }
 
-function syncDir(path: string): void {
-  const fd = openSync(dirname(path), 'r');
+/** Fsyncs the directory that holds `path`, so a created or renamed journal survives a crash. */
+export function syncDir(path: string): void {
+  const fd = openSync(dirname(resolve(path)), 'r');
   try {
     fsyncSync(fd);
   } finally {
@@ -106,20 +108,21 @@ export function createJournal(
   return doc;
 }
 
-/** Replaces the journal atomically (temporary file with mode 0600, fsync, rename, directory fsync). */
-export function saveJournal(path: string, doc: LaunchSubmitJournalV1): void {
+/** Replaces a journal file atomically (temporary file with mode 0600, fsync, rename, directory fsync). */
+export function replaceJournalFile(path: string, doc: unknown): void {
   const temporary = `${path}.${process.pid}.tmp`;
   writeDurably(temporary, `${JSON.stringify(doc, null, 2)}\n`, 'w');
   renameSync(temporary, path);
   syncDir(path);
 }
 
-/**
- * Reads a journal back: it must be mode 0600 (no group or other access), match its schema, and its bytes must match
- * their digest. Returns the document and the exact request bytes.
- */
-export function openJournal(path: string): { doc: LaunchSubmitJournalV1; bytes: Buffer } {
-  let text: string;
+/** Replaces the journal atomically (temporary file with mode 0600, fsync, rename, directory fsync). */
+export function saveJournal(path: string, doc: LaunchSubmitJournalV1): void {
+  replaceJournalFile(path, doc);
+}
+
+/** A journal file's text, read only when its mode is 0600 (no group or other access); else JournalError. */
+export function readPrivateJournal(path: string): string {
   try {
     const mode = statSync(path).mode & 0o777;
     if (mode !== fileMode) {
@@ -127,11 +130,19 @@ export function openJournal(path: string): { doc: LaunchSubmitJournalV1; bytes: 
         `${path} has mode ${mode.toString(8).padStart(4, '0')}; a journal must be 0600 (chmod 600)`,
       );
     }
-    text = readFileSync(path, 'utf8');
+    return readFileSync(path, 'utf8');
   } catch (err) {
     if (err instanceof JournalError) throw err;
     throw new JournalError(`cannot read the journal ${path}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
   }
+}
+
+/**
+ * Reads a journal back: it must be mode 0600 (no group or other access), match its schema, and its bytes must match
+ * their digest. Returns the document and the exact request bytes.
+ */
+export function openJournal(path: string): { doc: LaunchSubmitJournalV1; bytes: Buffer } {
+  const text = readPrivateJournal(path);
   let doc: unknown;
   try {
     doc = JSON.parse(text);

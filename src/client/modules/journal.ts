@@ -1,17 +1,15 @@
-import {
-  closeSync,
-  fchmodSync,
-  fsyncSync,
-  ftruncateSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  statSync,
-  writeSync,
-} from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { bytesDigest, credentialFingerprint, JournalError, newIdempotencyKey } from '../journal.ts';
+import {
+  bytesDigest,
+  credentialFingerprint,
+  JournalError,
+  newIdempotencyKey,
+  readPrivateJournal,
+  replaceJournalFile,
+  syncDir,
+  writeDurably,
+} from '../journal.ts';
 import type { ModuleIntakeReceipt } from './receipt.ts';
 
 /**
@@ -54,31 +52,9 @@ export interface ModuleSubmitAttempt {
 }
 
 export const journalVersion = 'platform.custom-launch.module-submit-journal.v1';
-const fileMode = 0o600;
+const _fileMode = 0o600;
 const maxAttempts = 200;
 const idempotencyKeyPattern = /^[A-Za-z0-9._:-]{16,128}$/;
-
-function writeDurably(path: string, text: string, flags: 'wx' | 'w'): void {
-  const fd = openSync(path, flags, fileMode);
-  try {
-    // open() applies the mode only to a file it creates; a leftover file keeps its own mode unless set here.
-    fchmodSync(fd, fileMode);
-    ftruncateSync(fd, 0);
-    writeSync(fd, text);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-function syncDir(path: string): void {
-  const fd = openSync(dirname(resolve(path)), 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
 
 /**
  * Creates the journal exclusively (mode 0600, fsynced, directory fsynced) before the first upload, with a fresh
@@ -122,10 +98,7 @@ export function createModuleJournal(
 /** Replaces the journal atomically (temporary file of mode 0600, fsync, rename, directory fsync). */
 export function saveModuleJournal(path: string, doc: ModuleSubmitJournal): void {
   if (doc.attempts.length > maxAttempts) doc.attempts.splice(0, doc.attempts.length - maxAttempts);
-  const temporary = `${path}.${process.pid}.tmp`;
-  writeDurably(temporary, `${JSON.stringify(doc, null, 2)}\n`, 'w');
-  renameSync(temporary, path);
-  syncDir(path);
+  replaceJournalFile(path, doc);
 }
 
 /**
@@ -133,19 +106,7 @@ export function saveModuleJournal(path: string, doc: ModuleSubmitJournal): void 
  * document and the exact request bytes; throws JournalError (nothing is sent; the CLI exits 2).
  */
 export function openModuleJournal(path: string): { doc: ModuleSubmitJournal; bytes: Buffer } {
-  let text: string;
-  try {
-    const mode = statSync(path).mode & 0o777;
-    if (mode !== fileMode) {
-      throw new JournalError(
-        `${path} has mode ${mode.toString(8).padStart(4, '0')}; a journal must be 0600 (chmod 600)`,
-      );
-    }
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    if (err instanceof JournalError) throw err;
-    throw new JournalError(`cannot read the journal ${path}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
-  }
+  const text = readPrivateJournal(path);
   let doc: Partial<ModuleSubmitJournal>;
   try {
     doc = JSON.parse(text) as Partial<ModuleSubmitJournal>;
