@@ -422,3 +422,41 @@ describe('review export', () => {
     );
   });
 });
+
+describe('an unreadable review store', () => {
+  it('answers 503 MODULE_REVIEW_UNAVAILABLE and MODULE_REVIEW_EXPORT_UNAVAILABLE (retryable), and intake still works', async () => {
+    const own = await startServer({ modulesReviewerWallets: [reviewer] });
+    try {
+      const ownKey = own.key({ scopes: ['modules:submit', 'modules:read'] });
+      const first = await call(`${own.url}/v1/modules/submissions`, {
+        method: 'POST',
+        headers: auth(ownKey, { 'Idempotency-Key': 'unreadable-store-0001' }),
+        body: JSON.stringify(moduleSubmission()),
+      });
+      expect(first.status).toBe(201);
+      const id = first.json.submissionId as string;
+      const readable = await call(`${own.url}/v1/modules/submissions/${id}/review`, { headers: auth(ownKey) });
+      expect(readable.status).toBe(200);
+      // The review store goes away (as a broken or half-migrated database would); the receipts stay.
+      own.db.exec('ALTER TABLE module_reviews RENAME TO module_reviews_gone');
+      for (const [path, code] of [
+        ['review', 'MODULE_REVIEW_UNAVAILABLE'],
+        ['review-export', 'MODULE_REVIEW_EXPORT_UNAVAILABLE'],
+      ] as const) {
+        const r = await call(`${own.url}/v1/modules/submissions/${id}/${path}`, { headers: auth(ownKey) });
+        expect(r.status, r.text).toBe(503);
+        expect(r.json.error).toMatchObject({ code, retryable: true });
+        expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+        expect(r.text).not.toMatch(/sqlite|no such table/i);
+      }
+      const receipt = await call(`${own.url}/v1/modules/submissions/${id}`, { headers: auth(ownKey) });
+      expect(receipt.status).toBe(200);
+      own.db.exec('ALTER TABLE module_reviews_gone RENAME TO module_reviews');
+      expect((await call(`${own.url}/v1/modules/submissions/${id}/review`, { headers: auth(ownKey) })).status).toBe(
+        200,
+      );
+    } finally {
+      await own.close();
+    }
+  });
+});

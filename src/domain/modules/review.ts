@@ -143,6 +143,23 @@ const reviewColumns =
  * submission without its durable review job is 503 MODULE_REVIEW_JOB_UNAVAILABLE, never a waiting state.
  */
 export function readReviewStatus(db: Db, principal: Principal, submissionId: string): ModuleReviewStatus {
+  return reviewStore('MODULE_REVIEW_UNAVAILABLE', () => reviewStatusOf(db, principal, submissionId));
+}
+
+/**
+ * Runs a read of the review store: a failure that is not a public answer (the store cannot be read) is the
+ * retryable `code` (503 with Retry-After): keep the receipt and check readiness later, no duplicate submission.
+ */
+function reviewStore<T>(code: 'MODULE_REVIEW_UNAVAILABLE' | 'MODULE_REVIEW_EXPORT_UNAVAILABLE', read: () => T): T {
+  try {
+    return read();
+  } catch (err) {
+    if (err instanceof ApiError) throw err;
+    throw new ApiError(code, { retryAfterSeconds: 30 });
+  }
+}
+
+function reviewStatusOf(db: Db, principal: Principal, submissionId: string): ModuleReviewStatus {
   const submission = statement(
     db,
     'SELECT receipt_json FROM module_submissions WHERE submission_id = ? AND author = ?',
@@ -288,6 +305,10 @@ export const maxExportBytes = 3 * 1024 * 1024;
  * MODULE_REVIEW_EXPORT_BINDING_INVALID and nothing of the export is sent. Returns the exact JSON text.
  */
 export function reviewExport(db: Db, principal: Principal, submissionId: string, now: number): string {
+  return reviewStore('MODULE_REVIEW_EXPORT_UNAVAILABLE', () => exportOf(db, principal, submissionId, now));
+}
+
+function exportOf(db: Db, principal: Principal, submissionId: string, now: number): string {
   const row = statement(
     db,
     `SELECT s.request_bytes, s.receipt_json, k.lineage_id, ${reviewColumns}
