@@ -1,5 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import type {
+  ModuleSubmitJournalAttempt,
+  ModuleSubmitJournalV1,
+} from '../../../generated/schemas/module-submit-journal.v1.ts';
+import { schemaProblems } from '../../spec/schema-registry.ts';
 import {
   bytesDigest,
   credentialFingerprint,
@@ -10,7 +15,6 @@ import {
   syncDir,
   writeDurably,
 } from '../journal.ts';
-import type { ModuleIntakeReceipt } from './receipt.ts';
 
 /**
  * The module submit journal: one private file (mode 0600) that binds one Idempotency-Key to the exact request bytes
@@ -19,42 +23,13 @@ import type { ModuleIntakeReceipt } from './receipt.ts';
  * (modules-subkeys-developer-api.md Errors). Project design, after the launch journal (src/client/journal.ts); it
  * holds a fingerprint of the key, never the key.
  */
-export interface ModuleSubmitJournal {
-  schemaVersion: typeof journalVersion;
-  origin: string;
-  idempotencyKey: string;
-  credentialFingerprint: string;
-  /** sha256: of the exact bytes, to detect a damaged file. */
-  requestSha256: string;
-  requestBytesBase64: string;
-  createdAt: string;
-  outcome: {
-    /** pending: send the pair (again); received: a receipt binds it; refused: a definite refusal, nothing persisted. */
-    state: 'pending' | 'received' | 'refused';
-    /** Some attempt may have persisted the submission: only this key with these bytes may follow. */
-    submissionMayExist: boolean;
-    httpStatus: number | null;
-    code: string | null;
-    requestId: string | null;
-    submissionId: string | null;
-  };
-  receipt: ModuleIntakeReceipt | null;
-  attempts: ModuleSubmitAttempt[];
-}
+/** The journal document, generated from spec/schemas/module-submit-journal.v1.schema.json. */
+export type ModuleSubmitJournal = ModuleSubmitJournalV1;
+export type ModuleSubmitAttempt = ModuleSubmitJournalAttempt;
 
-/** One upload attempt as the journal records it. */
-export interface ModuleSubmitAttempt {
-  at: string;
-  result: 'answer' | 'no_answer';
-  httpStatus: number | null;
-  code: string | null;
-  requestId: string | null;
-}
-
-export const journalVersion = 'platform.custom-launch.module-submit-journal.v1';
+export const journalVersion = 'platform.custom-launch.module-submit-journal.v1' as const;
 const _fileMode = 0o600;
 const maxAttempts = 200;
-const idempotencyKeyPattern = /^[A-Za-z0-9._:-]{16,128}$/;
 
 /**
  * Creates the journal exclusively (mode 0600, fsynced, directory fsynced) before the first upload, with a fresh
@@ -107,31 +82,20 @@ export function saveModuleJournal(path: string, doc: ModuleSubmitJournal): void 
  */
 export function openModuleJournal(path: string): { doc: ModuleSubmitJournal; bytes: Buffer } {
   const text = readPrivateJournal(path);
-  let doc: Partial<ModuleSubmitJournal>;
+  let parsed: unknown;
   try {
-    doc = JSON.parse(text) as Partial<ModuleSubmitJournal>;
+    parsed = JSON.parse(text);
   } catch {
     throw new JournalError(`${path} is not a module journal: not JSON`);
   }
-  const outcome = doc?.outcome;
-  if (
-    doc?.schemaVersion !== journalVersion ||
-    typeof doc.origin !== 'string' ||
-    typeof doc.idempotencyKey !== 'string' ||
-    !idempotencyKeyPattern.test(doc.idempotencyKey) ||
-    typeof doc.credentialFingerprint !== 'string' ||
-    typeof doc.requestSha256 !== 'string' ||
-    typeof doc.requestBytesBase64 !== 'string' ||
-    !Array.isArray(doc.attempts) ||
-    !outcome ||
-    !['pending', 'received', 'refused'].includes(outcome.state) ||
-    typeof outcome.submissionMayExist !== 'boolean'
-  ) {
-    throw new JournalError(`${path} is not a module submit journal (${journalVersion})`);
+  const problems = schemaProblems('module-submit-journal.v1.schema.json', parsed);
+  if (problems.length > 0) {
+    throw new JournalError(`${path} is not a module submit journal (${journalVersion}): ${problems[0]}`);
   }
+  const doc = parsed as ModuleSubmitJournal;
   const bytes = Buffer.from(doc.requestBytesBase64, 'base64');
   if (bytesDigest(bytes) !== doc.requestSha256) {
     throw new JournalError(`${path}: the request bytes do not match requestSha256; the journal is damaged`);
   }
-  return { doc: doc as ModuleSubmitJournal, bytes };
+  return { doc, bytes };
 }
