@@ -301,6 +301,35 @@ describe('the module review pipeline', () => {
   });
 });
 
+describe('every review state reports the nextAction of the reference table', () => {
+  const table = {
+    awaiting_plan: 'await_review_plan',
+    queued: 'await_build',
+    running: 'await_build',
+    built: 'await_reviewer_decision',
+    build_failed: 'await_review_plan',
+    changes_requested: 'submit_new_version',
+    rejected: 'review_rejection',
+    accepted: 'await_registry_admission',
+  } as const;
+
+  it.each(Object.entries(table))('%s -> %s', async (state, nextAction) => {
+    // A built review with a decision of the matching outcome, then set to the state under test.
+    const id = await submit(moduleSubmission());
+    await drain();
+    const outcome = { changes_requested: 'request_changes', rejected: 'reject', accepted: 'accept' }[state as string];
+    if (outcome) decide(id, outcome as 'accept', (await review(id)).json.review.revision);
+    if (!outcome) {
+      s.db
+        .prepare('UPDATE module_reviews SET state = ?, revision = revision + 1 WHERE submission_id = ?')
+        .run(state, id);
+    }
+    const r = await review(id);
+    expect(r.status).toBe(200);
+    expect(r.json.review).toMatchObject({ state, nextAction });
+  });
+});
+
 describe('review capabilities', () => {
   it('are ready only with the database, the reviewer policy and a running worker together', async () => {
     const r = await call(`${s.url}/v1/modules/review-capabilities`);
@@ -316,6 +345,17 @@ describe('review capabilities', () => {
       approved: false,
       available: false,
     });
+    // A database that lacks this code's latest migration is not ready: neither review nor the status read.
+    const behind = await startServer({ modulesReviewerWallets: [reviewer] });
+    try {
+      behind.db
+        .prepare('DELETE FROM schema_migrations WHERE version = (SELECT max(version) FROM schema_migrations)')
+        .run();
+      const stale = await call(`${behind.url}/v1/modules/review-capabilities`);
+      expect(stale.json).toMatchObject({ databaseReady: false, statusReadAvailable: false, reviewAvailable: false });
+    } finally {
+      await behind.close();
+    }
     const noPolicy = await startServer({}, undefined, undefined, undefined);
     try {
       const plain = await call(`${noPolicy.url}/v1/modules/review-capabilities`);
