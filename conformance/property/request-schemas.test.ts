@@ -244,6 +244,8 @@ interface Subject {
   file: string;
   validate: (v: unknown) => boolean;
   errors: () => string;
+  /** The instance paths of every error of the last validation. */
+  errorPaths: () => string[];
   schema: Schema;
   ops: Operation[];
   examples: Json[];
@@ -485,6 +487,7 @@ function buildSubject(name: string): Subject {
         .slice(0, 5)
         .map((e) => `${e.instancePath || '/'} ${e.keyword} ${e.message ?? ''}`)
         .join('; '),
+    errorPaths: () => [...new Set((validateFn.errors ?? []).map((e) => e.instancePath))],
     schema,
     ops,
     examples,
@@ -552,6 +555,23 @@ describe('request schemas of the bundled spec', () => {
   });
 });
 
+/**
+ * The documented code of a schema failure (spec/openapi/paths/modules-submissions.yaml, after
+ * modules-subkeys-developer-api.md Errors): a module submission whose every error lies in the reward wallet is
+ * OPEN_ADDRESS, in the inventory's hashes OPEN_SOURCE_HASH, in the submitted files' hashes or bytes MODULE_FILE_HASH;
+ * anything else, and every other operation, INVALID_REQUEST.
+ */
+function schemaFailureCode(operationId: string, paths: string[]): string {
+  if (operationId !== 'submitModule' || paths.length === 0) return 'INVALID_REQUEST';
+  const rules: Array<[RegExp, string]> = [
+    [/^\/descriptor\/rewardWallet$/, 'OPEN_ADDRESS'],
+    [/^\/descriptor\/source\/files\/\d+\/sha256$/, 'OPEN_SOURCE_HASH'],
+    [/^\/files\/\d+\/(sha256|bytes)$/, 'MODULE_FILE_HASH'],
+  ];
+  for (const [pattern, code] of rules) if (paths.every((p) => pattern.test(p))) return code;
+  return 'INVALID_REQUEST';
+}
+
 for (const subject of subjects) {
   const opIds = subject.ops.map((op) => op.operationId).join(', ');
 
@@ -595,7 +615,7 @@ for (const subject of subjects) {
             const expected =
               chainBound && bodyChain !== undefined && bodyChain !== '4663'
                 ? { status: 409, code: 'CHAIN_MISMATCH' }
-                : { status: 400, code: 'INVALID_REQUEST' };
+                : { status: 400, code: schemaFailureCode(op.operationId, subject.errorPaths()) };
             const r = await send(op, mutant);
             const context = `${op.operationId}, ${description}; oracle: ${oracle}; server: ${r.status} ${r.text.slice(0, 400)}`;
             expect(r.status, context).toBe(expected.status);
