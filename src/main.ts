@@ -4,7 +4,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Hex } from 'viem';
 import { compileSolidityIsolated, pinnedCompilerVersion } from './chain/compile-contracts.ts';
 import { authorizerFromConfig } from './chain/launch-authorizer.ts';
 import { viemLaunchObserver } from './chain/launch-observer.ts';
@@ -64,7 +63,6 @@ const verifier =
         db,
         observer,
         provider: registryObservationProvider(config.sourceVerificationRegistryPath, Date.now),
-        graphFactory: authorizer.chainDeployment.contracts.graphFactory.address as Hex,
         compilerVersion: pinnedCompilerVersion(),
         compile: compileSolidityIsolated,
         now: Date.now,

@@ -2985,7 +2985,11 @@ export type components = {
                 /** @description Last build or review error (read it after build_failed), or null. */
                 lastError: {
                     at: components["schemas"]["Timestamp"];
-                    code: components["schemas"]["FindingCode"];
+                    /**
+                     * @description MODULE_REVIEW_PLAN_UNAVAILABLE: no review plan covers a requirement (awaiting_plan). MODULE_BUILD_PROFILE_CAPACITY_EXCEEDED: the package exceeds the profile's 4 MiB. MODULE_BUILD_SOURCE_ALIAS_COLLISION: two files compile under one source name. MODULE_BUILD_COMPILE_FAILED: the pinned compiler reports errors (an import outside the submitted files included). MODULE_BUILD_ENTRYPOINT_MISSING: a component's entrypoint is not a deployable contract of its source. MODULE_BUILD_COMPILER_MISMATCH: the build ran another compiler than planned. MODULE_BUILD_FAILED: the build stopped for another reason.
+                     * @enum {string}
+                     */
+                    code: "MODULE_REVIEW_PLAN_UNAVAILABLE" | "MODULE_BUILD_PROFILE_CAPACITY_EXCEEDED" | "MODULE_BUILD_SOURCE_ALIAS_COLLISION" | "MODULE_BUILD_COMPILE_FAILED" | "MODULE_BUILD_ENTRYPOINT_MISSING" | "MODULE_BUILD_COMPILER_MISMATCH" | "MODULE_BUILD_FAILED";
                     message: string;
                 } | null;
                 latestDecision: {

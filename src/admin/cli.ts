@@ -12,6 +12,7 @@
 import { parseArgs } from 'node:util';
 import { grantableScopes, mintWalletKey } from '../auth/keys.ts';
 import { loadConfig } from '../config.ts';
+import { bringVerificationForward } from '../domain/launches/source-files.ts';
 import { decideReview, reviewerPolicy } from '../domain/modules/review.ts';
 import { openDatabase } from '../store/db.ts';
 import { appendRegistryRecord, launchTargets } from './source-verification.ts';
@@ -106,10 +107,7 @@ try {
       evidenceDigest,
     });
     // A finalized launch waiting for its observation is attempted again at once, not at its next retry.
-    const at = new Date().toISOString();
-    db.prepare(
-      'UPDATE finalized_feed SET verify_next_at = ? WHERE launch_id = ? AND verify_next_at IS NOT NULL AND verify_next_at > ?',
-    ).run(at, positionals[0], at);
+    bringVerificationForward(db, positionals[0] as string, new Date().toISOString());
     console.log(JSON.stringify({ recorded: { ...found, provider, evidenceUri, evidenceDigest } }));
   } else if (group === 'modules' && action === 'decide') {
     const { values, positionals } = options(rest, {

@@ -1,7 +1,6 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { type Hex, keccak256 } from 'viem';
 import { loadSourceVerificationRegistry, type SourceVerificationRecord } from '../chain/external-references.ts';
-import { predictGraphTarget } from '../chain/graph-address.ts';
+import { graphTargetsOf } from '../domain/launches/request-hashes.ts';
 import { storedRequest } from '../domain/launches/source-files.ts';
 import type { Db } from '../store/db.ts';
 
@@ -24,18 +23,7 @@ export function launchTargets(db: Db, launchId: string): LaunchTarget[] {
   } catch {
     throw new Error(`no launch ${launchId} in this database`);
   }
-  const { graphFactory, platformLaunchStampRouter } = request.chainDeployment.contracts;
-  return request.graphBundle.targets.map((t) => ({
-    targetId: t.targetId,
-    chainId: '4663',
-    address: predictGraphTarget(
-      graphFactory.address as Hex,
-      platformLaunchStampRouter.address as Hex,
-      t.create2Salt as Hex | undefined,
-      t.runtimeBytecode as Hex,
-    ),
-    runtimeCodeHash: keccak256(t.runtimeBytecode as Hex),
-  }));
+  return graphTargetsOf(request).map((t) => ({ ...t, chainId: '4663' as const }));
 }
 
 /**

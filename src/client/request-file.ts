@@ -6,21 +6,25 @@ import { LocalCheckError } from './local-check-error.ts';
 
 type CreateRequestV4 = components['schemas']['CustomLaunchCreateRequestV4'];
 
-/**
- * Reads a packed request file and checks it locally before any network request: JSON, the create-request schema,
- * and the metadata image decoded (JPEG, WebP and animated GIF refused). Returns the exact bytes, which are what is
- * sent, never a re-serialization.
- */
-export function readRequestFile(path: string): { bytes: Buffer; request: CreateRequestV4 } {
-  let bytes: Buffer;
+/** The exact bytes of a request file (what is sent, never re-serialized); REQUEST_UNREADABLE when it cannot be read. */
+export function readRequestBytes(path: string): Buffer {
   try {
-    bytes = readFileSync(path);
+    return readFileSync(path);
   } catch (err) {
     throw new LocalCheckError(
       'REQUEST_UNREADABLE',
       `cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`,
     );
   }
+}
+
+/**
+ * Reads a packed request file and checks it locally before any network request: JSON, the create-request schema,
+ * and the metadata image decoded (JPEG, WebP and animated GIF refused). Returns the exact bytes, which are what is
+ * sent, never a re-serialization.
+ */
+export function readRequestFile(path: string): { bytes: Buffer; request: CreateRequestV4 } {
+  const bytes = readRequestBytes(path);
   let request: unknown;
   try {
     request = JSON.parse(bytes.toString('utf8'));

@@ -132,30 +132,20 @@ export async function readReviewStatus(
   submissionId: string,
   options: { receipt?: ModuleIntakeReceipt } = {},
 ): Promise<ReviewResult<{ receipt: ModuleIntakeReceipt; review: ModuleReviewStatus }>> {
-  checkSubmissionId(submissionId);
-  const ready = await requireStatusReads(call);
-  if (ready.error) return { error: ready.error, stage: 'readiness' };
-  const receipt = await receiptFor(call, submissionId, options.receipt);
-  if (receipt.error) return receipt;
-  const reply = await exchangeJson(call, {
-    method: 'GET',
-    path: `${submissionsPath}/${submissionId}/review`,
-    apiKey: call.apiKey,
+  const read = await readBound(call, submissionId, options.receipt, {
+    path: 'review',
+    label: 'review status',
     limitBytes: responseLimitBytes,
+    problems: (answer, receipt) => [
+      ...identityProblems(answer, receipt, ['packageId', 'familyId', 'requestDigest', 'author']),
+      ...schemaProblems('module-review-status.v1.schema.json', answer),
+    ],
   });
-  if (reply.error) return { error: reply.error, stage: 'review' };
-  const answer = reply.data.json as Record<string, unknown>;
-  if (answer.submissionId !== submissionId) {
-    const problem = differs('submissionId', submissionId, answer.submissionId) as string;
-    return { error: reviewFailure('review status', [problem], reply.httpStatus), stage: 'review' };
-  }
-  const problems = [
-    ...identityProblems(answer, receipt.data, ['packageId', 'familyId', 'requestDigest', 'author']),
-    ...schemaProblems('module-review-status.v1.schema.json', answer),
-  ];
-  if (problems.length > 0)
-    return { error: reviewFailure('review status', problems, reply.httpStatus), stage: 'review' };
-  return { data: { receipt: receipt.data, review: answer as ModuleReviewStatus }, httpStatus: reply.httpStatus };
+  if (read.error) return read;
+  return {
+    data: { receipt: read.data.receipt, review: read.data.answer as ModuleReviewStatus },
+    httpStatus: read.httpStatus,
+  };
 }
 
 /** How an export disagrees with itself: the accepted decision, the build and the subject must name one another. */
@@ -186,41 +176,67 @@ export async function readReviewExport(
   submissionId: string,
   options: { receipt?: ModuleIntakeReceipt } = {},
 ): Promise<ReviewResult<{ receipt: ModuleIntakeReceipt; reviewExport: ModuleReviewExport; bytes: Buffer }>> {
+  const read = await readBound(call, submissionId, options.receipt, {
+    path: 'review-export',
+    label: 'review export',
+    limitBytes: exportLimitBytes,
+    problems: (answer, receipt) => {
+      const schema = schemaProblems('module-review-export.v1.schema.json', answer);
+      return [
+        ...identityProblems(answer, receipt, [
+          'packageId',
+          'familyId',
+          'requestDigest',
+          'author',
+          'rewardWallet',
+          'version',
+        ]),
+        ...schema,
+        ...(schema.length === 0 ? exportConsistencyProblems(answer as ModuleReviewExport) : []),
+      ];
+    },
+  });
+  if (read.error) return read;
+  return {
+    data: { receipt: read.data.receipt, reviewExport: read.data.answer as ModuleReviewExport, bytes: read.data.bytes },
+    httpStatus: read.httpStatus,
+  };
+}
+
+/**
+ * The shared review read: the public readiness check, the receipt identity (the saved one, or read first), then the
+ * capped GET of `submissions/{id}/{path}`; an answer of another submission or with `problems` is
+ * MODULE_REVIEW_RESPONSE.
+ */
+async function readBound(
+  call: AuthenticatedModuleCall,
+  submissionId: string,
+  saved: ModuleIntakeReceipt | undefined,
+  read: {
+    path: 'review' | 'review-export';
+    label: string;
+    limitBytes: number;
+    problems: (answer: Record<string, unknown>, receipt: ModuleIntakeReceipt) => string[];
+  },
+): Promise<ReviewResult<{ receipt: ModuleIntakeReceipt; answer: Record<string, unknown>; bytes: Buffer }>> {
   checkSubmissionId(submissionId);
   const ready = await requireStatusReads(call);
   if (ready.error) return { error: ready.error, stage: 'readiness' };
-  const receipt = await receiptFor(call, submissionId, options.receipt);
+  const receipt = await receiptFor(call, submissionId, saved);
   if (receipt.error) return receipt;
   const reply = await exchangeJson(call, {
     method: 'GET',
-    path: `${submissionsPath}/${submissionId}/review-export`,
+    path: `${submissionsPath}/${submissionId}/${read.path}`,
     apiKey: call.apiKey,
-    limitBytes: exportLimitBytes,
+    limitBytes: read.limitBytes,
   });
   if (reply.error) return { error: reply.error, stage: 'review' };
   const answer = reply.data.json as Record<string, unknown>;
   if (answer.submissionId !== submissionId) {
     const problem = differs('submissionId', submissionId, answer.submissionId) as string;
-    return { error: reviewFailure('review export', [problem], reply.httpStatus), stage: 'review' };
+    return { error: reviewFailure(read.label, [problem], reply.httpStatus), stage: 'review' };
   }
-  const identity = identityProblems(answer, receipt.data, [
-    'packageId',
-    'familyId',
-    'requestDigest',
-    'author',
-    'rewardWallet',
-    'version',
-  ]);
-  const schema = schemaProblems('module-review-export.v1.schema.json', answer);
-  const problems = [
-    ...identity,
-    ...schema,
-    ...(schema.length === 0 ? exportConsistencyProblems(answer as ModuleReviewExport) : []),
-  ];
-  if (problems.length > 0)
-    return { error: reviewFailure('review export', problems, reply.httpStatus), stage: 'review' };
-  return {
-    data: { receipt: receipt.data, reviewExport: answer as ModuleReviewExport, bytes: reply.data.bytes },
-    httpStatus: reply.httpStatus,
-  };
+  const problems = read.problems(answer, receipt.data);
+  if (problems.length > 0) return { error: reviewFailure(read.label, problems, reply.httpStatus), stage: 'review' };
+  return { data: { receipt: receipt.data, answer, bytes: reply.data.bytes }, httpStatus: reply.httpStatus };
 }

@@ -1,4 +1,4 @@
-import type { Hex } from 'viem';
+import { type Hex, keccak256 } from 'viem';
 import type { components } from '../../../generated/types/service.ts';
 import { addressHookBits, mineHookSalt, predictGraphTarget } from '../../chain/graph-address.ts';
 import { canonicalJson, sha256Digest } from '../canonical-json.ts';
@@ -35,17 +35,34 @@ export function launchIntentHashOf(request: CreateRequestV4): string {
   return digestOf(intent);
 }
 
-/** Where the request's graph factory and router put its hook, or null when it has no hook target. */
-export function predictedHookAddress(request: CreateRequestV4): Hex | null {
-  const hook = request.graphBundle.targets.find((t) => t.role === 'hook');
-  if (!hook) return null;
+type GraphTarget = CreateRequestV4['graphBundle']['targets'][number];
+
+/** Where the request's graph factory and router put one of its targets (CREATE2 over its salt and runtime code). */
+function targetAddress(request: CreateRequestV4, target: GraphTarget): Hex {
   const { graphFactory, platformLaunchStampRouter } = request.chainDeployment.contracts;
   return predictGraphTarget(
     graphFactory.address as Hex,
     platformLaunchStampRouter.address as Hex,
-    hook.create2Salt as Hex | undefined,
-    hook.runtimeBytecode as Hex,
+    target.create2Salt as Hex | undefined,
+    target.runtimeBytecode as Hex,
   );
+}
+
+/** Every graph target of a request: its address and the keccak256 of the runtime code the request binds. */
+export function graphTargetsOf(
+  request: CreateRequestV4,
+): Array<{ targetId: string; address: Hex; runtimeCodeHash: Hex }> {
+  return request.graphBundle.targets.map((t) => ({
+    targetId: t.targetId,
+    address: targetAddress(request, t),
+    runtimeCodeHash: keccak256(t.runtimeBytecode as Hex),
+  }));
+}
+
+/** Where the request's graph factory and router put its hook, or null when it has no hook target. */
+export function predictedHookAddress(request: CreateRequestV4): Hex | null {
+  const hook = request.graphBundle.targets.find((t) => t.role === 'hook');
+  return hook ? targetAddress(request, hook) : null;
 }
 
 /**

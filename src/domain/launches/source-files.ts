@@ -73,10 +73,7 @@ export function receiveSourceFile(
         'INSERT OR IGNORE INTO launch_source_files (launch_id, sha256, received_at) VALUES (?, ?, ?)',
       ).run(input.launchId, input.sha256, at).changes;
       // A finalized launch waiting for its sources is attempted again at once.
-      statement(
-        db,
-        'UPDATE finalized_feed SET verify_next_at = ? WHERE launch_id = ? AND verify_next_at IS NOT NULL AND verify_next_at > ?',
-      ).run(at, input.launchId, at);
+      bringVerificationForward(db, input.launchId, at);
       return changes;
     })
     .immediate();
@@ -94,6 +91,17 @@ export function receiveSourceFile(
       filesExpected: manifest.files.length,
     },
   };
+}
+
+/**
+ * Brings a finalized launch's next source-verification attempt forward to `at` (a delivered file, a provider record):
+ * only while verification is pending and due later; final verification is never reopened.
+ */
+export function bringVerificationForward(db: Db, launchId: string, at: string): void {
+  statement(
+    db,
+    'UPDATE finalized_feed SET verify_next_at = ? WHERE launch_id = ? AND verify_next_at IS NOT NULL AND verify_next_at > ?',
+  ).run(at, launchId, at);
 }
 
 /**

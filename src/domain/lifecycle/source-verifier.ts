@@ -1,12 +1,12 @@
 import { type Hex, keccak256 } from 'viem';
 import type { components } from '../../../generated/types/service.ts';
 import type { SolidityBuild, SolidityBuildSettings } from '../../chain/compile-contracts.ts';
-import { predictGraphTarget } from '../../chain/graph-address.ts';
 import type { LaunchObserver } from '../../chain/launch-observer.ts';
 import type { ProviderObservation, SourceObservationProvider } from '../../chain/source-observation.ts';
 import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
 import { canonicalJson, sha256Digest } from '../canonical-json.ts';
+import { graphTargetsOf } from '../launches/request-hashes.ts';
 import { heldSources, storedRequest } from '../launches/source-files.ts';
 import { pollUntilStopped } from './poll-loop.ts';
 
@@ -83,8 +83,6 @@ export class SourceVerifier {
       db: Db;
       observer: LaunchObserver;
       provider: SourceObservationProvider;
-      /** The graph factory the router deploys targets through (the chain deployment's graphFactory). */
-      graphFactory: Hex;
       /** The pinned compiler's long version; a sourceDescriptor naming another is never compiled. */
       compilerVersion: string;
       compile: (sources: Record<string, string>, settings: SolidityBuildSettings) => Promise<SolidityBuild>;
@@ -138,38 +136,37 @@ export class SourceVerifier {
     } catch {
       return all({ status: 'needs_attention', reasonCode: 'SOURCE_COMPILE_FAILED' });
     }
+    // The finalized block must still be the one finality named, on both providers: read once per attempt.
+    const blockHash = await this.deps.observer.agreedBlockHash(BigInt(item.blockNumber)).catch(() => null);
+    const blockHeld = blockHash?.toLowerCase() === item.blockHash.toLowerCase();
+    const targets = graphTargetsOf(request);
     const outcomes = new Map<string, Outcome>();
     for (const component of open) {
-      outcomes.set(component.targetId, await this.verifyTarget(component.targetId, request, build, item));
+      const address = targets.find((t) => t.targetId === component.targetId)?.address;
+      outcomes.set(
+        component.targetId,
+        await this.verifyTarget(component.targetId, address, blockHeld, request, build, item),
+      );
     }
     return outcomes;
   }
 
   private async verifyTarget(
     targetId: string,
+    address: Hex | undefined,
+    blockHeld: boolean,
     request: ReturnType<typeof storedRequest>,
     build: SolidityBuild,
     item: FinalizedItem,
   ): Promise<Outcome> {
     const binding = request.verificationBundle.targets.find((t) => t.targetId === targetId);
-    const target = request.graphBundle.targets.find((t) => t.targetId === targetId);
     const compiled = binding ? build.contracts[binding.sourcePath]?.[binding.contractName] : undefined;
-    if (!binding || !target || !compiled) return { status: 'needs_attention', reasonCode: 'TARGET_NOT_IN_BUILD' };
-    // Where the router's factory put the target (its address follows from the request; the code there is read).
-    const address = predictGraphTarget(
-      this.deps.graphFactory,
-      item.router as Hex,
-      target.create2Salt as Hex | undefined,
-      target.runtimeBytecode as Hex,
-    );
-    const blockNumber = BigInt(item.blockNumber);
-    const [code, blockHash] = await Promise.all([
-      this.deps.observer.agreedCode(address, blockNumber).catch(() => null),
-      this.deps.observer.agreedBlockHash(blockNumber).catch(() => null),
-    ]);
-    if (code === null || blockHash?.toLowerCase() !== item.blockHash.toLowerCase()) {
-      return { status: 'retrying', reasonCode: 'FINALIZED_CODE_UNAVAILABLE' };
-    }
+    if (!binding || !address || !compiled) return { status: 'needs_attention', reasonCode: 'TARGET_NOT_IN_BUILD' };
+    // The code at the address the router's factory put the target, at the finalized block, on both providers.
+    const code = blockHeld
+      ? await this.deps.observer.agreedCode(address, BigInt(item.blockNumber)).catch(() => null)
+      : null;
+    if (code === null) return { status: 'retrying', reasonCode: 'FINALIZED_CODE_UNAVAILABLE' };
     const builtCodeHash = keccak256(compiled.deployedBytecode as Hex);
     const finalizedCodeHash = keccak256(code);
     if (code === '0x' || builtCodeHash !== finalizedCodeHash) {

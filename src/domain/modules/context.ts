@@ -2,6 +2,7 @@ import type { components } from '../../../generated/types/service.ts';
 import type { Principal } from '../../auth/keys.ts';
 import type { Config } from '../../config.ts';
 import { moduleLimits } from './intake.ts';
+import { reviewProfiles } from './review.ts';
 
 export type ModulesCapabilities = components['schemas']['ModulesCapabilities'];
 export type ModulesContext = components['schemas']['ModulesContext'];
@@ -29,38 +30,6 @@ export function modulesCapabilities(config: Config): ModulesCapabilities {
     available: false,
   };
 }
-
-/**
- * Review profiles this deployment covers: the reference's native and engine profiles, and the fixed quote test
- * environment when its exact source digest is configured (4 MiB and 16 KiB each).
- */
-const reviewProfiles = (quoteSourceDigest: string | null) => [
-  {
-    name: 'platform.native-solidity@1',
-    runtime: 'platform.module-native-runtime@1',
-    sourceDigest: null,
-    maxSourceBytes: 4_194_304,
-    maxEncodedConfigurationBytes: 16_384,
-  },
-  {
-    name: 'platform.module-engine-solidity@1',
-    runtime: 'platform.module-engine-solidity@1',
-    sourceDigest: null,
-    maxSourceBytes: 4_194_304,
-    maxEncodedConfigurationBytes: 16_384,
-  },
-  ...(quoteSourceDigest
-    ? [
-        {
-          name: 'platform.engine-quote-v4-v3@1',
-          runtime: 'platform.module-engine-solidity@1',
-          sourceDigest: quoteSourceDigest,
-          maxSourceBytes: 4_194_304,
-          maxEncodedConfigurationBytes: 16_384,
-        },
-      ]
-    : []),
-];
 
 /**
  * getModulesContext: the key's identity (author = its wallet, the default reward wallet the same), its module

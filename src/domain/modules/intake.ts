@@ -71,52 +71,8 @@ export function checkSubmission(principal: Principal, request: ModuleSubmissionR
     throw new ApiError('OPEN_ADDRESS', { message: 'descriptor.rewardWallet is the zero address.' });
   }
 
-  const inventory = new Map<string, { sha256: string; size: number }>();
-  for (const f of d.source.files) {
-    if (inventory.has(f.path)) invalid(`descriptor.source.files lists ${f.path} twice.`);
-    inventory.set(f.path, { sha256: f.sha256, size: f.size });
-  }
-  const seen = new Set<string>();
-  let byteCount = 0;
-  for (const file of request.files) {
-    if (seen.has(file.path)) invalid(`files lists ${file.path} twice.`);
-    seen.add(file.path);
-    const declared = inventory.get(file.path);
-    if (!declared) invalid(`files has ${file.path}, which descriptor.source.files does not list.`);
-    if (file.sha256 !== declared.sha256) {
-      throw new ApiError('OPEN_SOURCE_HASH', {
-        message: `${file.path}: files gives sha256 ${file.sha256}, the descriptor inventory ${declared.sha256}.`,
-      });
-    }
-    // The schema types the base64 text (its anyOf leaves the generated type open).
-    const encoded = file.bytes as string;
-    const bytes = Buffer.from(encoded, 'base64');
-    // Strict: only the canonical padded encoding of the decoded bytes is accepted (Node decodes leniently).
-    if (bytes.toString('base64') !== encoded) {
-      throw new ApiError('MODULE_FILE_HASH', { message: `${file.path}: bytes is not canonical padded base64.` });
-    }
-    if (bytes.length !== declared.size) {
-      throw new ApiError('MODULE_FILE_HASH', {
-        message: `${file.path}: ${bytes.length} bytes decoded, the inventory declares ${declared.size}.`,
-      });
-    }
-    const actual = createHash('sha256').update(bytes).digest('hex');
-    if (actual !== file.sha256) {
-      throw new ApiError('MODULE_FILE_HASH', {
-        message: `${file.path}: the decoded bytes hash to ${actual}, not ${file.sha256}.`,
-      });
-    }
-    byteCount += bytes.length;
-  }
-  for (const path of inventory.keys()) {
-    if (!seen.has(path)) invalid(`descriptor.source.files lists ${path}, but files does not carry it.`);
-  }
-  if (byteCount > moduleLimits.maxTotalBytes) {
-    throw new ApiError('PAYLOAD_TOO_LARGE', {
-      message: `The files decode to ${byteCount} bytes; at most ${moduleLimits.maxTotalBytes} (16 MiB) of raw source.`,
-    });
-  }
-
+  const { byteCount } = checkSubmittedFiles(request);
+  const inventory = new Set(d.source.files.map((f) => f.path));
   if (!inventory.has(d.documentation)) invalid(`documentation ${d.documentation} is not in descriptor.source.files.`);
   const componentIds = new Set<string>();
   for (const c of d.components) {
@@ -163,6 +119,63 @@ export function checkSubmission(principal: Principal, request: ModuleSubmissionR
     }
     names.set(name, path);
   }
+  return { byteCount };
+}
+
+/**
+ * The submitted files against the descriptor's inventory (modules-subkeys-developer-api.md Submission request): the
+ * same paths, each once (INVALID_REQUEST); each file's sha256 the inventory's (OPEN_SOURCE_HASH); strict canonical
+ * base64 decoding to the declared size and SHA-256 (MODULE_FILE_HASH); at most 16 MiB decoded (PAYLOAD_TOO_LARGE).
+ * Shared by the server's intake and the module client's local check. Returns the total decoded size.
+ */
+export function checkSubmittedFiles(request: ModuleSubmissionRequest): { byteCount: number } {
+  const d = request.descriptor;
+  const inventory = new Map<string, { sha256: string; size: number }>();
+  for (const f of d.source.files) {
+    if (inventory.has(f.path)) invalid(`descriptor.source.files lists ${f.path} twice.`);
+    inventory.set(f.path, { sha256: f.sha256, size: f.size });
+  }
+  const seen = new Set<string>();
+  let byteCount = 0;
+  for (const file of request.files) {
+    if (seen.has(file.path)) invalid(`files lists ${file.path} twice.`);
+    seen.add(file.path);
+    const declared = inventory.get(file.path);
+    if (!declared) invalid(`files has ${file.path}, which descriptor.source.files does not list.`);
+    if (file.sha256 !== declared.sha256) {
+      throw new ApiError('OPEN_SOURCE_HASH', {
+        message: `${file.path}: files gives sha256 ${file.sha256}, the descriptor inventory ${declared.sha256}.`,
+      });
+    }
+    // The schema types the base64 text (its anyOf leaves the generated type open).
+    const encoded = file.bytes as string;
+    const bytes = Buffer.from(encoded, 'base64');
+    // Strict: only the canonical padded encoding of the decoded bytes is accepted (Node decodes leniently).
+    if (bytes.toString('base64') !== encoded) {
+      throw new ApiError('MODULE_FILE_HASH', { message: `${file.path}: bytes is not canonical padded base64.` });
+    }
+    if (bytes.length !== declared.size) {
+      throw new ApiError('MODULE_FILE_HASH', {
+        message: `${file.path}: ${bytes.length} bytes decoded, the inventory declares ${declared.size}.`,
+      });
+    }
+    const actual = createHash('sha256').update(bytes).digest('hex');
+    if (actual !== file.sha256) {
+      throw new ApiError('MODULE_FILE_HASH', {
+        message: `${file.path}: the decoded bytes hash to ${actual}, not ${file.sha256}.`,
+      });
+    }
+    byteCount += bytes.length;
+  }
+  for (const path of inventory.keys()) {
+    if (!seen.has(path)) invalid(`descriptor.source.files lists ${path}, but files does not carry it.`);
+  }
+  if (byteCount > moduleLimits.maxTotalBytes) {
+    throw new ApiError('PAYLOAD_TOO_LARGE', {
+      message: `The files decode to ${byteCount} bytes; at most ${moduleLimits.maxTotalBytes} (16 MiB) of raw source.`,
+    });
+  }
+
   return { byteCount };
 }
 
@@ -288,7 +301,7 @@ export function submitModule(
 }
 
 /** The wallet whose receipts a key may read: its own (receipts are private to the author wallet's principal). */
-function authorOf(principal: Principal): string {
+export function authorOf(principal: Principal): string {
   if (!principal.wallet) throw new ApiError('MODULE_SUBMISSION_NOT_FOUND');
   return principal.wallet.toLowerCase();
 }

@@ -5,12 +5,15 @@ import { statement } from '../../store/statements.ts';
 import { canonicalJson, sha256Digest } from '../canonical-json.ts';
 import { pollUntilStopped } from '../lifecycle/poll-loop.ts';
 import { compilerSourceName, type ModuleIntakeReceipt, type ModuleSubmissionRequest } from './intake.ts';
-import { type BuildRecord, planOf, type ReviewPlan, type ReviewRow } from './review.ts';
+import { type BuildRecord, type ModuleReviewStatus, planOf, type ReviewPlan, type ReviewRow } from './review.ts';
+
+/** The closed set of review error codes (spec: module-review-status.v1, review.lastError.code). */
+type ReviewErrorCode = NonNullable<ModuleReviewStatus['review']['lastError']>['code'];
 
 /** Why a build failed: recorded as the review's lastError. */
 class BuildFailure extends Error {
   constructor(
-    readonly code: string,
+    readonly code: ReviewErrorCode,
     message: string,
   ) {
     super(message);
@@ -93,7 +96,7 @@ export class ModuleReviewWorker {
         ).run(
           JSON.stringify({ unplanned: outcome.unplanned }),
           JSON.stringify({
-            code: 'MODULE_REVIEW_PLAN_UNAVAILABLE',
+            code: 'MODULE_REVIEW_PLAN_UNAVAILABLE' satisfies ReviewErrorCode,
             message: `No review plan covers ${outcome.unplanned.join('; ')}`.slice(0, 1024),
             at,
           }),

@@ -5,7 +5,7 @@ import { ApiError } from '../../errors/api-error.ts';
 import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
 import { canonicalJson, sha256Digest } from '../canonical-json.ts';
-import type { ModuleIntakeReceipt, ModuleSubmissionRequest } from './intake.ts';
+import { authorOf, type ModuleIntakeReceipt, type ModuleSubmissionRequest } from './intake.ts';
 
 export type ModuleReviewStatus = components['schemas']['ModuleReviewStatus'];
 export type ModuleReviewDecision = components['schemas']['ModuleReviewDecision'];
@@ -39,10 +39,33 @@ export interface ReviewPlan {
   maxSourceBytes: number;
 }
 
-const profilesByRuntime: Record<string, ReviewPlan['profile']> = {
-  'platform.module-native-runtime@1': 'platform.native-solidity@1',
-  'platform.module-engine-solidity@1': 'platform.module-engine-solidity@1',
-};
+/** The review profiles (the reference's Limits: 4 MiB of source, 16 KiB of encoded configuration each). */
+const profileLimits = { maxSourceBytes: 4_194_304, maxEncodedConfigurationBytes: 16_384 } as const;
+const runtimeProfiles = [
+  { name: 'platform.native-solidity@1', runtime: 'platform.module-native-runtime@1', ...profileLimits },
+  { name: 'platform.module-engine-solidity@1', runtime: 'platform.module-engine-solidity@1', ...profileLimits },
+] as const;
+const quoteProfileName = 'platform.engine-quote-v4-v3@1';
+
+/**
+ * The profiles this deployment reviews, as the context lists them: native and engine, plus the fixed quote test
+ * environment bound to its exact source digest when one is configured.
+ */
+export function reviewProfiles(quoteEnvironmentSourceDigest: string | null) {
+  return [
+    ...runtimeProfiles.map((p) => ({ ...p, sourceDigest: null })),
+    ...(quoteEnvironmentSourceDigest
+      ? [
+          {
+            name: quoteProfileName,
+            runtime: 'platform.module-engine-solidity@1',
+            sourceDigest: quoteEnvironmentSourceDigest,
+            ...profileLimits,
+          },
+        ]
+      : []),
+  ];
+}
 
 /**
  * Host capabilities this deployment's review covers (project design). Any other requirement, like a runtime no
@@ -67,11 +90,11 @@ export function planOf(
 ): { plan: ReviewPlan } | { unplanned: string[] } {
   const runtimes = [...new Set(request.descriptor.components.map((c) => c.runtime))];
   const unknownHosts = request.descriptor.requiresHost.filter((h) => !reviewedHostCapabilities.includes(h));
-  const profile = runtimes.length === 1 ? profilesByRuntime[runtimes[0] as string] : undefined;
+  const profile = runtimes.length === 1 ? runtimeProfiles.find((p) => p.runtime === runtimes[0])?.name : undefined;
   if (!profile || unknownHosts.length > 0) {
     const unplanned = [
       ...(runtimes.length > 1 ? [`components of several runtimes: ${runtimes.join(', ')}`] : []),
-      ...runtimes.filter((r) => runtimes.length === 1 && !profilesByRuntime[r]).map((r) => `runtime ${r}`),
+      ...(runtimes.length === 1 && !profile ? [`runtime ${runtimes[0]}`] : []),
       ...unknownHosts.map((h) => `host capability ${h}`),
     ];
     return { unplanned };
@@ -80,13 +103,13 @@ export function planOf(
   const quote = profile === 'platform.module-engine-solidity@1' && sourceDigest === quoteEnvironmentSourceDigest;
   return {
     plan: {
-      profile: quote ? 'platform.engine-quote-v4-v3@1' : profile,
+      profile: quote ? quoteProfileName : profile,
       runtime: runtimes[0] as string,
       sourceDigest: quote ? sourceDigest : null,
       compilerVersion: pinnedCompilerVersion(),
       settings: solidityBuildSettings,
       engineAliases: profile === 'platform.module-engine-solidity@1',
-      maxSourceBytes: 4_194_304,
+      maxSourceBytes: profileLimits.maxSourceBytes,
     },
   };
 }
@@ -163,7 +186,7 @@ function reviewStatusOf(db: Db, principal: Principal, submissionId: string): Mod
   const submission = statement(
     db,
     'SELECT receipt_json FROM module_submissions WHERE submission_id = ? AND author = ?',
-  ).get(submissionId, (principal.wallet ?? '').toLowerCase()) as { receipt_json: string } | undefined;
+  ).get(submissionId, authorOf(principal)) as { receipt_json: string } | undefined;
   if (!submission) {
     throw new ApiError('MODULE_SUBMISSION_NOT_FOUND', { message: `No submission ${submissionId} for this wallet.` });
   }
@@ -315,7 +338,7 @@ function exportOf(db: Db, principal: Principal, submissionId: string, now: numbe
      FROM module_submissions s JOIN api_keys k ON k.key_id = s.key_id
      LEFT JOIN module_reviews r ON r.submission_id = s.submission_id
      WHERE s.submission_id = ? AND s.author = ?`,
-  ).get(submissionId, (principal.wallet ?? '').toLowerCase()) as
+  ).get(submissionId, authorOf(principal)) as
     | (ReviewRow & { request_bytes: Buffer; receipt_json: string; lineage_id: string })
     | undefined;
   if (!row || row.lineage_id !== principal.lineageId) {
