@@ -15,7 +15,7 @@ import { SourceVerifier } from './domain/lifecycle/source-verifier.ts';
 import { LaunchTracker } from './domain/lifecycle/tracker.ts';
 import { LifecycleWorker } from './domain/lifecycle/worker.ts';
 import { ModuleReviewWorker } from './domain/modules/review-worker.ts';
-import { createApp } from './http/app.ts';
+import { createApp, keepIdleConnections } from './http/app.ts';
 import { openDatabase } from './store/db.ts';
 
 const config = loadConfig();
@@ -85,7 +85,7 @@ let stopTracker: (() => Promise<void>) | undefined;
 let stopVerifier: (() => Promise<void>) | undefined;
 
 // Not the listen callback: Express 5 calls it on failure too.
-const server = app.listen(config.port, config.host);
+const server = keepIdleConnections(app.listen(config.port, config.host));
 server.once('listening', () => {
   stopWorker = worker.start();
   stopTracker = tracker?.start(config.lifecycle.trackerPollMs);

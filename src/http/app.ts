@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import type { Server } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { authenticate, authenticateModules } from '../auth/authenticate.ts';
@@ -199,3 +200,14 @@ const notImplemented: OperationHandler = (ctx) => {
     message: `${ctx.operationId} is in the contract but this deployment does not implement it yet.`,
   });
 };
+
+/**
+ * Idle keep-alive connections stay open longer than clients keep them (undici and most HTTP clients close an idle
+ * socket after about 4 s; proxies after up to 60 s), so the server never closes a socket a client is just reusing,
+ * which would fail that request with "other side closed".
+ */
+export function keepIdleConnections(server: Server): Server {
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  return server;
+}

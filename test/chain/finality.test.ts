@@ -516,6 +516,19 @@ describe('the post-authorization lifecycle on the devnet (issue 7)', () => {
     expect((await launchOf(launch.launchId)).status).toBe('finalized');
   }, 120_000);
 
+  it('fails the launch when the exact transaction is mined but reverts', async () => {
+    const launch = await handedOff();
+    // The exact bytes (chain, sender, router, value, calldata) with too little gas (above the intrinsic cost, far below the launch's): mined, reverted, no stamp.
+    const reverted = await send({ ...launch.walletTransaction, gasLimit: '200000' });
+    expect(reverted.status).toBe('reverted');
+    const failed = await until(launch.launchId, ['failed']);
+    expect(failed.chainEvidence).toBeNull();
+    expect(failed.failure).toMatchObject({
+      code: 'WALLET_TRANSACTION_REVERTED',
+      remediation: { findingCodes: ['WALLET_TRANSACTION_REVERTED'], newRequestRequired: true },
+    });
+  }, 120_000);
+
   it('fails a launch whose permit expired, by chain time, before its transaction was mined', async () => {
     const launch = await handedOff();
     await testClient.increaseTime({ seconds: 3601 });

@@ -7,7 +7,7 @@ import { type Config, loadConfig } from '../../src/config.ts';
 import { bindRequestHashes } from '../../src/domain/launches/request-hashes.ts';
 import type { CreateRequestV4 } from '../../src/domain/launches/request-rules.ts';
 import type { EvidenceStateKind } from '../../src/domain/public/deployment-evidence-check.ts';
-import { createApp } from '../../src/http/app.ts';
+import { createApp, keepIdleConnections } from '../../src/http/app.ts';
 import type { OperationHandler } from '../../src/http/operation.ts';
 import { type Db, openDatabase } from '../../src/store/db.ts';
 
@@ -48,7 +48,7 @@ export async function startServer(
     ...(operations ? { operations } : {}),
     ...(evidence ? { evidence } : {}),
   });
-  const server = app.listen(0, '127.0.0.1');
+  const server = keepIdleConnections(app.listen(0, '127.0.0.1'));
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   const { port } = server.address() as AddressInfo;
   return {
