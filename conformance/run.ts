@@ -1,6 +1,7 @@
 /**
  * `make conformance`: proves the running server keeps the contract.
- *  1. a fresh SQLite file and a key for every scope (plus one holding all of them);
+ *  1. a fresh SQLite file, a wallet key for every wallet scope (plus one holding all of them) and a partner root,
+ *     whose key the subkey routes are called with;
  *  2. the real server (`src/main.ts`) on a free loopback port, response validation on;
  *  3. Schemathesis (exact 4.x from conformance/requirements.txt, in .venv) against every operation of
  *     generated/openapi/service.bundled.json with every check, a fixed seed, no example database, JUnit + JSON
@@ -12,7 +13,7 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { grantableScopes, mintWalletKey } from '../src/auth/keys.ts';
+import { mintPartnerRoot, mintWalletKey, rootBudgetMaxima, walletScopes } from '../src/auth/keys.ts';
 import { openDatabase } from '../src/store/db.ts';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -80,10 +81,22 @@ const databasePath = join(out, 'conformance.sqlite');
 
 step('minting keys for every scope in a fresh SQLite file');
 const db = openDatabase(databasePath);
-const allScopes = mintWalletKey(db, { wallet, scopes: [...grantableScopes], chains: ['4663', '1'] }).apiKey;
-for (const scope of grantableScopes) mintWalletKey(db, { wallet, scopes: [scope], chains: ['4663'] });
+const allScopes = mintWalletKey(db, { wallet, scopes: [...walletScopes], chains: ['4663', '1'] }).apiKey;
+for (const scope of walletScopes) mintWalletKey(db, { wallet, scopes: [scope], chains: ['4663'] });
+// The partner root's budgets are at their maxima and it expires late, out of Schemathesis' way; budgets and expiry
+// are tested on both sides of their limits in test/partners.
+const partnerRoot = mintPartnerRoot(db, {
+  name: 'Conformance partner',
+  wallet,
+  chains: ['4663'],
+  expiresAt: '9999-12-31T23:59:59.999Z',
+  budgets: { ...rootBudgetMaxima },
+  now: Date.now(),
+}).apiKey;
 db.close();
-console.log(`${grantableScopes.length + 1} keys: one per scope (${grantableScopes.join(', ')}) and one holding all`);
+console.log(
+  `${walletScopes.length + 1} wallet keys: one per scope (${walletScopes.join(', ')}) and one holding all; one partner root`,
+);
 
 step('writing the Schemathesis configuration');
 const bundled = JSON.parse(readFileSync(join(root, 'generated/openapi/service.bundled.json'), 'utf8')) as {
@@ -162,7 +175,7 @@ try {
       {
         cwd: root,
         stdio: ['ignore', 'pipe', 'inherit'],
-        env: { ...process.env, CONFORMANCE_API_KEY: allScopes },
+        env: { ...process.env, CONFORMANCE_API_KEY: allScopes, CONFORMANCE_PARTNER_KEY: partnerRoot },
         maxBuffer: 256 * 1024 * 1024,
       },
     );

@@ -48,7 +48,9 @@ export type ApiErrorCode =
   | 'MODULE_REVISION_LINEAGE_INVALID'
   | 'MODULE_BUILD_SOURCE_ALIAS_COLLISION'
   | 'MODULE_BUILD_PROFILE_CAPACITY_EXCEEDED'
-  | 'SUBKEY_BOUNDS_EXCEEDED';
+  | 'SUBKEY_BOUNDS_EXCEEDED'
+  | 'SUBKEY_REVOKED'
+  | 'SUBKEY_LIMIT_REACHED';
 
 /**
  * Every error response of both origins. The launch reference names requestId, retryable and a public code; the remaining fields and the module routes' use of the same envelope are this project's design.

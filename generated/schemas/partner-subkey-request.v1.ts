@@ -26,7 +26,6 @@ export type ReadRequestsPerMinute = number;
  * Body of issue and rotate (platform.partner-subkey-request.v1), closed. A child holds custom-launch:create and/or custom-launch:read only, and cannot exceed the root budgets or expiry (SUBKEY_BOUNDS_EXCEEDED).
  */
 export interface PartnerSubkeyRequestV1 {
-  schemaVersion: 'platform.partner-subkey-request.v1';
   displayName: DisplayName;
   scopes: ChildScopes;
   prepareRequestsPerHour: PrepareRequestsPerHour;

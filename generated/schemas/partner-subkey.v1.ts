@@ -27,9 +27,9 @@ export type PartnerSubkeyV1 = {
    */
   createdAt: string;
   /**
-   * active; revoked (DELETE); rotated (replaced by a rotation, which revokes it atomically).
+   * active; expired (past expiresAt and never revoked: its key answers 401, and a rotation renews it); revoked (DELETE); rotated (replaced by a rotation, which revokes it atomically).
    */
-  status: 'active' | 'revoked' | 'rotated';
+  status: 'active' | 'expired' | 'revoked' | 'rotated';
   /**
    * The subkey this one replaced, or null for a first issue.
    */

@@ -269,20 +269,25 @@ export type paths = {
         };
         /**
          * List the subkeys of the partner root
-         * @description Partner root with `partner-subkeys:manage` only. Every subkey of the root (active, revoked, rotated); no
-         *     secrets. Every subkey-admin call, list included, consumes the root's `subkeyAdminRequestsPerHour` budget (429
-         *     with `Retry-After`). Errors: 401 `UNAUTHENTICATED`; 403 `INSUFFICIENT_SCOPE` (not a root, or a child key).
+         * @description Partner root with `partner-subkeys:manage` only. Every subkey issued under the root (active, revoked, rotated),
+         *     newest first; no secrets. Every subkey-admin call, list included, consumes the root's
+         *     `subkeyAdminRequestsPerHour` budget, counted before the request is validated (429 `RATE_LIMITED` with
+         *     `Retry-After`). Errors: 401 `UNAUTHENTICATED` (no key, an unknown, revoked or expired key); 403
+         *     `INSUFFICIENT_SCOPE` (a key without `partner-subkeys:manage`: a wallet key or a subkey).
          */
         get: operations["listPartnerSubkeys"];
         put?: never;
         /**
          * Issue a partner subkey
-         * @description Issues a bounded child credential in a new isolated lineage. 201 on first issue with `secretState:
-         *     delivered-once` and the one-time `apiKey`; 200 for an exact replay (same `Idempotency-Key`, same bytes) with
-         *     `secretState: already-delivered` and `apiKey: null`. Every subkey-admin call, list included, consumes the root's
-         *     `subkeyAdminRequestsPerHour` budget (429 with `Retry-After`). Errors: 400 `INVALID_REQUEST`,
-         *     `SUBKEY_BOUNDS_EXCEEDED` (scopes, budgets or expiry beyond the root); 401 `UNAUTHENTICATED`; 403
-         *     `INSUFFICIENT_SCOPE`; 409 `IDEMPOTENCY_CONFLICT`.
+         * @description Issues a bounded child credential in a new isolated lineage, with the root's chain grants. 201 once the commit
+         *     is on disk, with `secretState: delivered-once` and the one-time `apiKey` (only its hash is stored); 200 for an
+         *     exact replay (same `Idempotency-Key`, same bytes) with the first answer, `secretState: already-delivered` and
+         *     `apiKey: null`. Every subkey-admin call, list included, consumes the root's `subkeyAdminRequestsPerHour` budget,
+         *     counted before the request is validated (429 `RATE_LIMITED` with `Retry-After`). Errors: 400 `INVALID_REQUEST`
+         *     (the schema, or an `expiresAt` not in the future), `SUBKEY_BOUNDS_EXCEEDED` (a scope the root lacks, a budget
+         *     above the root's, an expiry after the root's); 401 `UNAUTHENTICATED`; 403 `INSUFFICIENT_SCOPE`; 409
+         *     `IDEMPOTENCY_CONFLICT` (same key, other bytes), `SUBKEY_LIMIT_REACHED` (Project design: a root holds at most
+         *     1000 subkeys over its lifetime, rotations included, so the unpaged list stays complete).
          */
         post: operations["issuePartnerSubkey"];
         delete?: never;
@@ -305,9 +310,10 @@ export type paths = {
          * Revoke a partner subkey
          * @description Project design: the success answer is 200 with the subkey in status `revoked` (`secretState: already-delivered`,
          *     `apiKey: null`). Idempotent: revoking a subkey that is already revoked, or already replaced by a rotation,
-         *     answers the same 200 with its unchanged status (`revoked` or `rotated`). Every subkey-admin call, list included,
-         *     consumes the root's `subkeyAdminRequestsPerHour` budget (429 with `Retry-After`). Errors: 401 `UNAUTHENTICATED`;
-         *     403 `INSUFFICIENT_SCOPE`; 404 `NOT_FOUND` (not a subkey of this root).
+         *     answers the same 200 with its unchanged status (`revoked` or `rotated`). The key answers 401 from the commit on.
+         *     Every subkey-admin call, list included, consumes the root's `subkeyAdminRequestsPerHour` budget, counted before
+         *     the request is validated (429 `RATE_LIMITED` with `Retry-After`). Errors: 401 `UNAUTHENTICATED`; 403
+         *     `INSUFFICIENT_SCOPE`; 404 `NOT_FOUND` (not a subkey of this root).
          */
         delete: operations["revokePartnerSubkey"];
         options?: never;
@@ -326,13 +332,17 @@ export type paths = {
         put?: never;
         /**
          * Rotate a partner subkey
-         * @description Atomically revokes the subkey (status `rotated`) and issues a replacement with the request's scopes, budgets and
-         *     expiry in the same lineage (`rotatedFromSubkeyId` names the old one); the replacement keeps access to its
-         *     history. 201 on first rotation with the one-time `apiKey`; 200 for an exact replay with `apiKey: null`. Every
-         *     subkey-admin call, list included, consumes the root's `subkeyAdminRequestsPerHour` budget (429 with
-         *     `Retry-After`). Errors: 400 `INVALID_REQUEST`, `SUBKEY_BOUNDS_EXCEEDED`; 401 `UNAUTHENTICATED`; 403
-         *     `INSUFFICIENT_SCOPE`; 404 `NOT_FOUND`; 409 `IDEMPOTENCY_CONFLICT` or a subkey that is no longer active (Project
-         *     design).
+         * @description In one transaction, revokes the subkey (status `rotated`; its key answers 401 from then on) and issues a
+         *     replacement with the request's scopes, budgets and expiry in the same lineage (`rotatedFromSubkeyId` names the
+         *     old one); the replacement reads the lineage's whole history. Only a subkey not yet revoked rotates (an expired
+         *     one may, to renew it), so of two concurrent rotations exactly one succeeds. 201 once the commit is on disk, with
+         *     the one-time `apiKey`; 200 for an exact replay (same `Idempotency-Key`, same subkeyId and bytes) with the first
+         *     answer and `apiKey: null`. Every subkey-admin call, list included, consumes the root's
+         *     `subkeyAdminRequestsPerHour` budget, counted before the request is validated (429 `RATE_LIMITED` with
+         *     `Retry-After`). Errors: 400 `INVALID_REQUEST`, `SUBKEY_BOUNDS_EXCEEDED` (as issue); 401 `UNAUTHENTICATED`; 403
+         *     `INSUFFICIENT_SCOPE`; 404 `NOT_FOUND` (not a subkey of this root); 409 `IDEMPOTENCY_CONFLICT` (same key, other
+         *     bytes or another subkeyId), `SUBKEY_REVOKED` (already revoked or rotated; Project design),
+         *     `SUBKEY_LIMIT_REACHED` (as issue).
          */
         post: operations["rotatePartnerSubkey"];
         delete?: never;
@@ -514,7 +524,8 @@ export type paths = {
         /**
          * List V4 launches
          * @description One page of the launches visible to the credential: its own lineage (a partner root reads every launch
-         *     attributed to its partner, a subkey only its own lineage). Pass nextCursor back unchanged as cursor.
+         *     attributed to its partner, a subkey only its own lineage). Pass nextCursor back unchanged as cursor. A partner
+         *     credential also spends its `readRequestsPerMinute` budget here (429 `RATE_LIMITED` with `Retry-After`).
          */
         get: operations["listCustomLaunchesV4"];
         put?: never;
@@ -525,7 +536,10 @@ export type paths = {
          *     and broadcasts the exact wallet transaction separately. The Idempotency-Key binds the exact bytes: the same key
          *     and bytes replay the first answer with 200 and consume no admission quota; the same key with other bytes is a
          *     409. On a timeout, ambiguous result, 429 or 503 retry only the same bytes with the same key. The path chainId
-         *     must equal the body's chainId, and a wallet key's wallet must equal launchWallet.
+         *     must equal the body's chainId, and a wallet key's wallet must equal launchWallet. A partner credential names the
+         *     controller in launchWallet but gains no authority of that wallet; the server derives the immutable
+         *     `partnerAttribution`, which no request can set. A partner credential (root or subkey) also spends its `prepareRequestsPerHour` budget here (429
+         *     `RATE_LIMITED` with `Retry-After` when it is used up).
          */
         post: operations["createCustomLaunchV4"];
         delete?: never;
@@ -544,7 +558,9 @@ export type paths = {
         /**
          * Read one V4 launch
          * @description Poll with the launchId returned by create (never the per-call requestId). Only launches in the credential's
-         *     lineage are visible; a launch outside it answers exactly like a missing one (404 NOT_FOUND).
+         *     lineage are visible; a launch outside it answers exactly like a missing one (404 NOT_FOUND). A partner root sees
+         *     every launch attributed to its partner, a subkey only its own lineage (rotations keep it). A partner credential
+         *     also spends its `readRequestsPerMinute` budget here (429 `RATE_LIMITED` with `Retry-After`).
          */
         get: operations["getCustomLaunchV4"];
         put?: never;
@@ -625,7 +641,8 @@ export type paths = {
          *     (the result has no launchId), allocates no nonce and never broadcasts. A 200 may still report `needs_evidence`
          *     or `unsupported`; a matched hard-block rule yields `platformAdmission.status` `action_required`, fixed only by
          *     a rebuilt, new immutable request. The path chainId must equal the body's chainId. Budgets do not prove
-         *     available native funds.
+         *     available native funds. A partner credential (root or subkey) also spends its `prepareRequestsPerHour` budget here (429
+         *     `RATE_LIMITED` with `Retry-After` when it is used up).
          */
         post: operations["preflightCustomLaunchV4"];
         delete?: never;
@@ -946,7 +963,7 @@ export type components = {
          * @description Public error code. The closed table with HTTP status and retryable lives in src/errors/codes.ts.
          * @enum {string}
          */
-        ApiErrorCode: "INVALID_REQUEST" | "MALFORMED_JSON" | "UNAUTHENTICATED" | "INSUFFICIENT_SCOPE" | "CHAIN_NOT_ALLOWED" | "WALLET_MISMATCH" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CHAIN_MISMATCH" | "IDEMPOTENCY_CONFLICT" | "CUSTOM_LAUNCH_V2_READ_ONLY" | "CUSTOM_LAUNCH_V1_READ_ONLY" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "ADMISSION_QUOTA_EXHAUSTED" | "INTERNAL" | "NOT_IMPLEMENTED" | "UNAVAILABLE" | "PRICE_SOURCE_UNAVAILABLE" | "DEPLOYMENT_EVIDENCE_TAMPERED" | "DEPLOYMENT_EVIDENCE_UNVERIFIED" | "SOURCE_FILE_DIGEST_MISMATCH" | "SOURCE_FILE_NOT_IN_MANIFEST" | "AUTHENTICATION_REQUIRED" | "API_SCOPE_REQUIRED" | "MODULE_SUBMISSION_NOT_FOUND" | "MODULE_REVIEW_EXPORT_NOT_ACCEPTED" | "MODULE_REVIEW_EXPORT_BINDING_INVALID" | "MODULE_REVIEW_EXPORT_UNAVAILABLE" | "MODULE_REVIEW_UNAVAILABLE" | "MODULE_REVIEW_JOB_UNAVAILABLE" | "MODULE_SUBMISSIONS_UNAVAILABLE" | "MODULE_AUTHOR_MISMATCH" | "OPEN_ADDRESS" | "OPEN_SOURCE_HASH" | "MODULE_FILE_HASH" | "OPEN_CONFIG_FIXED_OVERRIDE" | "MODULE_IDEMPOTENCY_CONFLICT" | "MODULE_PACKAGE_CONFLICT" | "MODULE_VERSION_ALREADY_SUBMITTED" | "MODULE_REVISION_LINEAGE_INVALID" | "MODULE_BUILD_SOURCE_ALIAS_COLLISION" | "MODULE_BUILD_PROFILE_CAPACITY_EXCEEDED" | "SUBKEY_BOUNDS_EXCEEDED";
+        ApiErrorCode: "INVALID_REQUEST" | "MALFORMED_JSON" | "UNAUTHENTICATED" | "INSUFFICIENT_SCOPE" | "CHAIN_NOT_ALLOWED" | "WALLET_MISMATCH" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CHAIN_MISMATCH" | "IDEMPOTENCY_CONFLICT" | "CUSTOM_LAUNCH_V2_READ_ONLY" | "CUSTOM_LAUNCH_V1_READ_ONLY" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "ADMISSION_QUOTA_EXHAUSTED" | "INTERNAL" | "NOT_IMPLEMENTED" | "UNAVAILABLE" | "PRICE_SOURCE_UNAVAILABLE" | "DEPLOYMENT_EVIDENCE_TAMPERED" | "DEPLOYMENT_EVIDENCE_UNVERIFIED" | "SOURCE_FILE_DIGEST_MISMATCH" | "SOURCE_FILE_NOT_IN_MANIFEST" | "AUTHENTICATION_REQUIRED" | "API_SCOPE_REQUIRED" | "MODULE_SUBMISSION_NOT_FOUND" | "MODULE_REVIEW_EXPORT_NOT_ACCEPTED" | "MODULE_REVIEW_EXPORT_BINDING_INVALID" | "MODULE_REVIEW_EXPORT_UNAVAILABLE" | "MODULE_REVIEW_UNAVAILABLE" | "MODULE_REVIEW_JOB_UNAVAILABLE" | "MODULE_SUBMISSIONS_UNAVAILABLE" | "MODULE_AUTHOR_MISMATCH" | "OPEN_ADDRESS" | "OPEN_SOURCE_HASH" | "MODULE_FILE_HASH" | "OPEN_CONFIG_FIXED_OVERRIDE" | "MODULE_IDEMPOTENCY_CONFLICT" | "MODULE_PACKAGE_CONFLICT" | "MODULE_VERSION_ALREADY_SUBMITTED" | "MODULE_REVISION_LINEAGE_INVALID" | "MODULE_BUILD_SOURCE_ALIAS_COLLISION" | "MODULE_BUILD_PROFILE_CAPACITY_EXCEEDED" | "SUBKEY_BOUNDS_EXCEEDED" | "SUBKEY_REVOKED" | "SUBKEY_LIMIT_REACHED";
         /**
          * ApiKeySecret
          * @description Bearer API key of the child.
@@ -3407,10 +3424,10 @@ export type components = {
                 schemaVersion: "platform.partner-subkey.v1";
                 scopes: components["schemas"]["ChildScopes"];
                 /**
-                 * @description active; revoked (DELETE); rotated (replaced by a rotation, which revokes it atomically).
+                 * @description active; expired (past expiresAt and never revoked: its key answers 401, and a rotation renews it); revoked (DELETE); rotated (replaced by a rotation, which revokes it atomically).
                  * @enum {string}
                  */
-                status: "active" | "revoked" | "rotated";
+                status: "active" | "expired" | "revoked" | "rotated";
                 subkeyId: components["schemas"]["Uuid"];
             }[];
         };
@@ -3424,8 +3441,6 @@ export type components = {
             expiresAt: components["schemas"]["Timestamp"];
             prepareRequestsPerHour: components["schemas"]["PrepareRequestsPerHour"];
             readRequestsPerMinute: components["schemas"]["ReadRequestsPerMinute"];
-            /** @constant */
-            schemaVersion: "platform.partner-subkey-request.v1";
             scopes: components["schemas"]["ChildScopes"];
         };
         /**
@@ -3453,10 +3468,10 @@ export type components = {
             /** @enum {string} */
             secretState: "delivered-once" | "already-delivered";
             /**
-             * @description active; revoked (DELETE); rotated (replaced by a rotation, which revokes it atomically).
+             * @description active; expired (past expiresAt and never revoked: its key answers 401, and a rotation renews it); revoked (DELETE); rotated (replaced by a rotation, which revokes it atomically).
              * @enum {string}
              */
-            status: "active" | "revoked" | "rotated";
+            status: "active" | "expired" | "revoked" | "rotated";
             subkeyId: components["schemas"]["Uuid"];
         } & unknown;
         /**
@@ -4520,7 +4535,6 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -4566,7 +4580,6 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -4598,7 +4611,6 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -4648,7 +4660,6 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };

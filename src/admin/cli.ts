@@ -2,6 +2,9 @@
  * Operator commands.
  * - `npm run admin -- keys create --wallet <0x address> --scopes <comma list> --chains 4663` mints a wallet-bound key
  *   and prints one JSON object with `apiKey` once; only its hash is stored.
+ * - `npm run admin -- partners create --name <name> --wallet <0x address> --chains 4663 [--expires-at <UTC ms>]
+ *   [--prepare-per-hour N] [--read-per-minute N] [--subkey-admin-per-hour N]` creates a partner and its root key
+ *   (partner-subkeys:manage and both launch scopes) and prints one JSON object with `apiKey` once.
  * - `npm run admin -- modules decide <submissionId> --outcome … --reason … --reviewer … --expected-revision …`
  *   records a reviewer's decision on a built module review and prints the decision record.
  * - `npm run admin -- source-verification targets <launchId>` prints each target's address and runtime code hash.
@@ -10,22 +13,31 @@
  *   file (SOURCE_VERIFICATION_REGISTRY_PATH) and brings the launch's next source-verification attempt forward.
  */
 import { parseArgs } from 'node:util';
-import { grantableScopes, mintWalletKey } from '../auth/keys.ts';
+import { mintPartnerRoot, mintWalletKey, rootBudgetMaxima, walletScopes } from '../auth/keys.ts';
 import { loadConfig } from '../config.ts';
 import { bringVerificationForward } from '../domain/launches/source-files.ts';
 import { decideReview, reviewerPolicy } from '../domain/modules/review.ts';
 import { openDatabase } from '../store/db.ts';
 import { appendRegistryRecord, launchTargets } from './source-verification.ts';
 
+/** The root budgets of `partners create` when no flag names them (project design). */
+const defaults = { prepareRequestsPerHour: 600, readRequestsPerMinute: 600, subkeyAdminRequestsPerHour: 120 };
+
 const usage = `usage:
   npm run admin -- keys create --wallet <0x address> --scopes <comma list> --chains <comma list>
+  npm run admin -- partners create --name <name> --wallet <0x address> --chains <comma list>
+                   [--expires-at <UTC, e.g. 2027-06-30T00:00:00.000Z>] [--prepare-per-hour <n>]
+                   [--read-per-minute <n>] [--subkey-admin-per-hour <n>]
   npm run admin -- modules decide <submissionId> --outcome accept|request_changes|reject --reason <text>
                    --reviewer <0x wallet of MODULES_REVIEWER_WALLETS> --expected-revision <review.revision>
   npm run admin -- source-verification targets <launchId>
   npm run admin -- source-verification record <launchId> --target <targetId> --provider <id>
                    --evidence-uri <uri> --evidence-digest <sha256:…>
 
-scopes: ${grantableScopes.join(', ')}
+scopes (keys create): ${walletScopes.join(', ')}
+A partner root holds partner-subkeys:manage, custom-launch:create and custom-launch:read. Its defaults: expiry one
+year from now, prepare-per-hour ${defaults.prepareRequestsPerHour} (at most ${rootBudgetMaxima.prepareRequestsPerHour}), read-per-minute ${defaults.readRequestsPerMinute} (at most ${rootBudgetMaxima.readRequestsPerMinute}),
+subkey-admin-per-hour ${defaults.subkeyAdminRequestsPerHour} (at most ${rootBudgetMaxima.subkeyAdminRequestsPerHour}). Its subkeys never exceed these.
 chains: 4663 (V4 lane), 1 (base layer)
 The database is DATABASE_PATH (default var/custom-launch.sqlite). A key is printed once and never stored.
 record appends to SOURCE_VERIFICATION_REGISTRY_PATH what a source-verification provider reported for one target
@@ -73,6 +85,53 @@ try {
         wallet: principal.wallet,
         scopes: principal.scopes,
         chains: principal.chains,
+      }),
+    );
+  } else if (group === 'partners' && action === 'create') {
+    const { values, positionals } = options(rest, {
+      name: { type: 'string' },
+      wallet: { type: 'string' },
+      chains: { type: 'string' },
+      'expires-at': { type: 'string' },
+      'prepare-per-hour': { type: 'string' },
+      'read-per-minute': { type: 'string' },
+      'subkey-admin-per-hour': { type: 'string' },
+    });
+    if (positionals.length > 0) fail(`partners create takes no positional argument, got "${positionals[0]}"`);
+    if (!values.name || !values.wallet || !values.chains) fail('--name, --wallet and --chains are all required');
+    const count = (flag: string, fallback: number): number => {
+      const raw = values[flag as keyof typeof values];
+      if (raw === undefined) return fallback;
+      if (!/^[0-9]+$/.test(raw)) fail(`--${flag} must be a positive integer, got "${raw}"`);
+      return Number(raw);
+    };
+    const now = Date.now();
+    const { apiKey, partnerId, principal } = mintPartnerRoot(db, {
+      name: values.name,
+      wallet: values.wallet,
+      chains: values.chains
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean),
+      expiresAt: values['expires-at'] ?? new Date(now + 365 * 86_400_000).toISOString(),
+      budgets: {
+        prepareRequestsPerHour: count('prepare-per-hour', defaults.prepareRequestsPerHour),
+        readRequestsPerMinute: count('read-per-minute', defaults.readRequestsPerMinute),
+        subkeyAdminRequestsPerHour: count('subkey-admin-per-hour', defaults.subkeyAdminRequestsPerHour),
+      },
+      now,
+    });
+    console.log(
+      JSON.stringify({
+        apiKey,
+        partnerId,
+        keyId: principal.keyId,
+        name: values.name.trim(),
+        wallet: principal.wallet,
+        scopes: principal.scopes,
+        chains: principal.chains,
+        expiresAt: principal.expiresAt,
+        budgets: principal.budgets,
       }),
     );
   } else if (group === 'source-verification' && action === 'targets') {

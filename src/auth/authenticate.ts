@@ -12,9 +12,10 @@ export function authenticate(
   authorization: string | undefined,
   requiredScopes: readonly string[],
   chainId: string | undefined,
+  nowMs: number,
 ): Principal {
   const match = /^Bearer ([^\s]+)$/.exec(authorization ?? '');
-  const principal = match?.[1] ? findPrincipal(db, match[1]) : null;
+  const principal = match?.[1] ? findPrincipal(db, match[1], nowMs) : null;
   if (!principal) throw new ApiError('UNAUTHENTICATED');
   const missing = requiredScopes.filter((s) => !(principal.scopes as string[]).includes(s));
   if (missing.length > 0) {
@@ -36,9 +37,10 @@ export function authenticateModules(
   authorization: string | undefined,
   requiredScopes: readonly string[],
   route: { reviewExport: boolean },
+  nowMs: number,
 ): Principal {
   try {
-    return authenticate(db, authorization, requiredScopes, undefined);
+    return authenticate(db, authorization, requiredScopes, undefined, nowMs);
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
     if (err.code === 'UNAUTHENTICATED') throw new ApiError('AUTHENTICATION_REQUIRED');

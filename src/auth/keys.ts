@@ -10,6 +10,10 @@ export const grantableScopes = [
   'modules:submit',
   'modules:read',
 ] as const;
+/** Scopes a wallet key may hold: every grantable scope except partner-subkeys:manage, which only a partner root holds. */
+export const walletScopes = grantableScopes.filter((s) => s !== 'partner-subkeys:manage');
+/** The scopes of a partner root (admin `partners create`): subkey administration and the launch scopes. */
+export const partnerRootScopes = ['partner-subkeys:manage', 'custom-launch:create', 'custom-launch:read'] as const;
 /** Reserved scopes: named by the reference, disabled, never granted. */
 export const reservedScopes = ['fees:claim', 'buybacks:manage'] as const;
 export type Scope = (typeof grantableScopes)[number];
@@ -25,6 +29,18 @@ export interface Principal {
   chains: string[];
   lineageId: string;
   partnerId: string | null;
+  /** A partner credential's budgets (root or subkey); null for a wallet key. */
+  budgets: PartnerBudgetLimits | null;
+  /** Expiry of a partner credential, UTC ISO with milliseconds; null when the key does not expire. */
+  expiresAt: string | null;
+}
+
+/** The request budgets of a partner credential (modules-subkeys-developer-api.md Partner subkey, Authentication 4). */
+export interface PartnerBudgetLimits {
+  prepareRequestsPerHour: number;
+  readRequestsPerMinute: number;
+  /** The root's budget for subkey administration; null on a subkey. */
+  subkeyAdminRequestsPerHour: number | null;
 }
 
 const keyPrefix = 'clk_';
@@ -45,14 +61,11 @@ export function mintWalletKey(
 ): { apiKey: string; principal: Principal } {
   if (!/^0x[0-9a-fA-F]{40}$/.test(input.wallet)) throw new Error(`--wallet must be a 0x address, got ${input.wallet}`);
   const scopes = checkScopes(input.scopes);
-  const chains = [...new Set(input.chains)];
-  for (const chain of chains) {
-    if (!(grantableChains as readonly string[]).includes(chain)) {
-      throw new Error(`unknown chain ${chain}; grantable chains: ${grantableChains.join(', ')}`);
-    }
+  if (scopes.includes('partner-subkeys:manage')) {
+    throw new Error('partner-subkeys:manage is held only by a partner root: use `partners create`');
   }
-  if (chains.length === 0) throw new Error('at least one chain grant is required (--chains 4663)');
-  const apiKey = keyPrefix + randomBytes(32).toString('base64url');
+  const chains = checkChains(input.chains);
+  const apiKey = newApiKey();
   const keyId = randomUUID();
   const principal: Principal = {
     keyId,
@@ -62,6 +75,8 @@ export function mintWalletKey(
     chains,
     lineageId: keyId,
     partnerId: null,
+    budgets: null,
+    expiresAt: null,
   };
   statement(
     db,
@@ -77,6 +92,118 @@ export function mintWalletKey(
     new Date().toISOString(),
   );
   return { apiKey, principal };
+}
+
+/** A fresh bearer key: the prefix and 32 random bytes. Shown once; only its hash is ever stored. */
+export function newApiKey(): string {
+  return keyPrefix + randomBytes(32).toString('base64url');
+}
+
+function checkChains(requested: readonly string[]): string[] {
+  const chains = [...new Set(requested)];
+  for (const chain of chains) {
+    if (!(grantableChains as readonly string[]).includes(chain)) {
+      throw new Error(`unknown chain ${chain}; grantable chains: ${grantableChains.join(', ')}`);
+    }
+  }
+  if (chains.length === 0) throw new Error('at least one chain grant is required (--chains 4663)');
+  return chains;
+}
+
+/** What `partners create` needs: the partner, its chain grants, and the root's expiry and budgets. */
+export interface PartnerRootInput {
+  name: string;
+  wallet: string;
+  chains: readonly string[];
+  expiresAt: string;
+  budgets: { prepareRequestsPerHour: number; readRequestsPerMinute: number; subkeyAdminRequestsPerHour: number };
+  now: number;
+}
+
+/** The bounds of a root's budgets: the same design maxima as a subkey's (partner-subkey-request.v1). */
+export const rootBudgetMaxima = {
+  prepareRequestsPerHour: 100_000,
+  readRequestsPerMinute: 10_000,
+  subkeyAdminRequestsPerHour: 100_000,
+} as const;
+
+/**
+ * Creates a partner and its root key (kind partner-root, its own lineage, the partner's id), storing only the key's
+ * hash. The root holds partner-subkeys:manage and both launch scopes. Returns the key once.
+ * Spec: modules-subkeys-developer-api.md Authentication 4; launch-transport.md Authentication 5-6.
+ */
+export function mintPartnerRoot(
+  db: Db,
+  input: PartnerRootInput,
+): { apiKey: string; partnerId: string; principal: Principal } {
+  const name = input.name.trim();
+  if (name.length === 0 || name.length > 64 || /[\u0000-\u001f\u007f]/.test(name)) {
+    throw new Error('--name must be 1 to 64 characters without control characters');
+  }
+  if (!/^0x[0-9a-fA-F]{40}$/.test(input.wallet)) throw new Error(`--wallet must be a 0x address, got ${input.wallet}`);
+  const chains = checkChains(input.chains);
+  if (!/^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z$/.test(input.expiresAt)) {
+    throw new Error(`--expires-at must be UTC with milliseconds (2027-01-01T00:00:00.000Z), got ${input.expiresAt}`);
+  }
+  const expiresMs = Date.parse(input.expiresAt);
+  if (Number.isNaN(expiresMs) || new Date(expiresMs).toISOString() !== input.expiresAt) {
+    throw new Error(`--expires-at ${input.expiresAt} is not a calendar time`);
+  }
+  if (expiresMs <= input.now) throw new Error(`--expires-at ${input.expiresAt} is not in the future`);
+  for (const [name, max] of Object.entries(rootBudgetMaxima)) {
+    const value = input.budgets[name as keyof typeof rootBudgetMaxima];
+    if (!Number.isInteger(value) || value < 1 || value > max) {
+      throw new Error(`${name} must be an integer from 1 to ${max}, got ${value}`);
+    }
+  }
+  const apiKey = newApiKey();
+  const keyId = randomUUID();
+  const partnerId = randomUUID();
+  const wallet = input.wallet.toLowerCase();
+  const at = new Date(input.now).toISOString();
+  db.transaction(() => {
+    statement(db, 'INSERT INTO partners (partner_id, name, wallet, created_at) VALUES (?, ?, ?, ?)').run(
+      partnerId,
+      name,
+      wallet,
+      at,
+    );
+    statement(
+      db,
+      `INSERT INTO api_keys (key_id, key_hash, kind, wallet, scopes, chains, lineage_id, partner_id, created_at,
+         display_name, expires_at, prepare_per_hour, read_per_minute, subkey_admin_per_hour)
+       VALUES (?, ?, 'partner-root', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(
+      keyId,
+      hashKey(apiKey),
+      wallet,
+      JSON.stringify(partnerRootScopes),
+      JSON.stringify(chains),
+      keyId,
+      partnerId,
+      at,
+      name,
+      input.expiresAt,
+      input.budgets.prepareRequestsPerHour,
+      input.budgets.readRequestsPerMinute,
+      input.budgets.subkeyAdminRequestsPerHour,
+    );
+  }).immediate();
+  return {
+    apiKey,
+    partnerId,
+    principal: {
+      keyId,
+      kind: 'partner-root',
+      wallet,
+      scopes: [...partnerRootScopes],
+      chains,
+      lineageId: keyId,
+      partnerId,
+      budgets: { ...input.budgets },
+      expiresAt: input.expiresAt,
+    },
+  };
 }
 
 function checkScopes(requested: readonly string[]): Scope[] {
@@ -101,16 +228,25 @@ interface KeyRow {
   lineage_id: string;
   partner_id: string | null;
   revoked_at: string | null;
+  expires_at: string | null;
+  prepare_per_hour: number | null;
+  read_per_minute: number | null;
+  subkey_admin_per_hour: number | null;
 }
 
-/** Finds the active principal for a presented key, or null when the key is unknown, malformed or revoked. */
-export function findPrincipal(db: Db, apiKey: string): Principal | null {
+/**
+ * Finds the active principal for a presented key, or null when the key is unknown, malformed, revoked (a rotation
+ * revokes too) or expired at `nowMs`. Read on every request, so a revocation takes effect at its commit.
+ */
+export function findPrincipal(db: Db, apiKey: string, nowMs: number): Principal | null {
   if (!keyPattern.test(apiKey)) return null;
   const row = statement(
     db,
-    'SELECT key_id, kind, wallet, scopes, chains, lineage_id, partner_id, revoked_at FROM api_keys WHERE key_hash = ?',
+    `SELECT key_id, kind, wallet, scopes, chains, lineage_id, partner_id, revoked_at, expires_at, prepare_per_hour,
+       read_per_minute, subkey_admin_per_hour FROM api_keys WHERE key_hash = ?`,
   ).get(hashKey(apiKey)) as KeyRow | undefined;
   if (!row || row.revoked_at !== null) return null;
+  if (row.expires_at !== null && Date.parse(row.expires_at) <= nowMs) return null;
   return {
     keyId: row.key_id,
     kind: row.kind,
@@ -119,5 +255,14 @@ export function findPrincipal(db: Db, apiKey: string): Principal | null {
     chains: JSON.parse(row.chains) as string[],
     lineageId: row.lineage_id,
     partnerId: row.partner_id,
+    budgets:
+      row.prepare_per_hour !== null && row.read_per_minute !== null
+        ? {
+            prepareRequestsPerHour: row.prepare_per_hour,
+            readRequestsPerMinute: row.read_per_minute,
+            subkeyAdminRequestsPerHour: row.subkey_admin_per_hour,
+          }
+        : null,
+    expiresAt: row.expires_at,
   };
 }

@@ -184,6 +184,17 @@ export const errorTable = {
     retryable: false,
     message: "A subkey cannot exceed the partner root's scopes, budgets or expiry.",
   },
+  SUBKEY_REVOKED: {
+    status: 409,
+    retryable: false,
+    message:
+      'The subkey is revoked (by DELETE or by a rotation): rotate its current replacement, or issue a new subkey.',
+  },
+  SUBKEY_LIMIT_REACHED: {
+    status: 409,
+    retryable: false,
+    message: 'This partner root holds the most subkeys it may (1000 over its lifetime, rotations included).',
+  },
 } as const satisfies Record<string, { status: number; retryable: boolean; message: string }>;
 
 /** A public error code from the table. */

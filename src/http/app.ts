@@ -9,7 +9,7 @@ import { ApiError } from '../errors/api-error.ts';
 import type { Db } from '../store/db.ts';
 import { errorMiddleware, logInternal } from './error-middleware.ts';
 import type { OperationContext, OperationHandler, OperationResult } from './operation.ts';
-import { RouteBudgets } from './rate-limit.ts';
+import { PartnerBudgets, RouteBudgets } from './rate-limit.ts';
 import { requestId, state } from './request-context.ts';
 import { buildOperations } from './routes/index.ts';
 
@@ -68,13 +68,15 @@ export function createApp(deps: {
 }) {
   const { db, config } = deps;
   const spec = loadServiceSpec();
-  const budgets = new RouteBudgets(config.routeBudgetPerMinute, deps.now);
+  const now = deps.now ?? Date.now;
+  const budgets = new RouteBudgets(config.routeBudgetPerMinute, now);
+  const partnerBudgets = new PartnerBudgets(now);
   const operations =
     deps.operations ??
     buildOperations({
       db,
       config,
-      now: deps.now ?? Date.now,
+      now,
       evidence: deps.evidence,
       reviewWorkerRunning: deps.reviewWorkerRunning,
     });
@@ -91,6 +93,8 @@ export function createApp(deps: {
     express.json({ limit, type: ['application/json', 'application/*+json'], verify: keepRaw, strict: false });
   app.use('/v1/modules', json(config.modulesBodyLimitBytes));
   app.use('/v3', json(config.v3BodyLimitBytes));
+  // A subkey request is five small fields (project design: 16 KiB is far above any valid body).
+  app.use('/v1/partner', json(16_384));
   // A delivered source file is raw bytes, at most the manifest's per-file bound, and never parsed as JSON (a body
   // of another media type then meets the validator's 415, not a JSON parse error).
   const sourceFileBody = express.raw({ type: 'application/octet-stream', limit: sourceFileLimitBytes });
@@ -120,13 +124,24 @@ export function createApp(deps: {
           bearerAuth: (req: Request, scopes: string[]) => {
             const res = req.res as Response;
             try {
-              const chainId = (req as Request & { openapi?: { pathParams?: Record<string, string> } }).openapi
-                ?.pathParams?.chainId;
-              state(res).principal = req.path.startsWith('/v1/modules/')
-                ? authenticateModules(db, req.headers.authorization, scopes, {
-                    reviewExport: req.path.endsWith('/review-export'),
-                  })
-                : authenticate(db, req.headers.authorization, scopes, chainId);
+              const openapi = (
+                req as Request & {
+                  openapi?: { pathParams?: Record<string, string>; schema?: { operationId?: string } };
+                }
+              ).openapi;
+              const chainId = openapi?.pathParams?.chainId;
+              const principal = req.path.startsWith('/v1/modules/')
+                ? authenticateModules(
+                    db,
+                    req.headers.authorization,
+                    scopes,
+                    { reviewExport: req.path.endsWith('/review-export') },
+                    now(),
+                  )
+                : authenticate(db, req.headers.authorization, scopes, chainId, now());
+              state(res).principal = principal;
+              // A partner budget counts every authenticated request of its operations, valid or not.
+              partnerBudgets.take(openapi?.schema?.operationId ?? '', principal);
               checkChainBinding(chainId, req.body);
               return true;
             } catch (err) {

@@ -1,4 +1,40 @@
+import type { Principal } from '../auth/keys.ts';
 import { ApiError } from '../errors/api-error.ts';
+
+/**
+ * Fixed-window request counters, one per key, each with its own window length. In memory: this is a single-process
+ * service, and a restart opening fresh windows costs at most one window's budget.
+ */
+export class FixedWindows {
+  private windows = new Map<string, { start: number; length: number; count: number }>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  /**
+   * Counts one request against `limit` per `windowMs`; over it, throws 429 RATE_LIMITED with the seconds left in the
+   * window (the Retry-After header) and `message`.
+   */
+  take(key: string, limit: number, windowMs: number, message?: string): void {
+    const now = this.now();
+    let w = this.windows.get(key);
+    if (!w || now - w.start >= w.length) {
+      if (this.windows.size > 100_000) this.sweep(now);
+      w = { start: now, length: windowMs, count: 0 };
+      this.windows.set(key, w);
+    }
+    if (w.count >= limit) {
+      throw new ApiError('RATE_LIMITED', {
+        retryAfterSeconds: Math.max(1, Math.ceil((w.start + w.length - now) / 1000)),
+        ...(message ? { message } : {}),
+      });
+    }
+    w.count++;
+  }
+
+  private sweep(now: number): void {
+    for (const [k, w] of this.windows) if (now - w.start >= w.length) this.windows.delete(k);
+  }
+}
 
 /**
  * Per-route request budgets: a fixed one-minute window per (operation, caller). The caller is the credential for
@@ -6,32 +42,77 @@ import { ApiError } from '../errors/api-error.ts';
  * budgets without numbers (launch-transport.md Limits); the number is configuration.
  */
 export class RouteBudgets {
-  private windows = new Map<string, { start: number; count: number }>();
+  private readonly windows: FixedWindows;
 
   constructor(
     private readonly perMinute: number,
-    private readonly now: () => number = Date.now,
-  ) {}
+    now: () => number = Date.now,
+  ) {
+    this.windows = new FixedWindows(now);
+  }
 
   /** Counts one request; throws 429 RATE_LIMITED with the seconds left in the window when over budget. */
   take(operationId: string, caller: string): void {
-    const now = this.now();
-    const key = `${operationId}\u0000${caller}`;
-    let w = this.windows.get(key);
-    if (!w || now - w.start >= 60_000) {
-      if (this.windows.size > 100_000) this.sweep(now);
-      w = { start: now, count: 0 };
-      this.windows.set(key, w);
-    }
-    if (w.count >= this.perMinute) {
-      throw new ApiError('RATE_LIMITED', {
-        retryAfterSeconds: Math.max(1, Math.ceil((w.start + 60_000 - now) / 1000)),
-      });
-    }
-    w.count++;
+    this.windows.take(`${operationId}\u0000${caller}`, this.perMinute, 60_000);
+  }
+}
+
+type PartnerBudget = 'prepareRequestsPerHour' | 'readRequestsPerMinute' | 'subkeyAdminRequestsPerHour';
+
+/**
+ * Which partner budget an operation spends (modules-subkeys-developer-api.md Partner subkey, Authentication 4;
+ * launch-transport.md Endpoints: preflight counts "for partners, prepareRequestsPerHour"). Preflight and create
+ * spend the prepare budget, list and detail reads the read budget, every subkey-admin operation the root's admin
+ * budget. Project design: delivering a source file spends neither (it is neither a preflight, a create nor a read).
+ */
+const budgetOfOperation: Record<string, PartnerBudget> = {
+  preflightCustomLaunchV4: 'prepareRequestsPerHour',
+  createCustomLaunchV4: 'prepareRequestsPerHour',
+  preflightCustomLaunchV3: 'prepareRequestsPerHour',
+  createCustomLaunchV3: 'prepareRequestsPerHour',
+  preflightMultiRoleCustomLaunch: 'prepareRequestsPerHour',
+  createMultiRoleCustomLaunch: 'prepareRequestsPerHour',
+  getCustomLaunchV4: 'readRequestsPerMinute',
+  listCustomLaunchesV4: 'readRequestsPerMinute',
+  getCustomLaunchV3: 'readRequestsPerMinute',
+  listCustomLaunchesV3: 'readRequestsPerMinute',
+  getMultiRoleCustomLaunch: 'readRequestsPerMinute',
+  listMultiRoleCustomLaunches: 'readRequestsPerMinute',
+  listPartnerSubkeys: 'subkeyAdminRequestsPerHour',
+  issuePartnerSubkey: 'subkeyAdminRequestsPerHour',
+  rotatePartnerSubkey: 'subkeyAdminRequestsPerHour',
+  revokePartnerSubkey: 'subkeyAdminRequestsPerHour',
+};
+
+const windowOf: Record<PartnerBudget, number> = {
+  prepareRequestsPerHour: 3_600_000,
+  readRequestsPerMinute: 60_000,
+  subkeyAdminRequestsPerHour: 3_600_000,
+};
+
+/**
+ * The budgets of partner credentials. The prepare and read budgets are counted per lineage, so a rotation neither
+ * resets nor doubles them (the replacement's own limits apply from its first request); the admin budget per root.
+ * A wallet key has no partner budget.
+ */
+export class PartnerBudgets {
+  private readonly windows: FixedWindows;
+
+  constructor(now: () => number = Date.now) {
+    this.windows = new FixedWindows(now);
   }
 
-  private sweep(now: number): void {
-    for (const [k, w] of this.windows) if (now - w.start >= 60_000) this.windows.delete(k);
+  /** Counts one request of `operationId` by `principal`; 429 RATE_LIMITED with Retry-After when over budget. */
+  take(operationId: string, principal: Principal): void {
+    const budget = budgetOfOperation[operationId];
+    const limit = budget && principal.budgets?.[budget];
+    if (!budget || limit === undefined || limit === null) return;
+    const owner = budget === 'subkeyAdminRequestsPerHour' ? principal.keyId : principal.lineageId;
+    this.windows.take(
+      `${budget}\u0000${owner}`,
+      limit,
+      windowOf[budget],
+      `The partner credential's ${budget} budget (${limit}) is used up; retry the same bytes after Retry-After.`,
+    );
   }
 }

@@ -220,4 +220,28 @@ export const migrations: ReadonlyArray<{ version: number; name: string; sql: str
       CREATE INDEX module_reviews_state ON module_reviews (state) WHERE state IN ('awaiting_plan', 'queued', 'running');
     `,
   },
+  {
+    version: 10,
+    name: 'partners: partner roots and their subkeys, with expiry, budgets and lineage',
+    sql: `
+      -- A partner: the organisation behind a partner root key (admin partners create).
+      CREATE TABLE partners (
+        partner_id  TEXT PRIMARY KEY,
+        name        TEXT NOT NULL,
+        wallet      TEXT NOT NULL,
+        created_at  TEXT NOT NULL
+      ) STRICT;
+      -- Partner roots and subkeys carry an expiry and their budgets; a subkey names the root that issued it, the
+      -- subkey it replaced (rotation keeps lineage_id), and why it stopped (revoked_at with revoke_reason).
+      ALTER TABLE api_keys ADD COLUMN display_name TEXT;
+      ALTER TABLE api_keys ADD COLUMN expires_at TEXT;
+      ALTER TABLE api_keys ADD COLUMN prepare_per_hour INTEGER;
+      ALTER TABLE api_keys ADD COLUMN read_per_minute INTEGER;
+      ALTER TABLE api_keys ADD COLUMN subkey_admin_per_hour INTEGER;
+      ALTER TABLE api_keys ADD COLUMN issuer_key_id TEXT REFERENCES api_keys (key_id);
+      ALTER TABLE api_keys ADD COLUMN rotated_from_key_id TEXT REFERENCES api_keys (key_id);
+      ALTER TABLE api_keys ADD COLUMN revoke_reason TEXT CHECK (revoke_reason IN ('revoked', 'rotated'));
+      CREATE INDEX api_keys_issuer ON api_keys (issuer_key_id, created_at) WHERE issuer_key_id IS NOT NULL;
+    `,
+  },
 ];

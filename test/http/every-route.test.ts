@@ -43,12 +43,15 @@ const implemented = new Set(
 
 let s: TestServer;
 let key: string;
+let partnerKey: string;
 beforeAll(async () => {
   s = await startServer();
   key = s.key({
-    scopes: ['custom-launch:create', 'custom-launch:read', 'partner-subkeys:manage', 'modules:submit', 'modules:read'],
+    scopes: ['custom-launch:create', 'custom-launch:read', 'modules:submit', 'modules:read'],
     chains: ['4663', '1'],
   });
+  // Only a partner root holds partner-subkeys:manage: the subkey routes are called with one.
+  partnerKey = s.partnerRoot().apiKey;
 });
 afterAll(() => s.close());
 
@@ -78,7 +81,9 @@ describe('every operation of the service spec', () => {
         s.url +
         op.path.replace('{chainId}', op.path.startsWith('/v4/') ? '4663' : '1').replace(/\{[A-Za-z]+\}/g, randomUUID());
       const headers: Record<string, string> = { 'Idempotency-Key': `every-route-${randomUUID()}` };
-      if (op.security?.length) headers.Authorization = `Bearer ${key}`;
+      if (op.security?.length) {
+        headers.Authorization = `Bearer ${op.path.startsWith('/v1/partner/') ? partnerKey : key}`;
+      }
       let body: string | undefined;
       if (op.requestBody?.content['application/octet-stream']) {
         body = '// SPDX-License-Identifier: MIT\n';

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { mintWalletKey } from '../../src/auth/keys.ts';
+import { mintPartnerRoot, mintWalletKey, type PartnerRootInput } from '../../src/auth/keys.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { bindRequestHashes } from '../../src/domain/launches/request-hashes.ts';
 import type { CreateRequestV4 } from '../../src/domain/launches/request-rules.ts';
@@ -22,6 +22,14 @@ export interface TestServer {
   config: Config;
   /** Mints a wallet key straight into this server's database. */
   key(input?: { wallet?: string; scopes?: string[]; chains?: string[] }): string;
+  /** Creates a partner and its root key straight into this server's database (defaults: generous budgets, 2031). */
+  partnerRoot(
+    input?: Partial<Omit<PartnerRootInput, 'budgets'>> & { budgets?: Partial<PartnerRootInput['budgets']> },
+  ): {
+    apiKey: string;
+    partnerId: string;
+    keyId: string;
+  };
   close(): Promise<void>;
 }
 
@@ -62,6 +70,22 @@ export async function startServer(
         scopes: input.scopes ?? ['custom-launch:create', 'custom-launch:read'],
         chains: input.chains ?? ['4663'],
       }).apiKey,
+    partnerRoot: (input = {}) => {
+      const { apiKey, partnerId, principal } = mintPartnerRoot(db, {
+        name: input.name ?? 'Acme launches',
+        wallet: input.wallet ?? exampleWallet,
+        chains: input.chains ?? ['4663'],
+        expiresAt: input.expiresAt ?? '2031-12-31T23:59:59.999Z',
+        now: input.now ?? (now ? now() : Date.now()),
+        budgets: {
+          prepareRequestsPerHour: 1000,
+          readRequestsPerMinute: 1000,
+          subkeyAdminRequestsPerHour: 1000,
+          ...input.budgets,
+        },
+      });
+      return { apiKey, partnerId, keyId: principal.keyId };
+    },
     close: async () => {
       await new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -11,6 +11,7 @@ export interface LaunchRow {
   lineage_id: string;
   partner_id: string | null;
   owner_key_id: string;
+  owner_kind: 'wallet' | 'partner-root' | 'subkey';
   profile: string;
   status: string;
   launch_wallet: string;
@@ -36,9 +37,10 @@ export const launchSelect = `SELECT l.seq, l.launch_id, l.chain_id, l.lineage_id
   l.status, l.launch_wallet, l.request_digest, l.launch_intent_hash, l.created_at, l.updated_at, l.findings_json,
   l.remediation_json, l.failure_json, l.wallet_transaction_json, l.chain_evidence_json, j.state AS job_state, j.attempt AS job_attempt, j.max_attempts AS job_max_attempts,
   j.next_attempt_ms AS job_next_attempt_ms, j.last_error_code AS job_last_error_code,
-  f.item_json AS finalized_item_json
+  f.item_json AS finalized_item_json, k.kind AS owner_kind
   FROM launches l LEFT JOIN lifecycle_jobs j ON j.launch_id = l.launch_id
-  LEFT JOIN finalized_feed f ON f.launch_id = l.launch_id`;
+  LEFT JOIN finalized_feed f ON f.launch_id = l.launch_id
+  JOIN api_keys k ON k.key_id = l.owner_key_id`;
 
 /**
  * The resource of a stored launch: status, the server-authored findings, remediation and failure the lifecycle
@@ -62,7 +64,7 @@ export function toLaunchResource(row: LaunchRow): CustomLaunchResourceV4 {
     launchWallet: row.launch_wallet,
     requestDigest: row.request_digest,
     launchIntentHash: row.launch_intent_hash,
-    partnerAttribution: null,
+    partnerAttribution: partnerAttributionOf(row),
     walletTransaction: row.wallet_transaction_json ? JSON.parse(row.wallet_transaction_json) : null,
     chainEvidence: row.chain_evidence_json ? JSON.parse(row.chain_evidence_json) : null,
     findings: JSON.parse(row.findings_json),
@@ -80,4 +82,20 @@ export function toLaunchResource(row: LaunchRow): CustomLaunchResourceV4 {
       ? { sourceVerification: JSON.parse(row.finalized_item_json).sourceVerification }
       : {}),
   } as CustomLaunchResourceV4;
+}
+
+/**
+ * The provenance of a partner launch, derived by the server from the credential that created it and never from the
+ * request (launch-transport.md Authentication 5): the partner, the credential kind, the creating subkey and its
+ * lineage. Null for a wallet key's launch. Every column it reads is written once, at create.
+ */
+function partnerAttributionOf(row: LaunchRow): CustomLaunchResourceV4['partnerAttribution'] {
+  if (row.partner_id === null) return null;
+  const subkey = row.owner_kind === 'subkey';
+  return {
+    partnerId: row.partner_id,
+    credentialKind: subkey ? 'partner_subkey' : 'partner_root',
+    subkeyId: subkey ? row.owner_key_id : null,
+    lineageId: row.lineage_id,
+  };
 }

@@ -1,11 +1,13 @@
 import { priceFeedFromConfig } from '../../chain/price-feed.ts';
 import type { Config } from '../../config.ts';
 import { LaunchService } from '../../domain/launches/launch-service.ts';
+import { SubkeyService } from '../../domain/partners/subkeys.ts';
 import type { EvidenceStateKind } from '../../domain/public/deployment-evidence-check.ts';
 import type { Db } from '../../store/db.ts';
 import type { OperationHandler } from '../operation.ts';
 import { legacyOperations } from './legacy.ts';
 import { moduleOperations } from './modules.ts';
+import { partnerSubkeyOperations } from './partner-subkeys.ts';
 import { publicReadOperations } from './public-reads.ts';
 import { v4LaunchOperations } from './v4-launches.ts';
 
@@ -43,5 +45,6 @@ export function buildOperations(deps: {
     ),
     ...legacyOperations,
     ...moduleOperations(deps),
+    ...partnerSubkeyOperations(new SubkeyService(deps.db, deps.now)),
   };
 }
