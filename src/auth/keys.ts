@@ -137,7 +137,8 @@ export function mintPartnerRoot(
   input: PartnerRootInput,
 ): { apiKey: string; partnerId: string; principal: Principal } {
   const name = input.name.trim();
-  if (name.length === 0 || name.length > 64 || /[\u0000-\u001f\u007f]/.test(name)) {
+  const control = [...name].some((c) => (c.codePointAt(0) ?? 0) < 0x20 || c === '\u007f');
+  if (name.length === 0 || name.length > 64 || control) {
     throw new Error('--name must be 1 to 64 characters without control characters');
   }
   if (!/^0x[0-9a-fA-F]{40}$/.test(input.wallet)) throw new Error(`--wallet must be a 0x address, got ${input.wallet}`);
