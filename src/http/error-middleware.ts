@@ -1,4 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
+import { redactKeys } from '../auth/keys.ts';
 import { ApiError } from '../errors/api-error.ts';
 import type { ErrorCode } from '../errors/codes.ts';
 import { state } from './request-context.ts';
@@ -75,7 +76,7 @@ function submissionIssueCode(locations: string[]): ErrorCode | undefined {
 
 /** Logs a failure that is not a public ApiError, with the request id and without request data. */
 export function logInternal(requestId: string, err: unknown): void {
-  const detail = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  const detail = redactKeys(err instanceof Error ? `${err.name}: ${err.message}` : String(err));
   console.error(JSON.stringify({ level: 'error', requestId, msg: 'unhandled failure', detail: detail.slice(0, 2000) }));
 }
 

@@ -1,3 +1,5 @@
+import { redactKeys } from '../../auth/keys.ts';
+
 /**
  * Runs `tick` until stopped, sleeping `pollMs` between ticks (or not, when `again` says the last tick found more
  * work). A failed tick is logged with the loop's name and the loop goes on. Returns the stop function, which
@@ -13,7 +15,9 @@ export function pollUntilStopped<T>(
   const loop = (async () => {
     while (running) {
       const result = await tick().catch((err: unknown) => {
-        console.error(JSON.stringify({ level: 'error', msg: `${name} failed`, detail: String(err).slice(0, 500) }));
+        console.error(
+          JSON.stringify({ level: 'error', msg: `${name} failed`, detail: redactKeys(String(err)).slice(0, 500) }),
+        );
         return undefined;
       });
       if (!again(result)) await new Promise((resolve) => setTimeout(resolve, pollMs));

@@ -1,4 +1,5 @@
 import type { components } from '../../../generated/types/service.ts';
+import { redactKeys } from '../../auth/keys.ts';
 import type { LaunchAuthorizer, WalletTransaction } from '../../chain/launch-authorizer.ts';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../store/db.ts';
@@ -176,7 +177,7 @@ export class LifecycleWorker {
         msg: 'lifecycle step failed',
         launchId: job.launchId,
         attempt: job.attempt,
-        detail: String(err).slice(0, 500),
+        detail: redactKeys(String(err)).slice(0, 500),
       }),
     );
     db.transaction(() => {
