@@ -8,11 +8,13 @@ import { readFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { keccak256, toHex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findPrincipal } from '../src/auth/keys.ts';
 import { compileSolidityIsolated } from '../src/chain/compile-contracts.ts';
 import { bindRequestHashes } from '../src/domain/launches/request-hashes.ts';
 import type { CreateRequestV4 } from '../src/domain/launches/request-rules.ts';
 import { decideReview, reviewerPolicy } from '../src/domain/modules/review.ts';
 import { ModuleReviewWorker } from '../src/domain/modules/review-worker.ts';
+import { maxSubkeysPerRoot, SubkeyService } from '../src/domain/partners/subkeys.ts';
 import { type ErrorCode, errorCodes } from '../src/errors/codes.ts';
 import { auth, call, type Reply } from '../test/support/http.ts';
 import { filesOf, type ModuleSubmission, moduleSubmission, setFiles } from '../test/support/modules.ts';
@@ -123,7 +125,194 @@ const putSourceFile = (c: Ctx, launchId: string, sha256: string, bytes: Buffer) 
     body: bytes,
   });
 
+// Partner subkeys (modules-subkeys-developer-api.md Partner subkey, Authentication 4; launch-transport.md
+// Authentication 5-6). Each row makes its own partner root, so rows never share budgets or subkeys.
+const rootExpiry = '2031-12-31T23:59:59.999Z';
+const subkeyBody = (edit: Record<string, unknown> = {}) =>
+  JSON.stringify({
+    displayName: 'contract row',
+    scopes: ['custom-launch:create', 'custom-launch:read'],
+    prepareRequestsPerHour: 10,
+    readRequestsPerMinute: 10,
+    expiresAt: '2030-12-31T23:59:59.000Z',
+    ...edit,
+  });
+const maxRoot = (c: Ctx, admin = 1000) =>
+  c.s.partnerRoot({
+    expiresAt: rootExpiry,
+    budgets: { prepareRequestsPerHour: 100_000, readRequestsPerMinute: 10_000, subkeyAdminRequestsPerHour: admin },
+  }).apiKey;
+const subkeys = (c: Ctx, path = '') => `${c.s.url}/v1/partner/subkeys${path}`;
+const issue = (c: Ctx, root: string, body = subkeyBody(), k = key16()) =>
+  call(subkeys(c), { method: 'POST', headers: auth(root, { 'Idempotency-Key': k }), body });
+const rotate = (c: Ctx, root: string, id: string, body = subkeyBody(), k = key16()) =>
+  call(subkeys(c, `/${id}/rotate`), { method: 'POST', headers: auth(root, { 'Idempotency-Key': k }), body });
+const subkeyRows: Row[] = [
+  ...[
+    ['displayName', 'x'.repeat(64), 'x'.repeat(65)],
+    ['displayName', 'x', ''],
+    ['prepareRequestsPerHour', 100_000, 100_001],
+    ['prepareRequestsPerHour', 1, 0],
+    ['readRequestsPerMinute', 10_000, 10_001],
+    ['readRequestsPerMinute', 1, 0],
+    ['scopes', ['custom-launch:read'], ['partner-subkeys:manage']],
+    ['scopes', ['custom-launch:create', 'custom-launch:read'], []],
+  ].flatMap(([field, inside, outside]) =>
+    [inside, outside].map((value, i) => ({
+      section: `${MS} Partner subkey: the closed request body`,
+      name: `issue with ${field} ${JSON.stringify(value).slice(0, 20)}${JSON.stringify(value).length > 20 ? '…' : ''} (${i === 0 ? 'inside' : 'outside'})`,
+      given: (c: Ctx) => issue(c, maxRoot(c), subkeyBody({ [field as string]: value })),
+      want: i === 0 ? { status: 201 } : { status: 400, code: 'INVALID_REQUEST' as const },
+    })),
+  ),
+  ...[
+    ['an unknown field', { schemaVersion: 'platform.partner-subkey-request.v1' }],
+    ['expiresAt without milliseconds', { expiresAt: '2030-12-31T23:59:59Z' }],
+    ['expiresAt in the past', { expiresAt: '2020-01-01T00:00:00.000Z' }],
+  ].map(([what, edit]) => ({
+    section: `${MS} Partner subkey: the closed request body`,
+    name: `issue with ${what}`,
+    given: (c: Ctx) => issue(c, maxRoot(c), subkeyBody(edit as Record<string, unknown>)),
+    want: { status: 400, code: 'INVALID_REQUEST' as const },
+  })),
+  ...[15, 16, 128, 129].map((length) => ({
+    section: `${MS} Endpoints: subkey Idempotency-Key`,
+    name: `issue with an Idempotency-Key of ${length} characters`,
+    given: (c: Ctx) => issue(c, maxRoot(c), subkeyBody(), 'k'.repeat(length)),
+    want: length >= 16 && length <= 128 ? { status: 201 } : { status: 400, code: 'INVALID_REQUEST' as const },
+  })),
+  ...[
+    ['prepareRequestsPerHour', 600, 601],
+    ['readRequestsPerMinute', 600, 601],
+  ].flatMap(([field, atRoot, above]) =>
+    [atRoot, above].map((value) => ({
+      section: `${MS} Authentication 4: a child never exceeds the root's budgets`,
+      name: `issue with ${field} ${value} under a root of 600`,
+      given: (c: Ctx) => {
+        const root = c.s.partnerRoot({
+          budgets: { prepareRequestsPerHour: 600, readRequestsPerMinute: 600 },
+          expiresAt: rootExpiry,
+        }).apiKey;
+        return issue(c, root, subkeyBody({ [field as string]: value }));
+      },
+      want: value === atRoot ? { status: 201 } : { status: 400, code: 'SUBKEY_BOUNDS_EXCEEDED' as const },
+    })),
+  ),
+  ...[rootExpiry, '2032-01-01T00:00:00.000Z'].map((expiresAt) => ({
+    section: `${MS} Authentication 4: a child never exceeds the root's expiry`,
+    name: `issue expiring at ${expiresAt} under a root expiring at ${rootExpiry}`,
+    given: (c: Ctx) => issue(c, maxRoot(c), subkeyBody({ expiresAt })),
+    want: expiresAt === rootExpiry ? { status: 201 } : { status: 400, code: 'SUBKEY_BOUNDS_EXCEEDED' as const },
+  })),
+  {
+    section: `${MS} Endpoints: issue`,
+    name: 'an exact replay of an issue: 200, already-delivered, apiKey null',
+    given: async (c) => {
+      const root = maxRoot(c);
+      const k = key16();
+      expect((await issue(c, root, subkeyBody(), k)).status).toBe(201);
+      return issue(c, root, subkeyBody(), k);
+    },
+    want: { status: 200, body: (j) => expect(j).toMatchObject({ secretState: 'already-delivered', apiKey: null }) },
+  },
+  {
+    section: `${MS} Endpoints: issue`,
+    name: 'the same Idempotency-Key with other bytes',
+    given: async (c) => {
+      const root = maxRoot(c);
+      const k = key16();
+      await issue(c, root, subkeyBody(), k);
+      return issue(c, root, subkeyBody({ displayName: 'other bytes' }), k);
+    },
+    want: { status: 409, code: 'IDEMPOTENCY_CONFLICT' },
+  },
+  {
+    section: `${MS} Authentication 4: rotation revokes the old credential`,
+    name: 'the rotated-away key reads',
+    given: async (c) => {
+      const root = maxRoot(c);
+      const first = (await issue(c, root)).json;
+      expect((await rotate(c, root, first.subkeyId)).status).toBe(201);
+      return call(v4(c.s), { headers: auth(first.apiKey) });
+    },
+    want: { status: 401, code: 'UNAUTHENTICATED' },
+  },
+  {
+    section: `${MS} Endpoints: rotate`,
+    name: 'rotating a revoked subkey',
+    given: async (c) => {
+      const root = maxRoot(c);
+      const { subkeyId } = (await issue(c, root)).json;
+      await call(subkeys(c, `/${subkeyId}`), { method: 'DELETE', headers: auth(root) });
+      return rotate(c, root, subkeyId);
+    },
+    want: { status: 409, code: 'SUBKEY_REVOKED' },
+  },
+  {
+    section: `${MS} Endpoints: revoke`,
+    name: 'the revoked key reads',
+    given: async (c) => {
+      const root = maxRoot(c);
+      const { subkeyId, apiKey } = (await issue(c, root)).json;
+      expect((await call(subkeys(c, `/${subkeyId}`), { method: 'DELETE', headers: auth(root) })).status).toBe(200);
+      return call(v4(c.s), { headers: auth(apiKey) });
+    },
+    want: { status: 401, code: 'UNAUTHENTICATED' },
+  },
+  {
+    section: `${MS} Authentication 4: subkey administration needs a partner root`,
+    name: 'a subkey lists subkeys',
+    given: async (c) => {
+      const { apiKey } = (await issue(c, maxRoot(c))).json;
+      return call(subkeys(c), { headers: auth(apiKey) });
+    },
+    want: { status: 403, code: 'INSUFFICIENT_SCOPE' },
+  },
+  {
+    section: `${LT} Authentication 6: a subkey never reads the root's launches`,
+    name: "a subkey reads its root's launch",
+    given: async (c) => {
+      const root = maxRoot(c);
+      const launchId = (await create({ s: c.s, key: root })).json.launchId as string;
+      const { apiKey } = (await issue(c, root)).json;
+      return call(v4(c.s, `/${launchId}`), { headers: auth(apiKey) });
+    },
+    want: { status: 404, code: 'NOT_FOUND' },
+  },
+  ...[maxSubkeysPerRoot - 1, maxSubkeysPerRoot].map((held) => ({
+    section: `${MS} Partner subkey: a root holds at most ${maxSubkeysPerRoot} subkeys (project design)`,
+    name: `issue under a root already holding ${held}`,
+    given: (c: Ctx) => {
+      const root = maxRoot(c);
+      const principal = findPrincipal(c.s.db, root, Date.now());
+      if (!principal) throw new Error('the root key does not authenticate');
+      const service = new SubkeyService(c.s.db, Date.now);
+      for (let i = 0; i < held; i++) {
+        const rawBody = Buffer.from(subkeyBody({ displayName: `seeded ${i}` }));
+        service.issue(principal, {
+          idempotencyKey: `seeded-subkey-${String(i).padStart(6, '0')}`,
+          request: JSON.parse(rawBody.toString()),
+          rawBody,
+        });
+      }
+      return issue(c, root);
+    },
+    want: held < maxSubkeysPerRoot ? { status: 201 } : { status: 409, code: 'SUBKEY_LIMIT_REACHED' as const },
+  })),
+  ...[2, 3].map((n) => ({
+    section: `${MS} Authentication 4: every subkey-admin operation, list included, spends subkeyAdminRequestsPerHour`,
+    name: `list number ${n} under a root budget of 2`,
+    given: async (c: Ctx) => {
+      const root = maxRoot(c, 2);
+      for (let i = 1; i < n; i++) await call(subkeys(c), { headers: auth(root) });
+      return call(subkeys(c), { headers: auth(root) });
+    },
+    want: n <= 2 ? { status: 200 } : { status: 429, code: 'RATE_LIMITED' as const, retryAfter: true as const },
+  })),
+];
+
 const rows: Row[] = [
+  ...subkeyRows,
   // Limits: page size and cursor (Endpoints: Parameter shapes).
   ...[0, 1, 25, 26].map((limit) => ({
     section: `${LT} Limits: page size`,
@@ -756,7 +945,7 @@ describe('contract table', () => {
   });
 
   // Codes whose operations answer 501 until their issues land; each moves into the table with its rows.
-  const pending: ErrorCode[] = ['SUBKEY_BOUNDS_EXCEEDED'];
+  const pending: ErrorCode[] = [];
   // A review build's lastError code, never an HTTP answer: the package fits intake's 16 MiB but not the review
   // profile's 4 MiB (tested on both sides in test/modules/review.test.ts).
   const reviewBuildCodes: ErrorCode[] = ['MODULE_BUILD_PROFILE_CAPACITY_EXCEEDED'];
