@@ -133,7 +133,7 @@ for (const [path, item] of Object.entries(bundled.paths)) {
   }
 }
 
-/** Every scope any operation requires. */
+/** Every scope any operation requires but partner-subkeys:manage, which only a partner root holds. */
 const allScopes = [
   ...new Set(
     Object.values(bundled.paths).flatMap((item) =>
@@ -144,7 +144,7 @@ const allScopes = [
       ),
     ),
   ),
-].filter((s): s is string => typeof s === 'string');
+].filter((s): s is string => typeof s === 'string' && s !== 'partner-subkeys:manage');
 
 /** Echo handlers: the op's first declared 2xx with a raw JSON body (res.send: not response-validated). */
 const echoOperations: Record<string, OperationHandler> = Object.fromEntries(
@@ -502,6 +502,8 @@ const subjects = schemaNames.map(buildSubject);
 
 let s: TestServer;
 let key: string;
+/** The subkey routes' caller: a partner root with its budgets at their maxima. */
+let partnerKey: string;
 const tally: Record<string, Record<string, number>> = {};
 
 beforeAll(async () => {
@@ -519,6 +521,10 @@ beforeAll(async () => {
   }
   s = await startServer({ routeBudgetPerMinute: 1_000_000 }, undefined, echoOperations);
   key = s.key({ scopes: allScopes, chains: ['4663', '1'] });
+  partnerKey = s.partnerRoot({
+    expiresAt: '9999-12-31T23:59:59.999Z',
+    budgets: { prepareRequestsPerHour: 100_000, readRequestsPerMinute: 10_000, subkeyAdminRequestsPerHour: 100_000 },
+  }).apiKey;
 });
 
 afterAll(async () => {
@@ -529,7 +535,8 @@ afterAll(async () => {
 });
 
 async function send(op: Operation, body: Json) {
-  const headers = auth(key, op.idempotent ? { 'Idempotency-Key': `property-${randomUUID()}` } : {});
+  const caller = requestPath(op).startsWith('/v1/partner/') ? partnerKey : key;
+  const headers = auth(caller, op.idempotent ? { 'Idempotency-Key': `property-${randomUUID()}` } : {});
   return call(`${s.url}${requestPath(op)}`, { method: op.method, headers, body: JSON.stringify(body) });
 }
 
