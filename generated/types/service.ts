@@ -271,9 +271,10 @@ export type paths = {
          * List the subkeys of the partner root
          * @description Partner root with `partner-subkeys:manage` only. Every subkey issued under the root (active, revoked, rotated),
          *     newest first; no secrets. Every subkey-admin call, list included, consumes the root's
-         *     `subkeyAdminRequestsPerHour` budget, counted before the request is validated (429 `RATE_LIMITED` with
-         *     `Retry-After`). Errors: 401 `UNAUTHENTICATED` (no key, an unknown, revoked or expired key); 403
-         *     `INSUFFICIENT_SCOPE` (a key without `partner-subkeys:manage`: a wallet key or a subkey).
+         *     `subkeyAdminRequestsPerHour` budget, counted once the key authenticates, before the body is checked against the
+         *     schema (a body that is not JSON, or over the byte limit, is refused before authentication and spends nothing)
+         *     (429 `RATE_LIMITED` with `Retry-After`). Errors: 401 `UNAUTHENTICATED` (no key, an unknown, revoked or expired
+         *     key); 403 `INSUFFICIENT_SCOPE` (a key without `partner-subkeys:manage`: a wallet key or a subkey).
          */
         get: operations["listPartnerSubkeys"];
         put?: never;
@@ -283,11 +284,13 @@ export type paths = {
          *     is on disk, with `secretState: delivered-once` and the one-time `apiKey` (only its hash is stored); 200 for an
          *     exact replay (same `Idempotency-Key`, same bytes) with the first answer, `secretState: already-delivered` and
          *     `apiKey: null`. Every subkey-admin call, list included, consumes the root's `subkeyAdminRequestsPerHour` budget,
-         *     counted before the request is validated (429 `RATE_LIMITED` with `Retry-After`). Errors: 400 `INVALID_REQUEST`
-         *     (the schema, or an `expiresAt` not in the future), `SUBKEY_BOUNDS_EXCEEDED` (a scope the root lacks, a budget
-         *     above the root's, an expiry after the root's); 401 `UNAUTHENTICATED`; 403 `INSUFFICIENT_SCOPE`; 409
-         *     `IDEMPOTENCY_CONFLICT` (same key, other bytes), `SUBKEY_LIMIT_REACHED` (Project design: a root holds at most
-         *     1000 subkeys over its lifetime, rotations included, so the unpaged list stays complete).
+         *     counted once the key authenticates, before the body is checked against the schema (a body that is not JSON, or
+         *     over the byte limit, is refused before authentication and spends nothing) (429 `RATE_LIMITED` with
+         *     `Retry-After`). Errors: 400 `INVALID_REQUEST` (the schema, or an `expiresAt` not in the future),
+         *     `SUBKEY_BOUNDS_EXCEEDED` (a scope the root lacks, a budget above the root's, an expiry after the root's); 401
+         *     `UNAUTHENTICATED`; 403 `INSUFFICIENT_SCOPE`; 409 `IDEMPOTENCY_CONFLICT` (same key, other bytes),
+         *     `SUBKEY_LIMIT_REACHED` (Project design: a root holds at most 1000 subkeys over its lifetime, rotations included,
+         *     so the unpaged list stays complete).
          */
         post: operations["issuePartnerSubkey"];
         delete?: never;
@@ -311,9 +314,10 @@ export type paths = {
          * @description Project design: the success answer is 200 with the subkey in status `revoked` (`secretState: already-delivered`,
          *     `apiKey: null`). Idempotent: revoking a subkey that is already revoked, or already replaced by a rotation,
          *     answers the same 200 with its unchanged status (`revoked` or `rotated`). The key answers 401 from the commit on.
-         *     Every subkey-admin call, list included, consumes the root's `subkeyAdminRequestsPerHour` budget, counted before
-         *     the request is validated (429 `RATE_LIMITED` with `Retry-After`). Errors: 401 `UNAUTHENTICATED`; 403
-         *     `INSUFFICIENT_SCOPE`; 404 `NOT_FOUND` (not a subkey of this root).
+         *     Every subkey-admin call, list included, consumes the root's `subkeyAdminRequestsPerHour` budget, counted once
+         *     the key authenticates, before the body is checked against the schema (a body that is not JSON, or over the byte
+         *     limit, is refused before authentication and spends nothing) (429 `RATE_LIMITED` with `Retry-After`). Errors: 401
+         *     `UNAUTHENTICATED`; 403 `INSUFFICIENT_SCOPE`; 404 `NOT_FOUND` (not a subkey of this root).
          */
         delete: operations["revokePartnerSubkey"];
         options?: never;
@@ -338,11 +342,12 @@ export type paths = {
          *     one may, to renew it), so of two concurrent rotations exactly one succeeds. 201 once the commit is on disk, with
          *     the one-time `apiKey`; 200 for an exact replay (same `Idempotency-Key`, same subkeyId and bytes) with the first
          *     answer and `apiKey: null`. Every subkey-admin call, list included, consumes the root's
-         *     `subkeyAdminRequestsPerHour` budget, counted before the request is validated (429 `RATE_LIMITED` with
-         *     `Retry-After`). Errors: 400 `INVALID_REQUEST`, `SUBKEY_BOUNDS_EXCEEDED` (as issue); 401 `UNAUTHENTICATED`; 403
-         *     `INSUFFICIENT_SCOPE`; 404 `NOT_FOUND` (not a subkey of this root); 409 `IDEMPOTENCY_CONFLICT` (same key, other
-         *     bytes or another subkeyId), `SUBKEY_REVOKED` (already revoked or rotated; Project design),
-         *     `SUBKEY_LIMIT_REACHED` (as issue).
+         *     `subkeyAdminRequestsPerHour` budget, counted once the key authenticates, before the body is checked against the
+         *     schema (a body that is not JSON, or over the byte limit, is refused before authentication and spends nothing)
+         *     (429 `RATE_LIMITED` with `Retry-After`). Errors: 400 `INVALID_REQUEST`, `SUBKEY_BOUNDS_EXCEEDED` (as issue); 401
+         *     `UNAUTHENTICATED`; 403 `INSUFFICIENT_SCOPE`; 404 `NOT_FOUND` (not a subkey of this root); 409
+         *     `IDEMPOTENCY_CONFLICT` (same key, other bytes or another subkeyId), `SUBKEY_REVOKED` (already revoked or
+         *     rotated; Project design), `SUBKEY_LIMIT_REACHED` (as issue).
          */
         post: operations["rotatePartnerSubkey"];
         delete?: never;
