@@ -15,6 +15,7 @@ import {
   submitCommand,
   waitCommand,
 } from './commands/remote.ts';
+import { subkeysCommand } from './commands/subkeys.ts';
 import { apiKeyFromEnvironment, cliEnvironment, defaultOrigin } from './environment.ts';
 import { CliExit, type ExitName, exitCodes } from './exit-codes.ts';
 import { createOutput } from './output.ts';
@@ -77,6 +78,23 @@ Module contributions (source packages as unreviewed drafts; never approval or pu
   (6 after an upload: the submission may exist; else 5); MODULE_CONTEXT_RESPONSE and MODULE_REVIEW_RESPONSE
   (5). Answers over 1 MiB (an export over 3 MiB) after decompression are refused unread.
 
+Partner subkeys (a partner root's bounded child credentials; the root key only from PLATFORM_API_KEY):
+  custom-launch subkeys list
+      Every subkey of the root, newest first, with its status; no secrets.
+  custom-launch subkeys issue --name <displayName> --scopes <custom-launch:create,custom-launch:read>
+      --prepare-per-hour <n> --read-per-minute <n> --expires-at <UTC, e.g. 2027-01-01T00:00:00.000Z>
+      [--idempotency-key <k>] [--max-wait <seconds>]
+  custom-launch subkeys rotate <subkeyId> <the flags of issue>
+      Issue a subkey, or rotate one (revoke it and issue its replacement in the same lineage). The body is built
+      from the flags in a fixed order, so the same flags give the same bytes. Without --idempotency-key one is
+      generated and printed to stderr first: if the answer is lost, rerun with it and the same flags (an exact
+      replay never issues a second subkey). No answer, 429 and retryable 503 resend the same bytes with the same
+      key, honoring Retry-After, within --max-wait (default 60). The new apiKey is printed once, on stdout; a
+      replay answers already-delivered and shows no key (rotate the subkey if its key was lost).
+  custom-launch subkeys revoke <subkeyId>
+      Revoke at once; revoking again is safe.
+  Refusals name the status, the code and the requestId (exit 5); no definite answer is exit 6.
+
 Options: --json (one JSON object on stdout; messages stay on stderr), --timeout-ms <1..120000> per request
 (default 30000; modules 20000), --help, --version.
 
@@ -132,6 +150,12 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
         'timeout-ms': { type: 'string' },
         request: { type: 'string' },
         project: { type: 'string' },
+        name: { type: 'string' },
+        scopes: { type: 'string' },
+        'prepare-per-hour': { type: 'string' },
+        'read-per-minute': { type: 'string' },
+        'expires-at': { type: 'string' },
+        'idempotency-key': { type: 'string' },
       },
     });
     const [command, ...rest] = positionals;
@@ -148,6 +172,11 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
     const timeoutRaw = values['timeout-ms'] ?? (command === 'modules' ? '20000' : '30000');
     if (!/^[0-9]+$/.test(timeoutRaw) || Number(timeoutRaw) < 1 || Number(timeoutRaw) > 120_000) {
       throw new CliExit('usage', `--timeout-ms must be an integer from 1 to 120000, got "${timeoutRaw}"`);
+    }
+    const subkeyFlags = ['name', 'scopes', 'prepare-per-hour', 'read-per-minute', 'expires-at', 'idempotency-key'];
+    const strayFlags = subkeyFlags.filter((f) => values[f as keyof typeof values] !== undefined);
+    if (command !== 'subkeys' && strayFlags.length > 0) {
+      throw new CliExit('usage', `${strayFlags.map((f) => `--${f}`).join(', ')} belong to subkeys issue and rotate`);
     }
     const one = (what: string): string => {
       if (rest.length !== 1 || rest[0] === undefined)
@@ -229,6 +258,25 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
             foreign: Object.keys(values).filter((name) => !own.has(name)),
           },
           { env: cliEnvironment(env), processEnv: env, timeoutMs: Number(timeoutRaw), out },
+        );
+        return 0;
+      }
+      case 'subkeys': {
+        const own = new Set(['json', 'help', 'version', 'timeout-ms', 'max-wait', ...subkeyFlags]);
+        await subkeysCommand(
+          {
+            sub: rest[0],
+            args: rest.slice(1),
+            name: values.name,
+            scopes: values.scopes,
+            preparePerHour: values['prepare-per-hour'],
+            readPerMinute: values['read-per-minute'],
+            expiresAt: values['expires-at'],
+            idempotencyKey: values['idempotency-key'],
+            maxWaitMs: positiveSeconds(values['max-wait'], 'max-wait', 60),
+            foreign: Object.keys(values).filter((name) => !own.has(name)),
+          },
+          remote(),
         );
         return 0;
       }

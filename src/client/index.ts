@@ -2,6 +2,26 @@ import createClient, { type Client } from 'openapi-fetch';
 import type { components, paths } from '../../generated/types/service.ts';
 import { checkOrigin } from './origin.ts';
 
+/** The partner subkey client: list, issue, rotate and revoke with a partner root's key. */
+export {
+  type DeliveredSubkey,
+  type IssuedSubkey,
+  issueSubkey,
+  listSubkeys,
+  type PartnerSubkeyListV1,
+  type PartnerSubkeyRequestV1,
+  type PartnerSubkeyV1,
+  revokeSubkey,
+  rotateSubkey,
+  type SubkeyCallOptions,
+  type SubkeyFailure,
+  type SubkeyListResult,
+  type SubkeyRefusal,
+  type SubkeyRevokeResult,
+  type SubkeyWriteOptions,
+  type SubkeyWriteResult,
+  subkeyRequestBytes,
+} from './subkeys.ts';
 export { checkOrigin };
 
 /** Types of the client's bodies, all generated from spec/. */

@@ -11,7 +11,7 @@ export type Exchange =
 /** What a request sends: always to the one configured origin, with or without the key. */
 export interface Send {
   origin: string;
-  method: 'GET' | 'POST' | 'PUT';
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   path: string;
   apiKey?: string;
   headers?: Record<string, string>;

@@ -1,0 +1,243 @@
+import { randomUUID } from 'node:crypto';
+import {
+  issueSubkey,
+  listSubkeys,
+  type PartnerSubkeyRequestV1,
+  revokeSubkey,
+  rotateSubkey,
+  type SubkeyFailure,
+  type SubkeyWriteResult,
+  subkeyRequestBytes,
+} from '../../client/subkeys.ts';
+import { CliExit } from '../exit-codes.ts';
+import type { Remote } from './remote.ts';
+
+/** One `custom-launch subkeys …` command line, parsed. */
+export interface SubkeysArgs {
+  sub: string | undefined;
+  args: string[];
+  name: string | undefined;
+  scopes: string | undefined;
+  preparePerHour: string | undefined;
+  readPerMinute: string | undefined;
+  expiresAt: string | undefined;
+  idempotencyKey: string | undefined;
+  maxWaitMs: number;
+  /** Options given that the subkeys group does not take. */
+  foreign: string[];
+}
+
+const childScopes = ['custom-launch:create', 'custom-launch:read'] as const;
+const timestampPattern = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z$/;
+const idempotencyKeyPattern = /^[A-Za-z0-9._:-]{16,128}$/;
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const clientCodes = new Set<string>(['SUBKEY_RESPONSE_INVALID', 'REDIRECT_REFUSED', 'NOT_AN_API_ERROR']);
+const writeFlags = ['name', 'scopes', 'preparePerHour', 'readPerMinute', 'expiresAt', 'idempotencyKey'] as const;
+const flagName: Record<(typeof writeFlags)[number], string> = {
+  name: '--name',
+  scopes: '--scopes',
+  preparePerHour: '--prepare-per-hour',
+  readPerMinute: '--read-per-minute',
+  expiresAt: '--expires-at',
+  idempotencyKey: '--idempotency-key',
+};
+
+/** The support line of a failure: its status, code and correlation requestId (every refusal carries them). */
+function describe(failure: { status: number | null; code: string | null; requestId: string | null }): string {
+  const status = failure.status === null ? '' : `${failure.status} `;
+  return `${status}${failure.code ?? 'no code'} (requestId ${failure.requestId ?? 'none'})`;
+}
+
+function fail(what: string, failure: SubkeyFailure, hint = ''): never {
+  if (failure.kind === 'unresolved') {
+    const answered = failure.status === null ? '' : `; last answer ${describe(failure)}`;
+    throw new CliExit('unresolved', `${what}: no definite answer: ${failure.reason}${answered}${hint}`);
+  }
+  const message = hint ? failure.message.replace(/\.$/, '') : failure.message;
+  // A client code: the client refused what came back (a redirect, or a body that is not the answer asked for).
+  const by = clientCodes.has(failure.code) ? 'the client refused the answer' : 'the service refused';
+  throw new CliExit('refused', `${what}: ${by} with ${describe(failure)}: ${message}${hint}`);
+}
+
+/** The subkey request the flags state, checked locally; nothing is sent when a flag is missing or malformed. */
+function requestOf(args: SubkeysArgs, what: string): PartnerSubkeyRequestV1 {
+  const missing = (['name', 'scopes', 'preparePerHour', 'readPerMinute', 'expiresAt'] as const).filter(
+    (f) => args[f] === undefined,
+  );
+  if (missing.length > 0) {
+    throw new CliExit('usage', `${what} needs ${missing.map((f) => `${flagName[f]} <…>`).join(', ')}; see --help`);
+  }
+  const name = args.name as string;
+  if (name.length === 0) throw new CliExit('usage', '--name must not be empty');
+  const scopes = (args.scopes as string)
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const unknown = scopes.filter((s) => !(childScopes as readonly string[]).includes(s));
+  if (scopes.length === 0 || unknown.length > 0) {
+    throw new CliExit(
+      'usage',
+      `--scopes must list ${childScopes.join(' and/or ')} (comma-separated)${unknown.length > 0 ? `, got ${unknown.join(', ')}` : ''}`,
+    );
+  }
+  const count = (flag: 'preparePerHour' | 'readPerMinute'): number => {
+    const raw = args[flag] as string;
+    if (!/^[0-9]{1,9}$/.test(raw) || Number(raw) < 1) {
+      throw new CliExit('usage', `${flagName[flag]} must be a positive integer, got "${raw.slice(0, 40)}"`);
+    }
+    return Number(raw);
+  };
+  const expiresAt = args.expiresAt as string;
+  const ms = Date.parse(expiresAt);
+  if (!timestampPattern.test(expiresAt) || Number.isNaN(ms) || new Date(ms).toISOString() !== expiresAt) {
+    throw new CliExit(
+      'usage',
+      `--expires-at must be a UTC time with milliseconds such as 2027-01-01T00:00:00.000Z, got "${expiresAt.slice(0, 40)}"`,
+    );
+  }
+  return {
+    displayName: name,
+    scopes: scopes as PartnerSubkeyRequestV1['scopes'],
+    prepareRequestsPerHour: count('preparePerHour'),
+    readRequestsPerMinute: count('readPerMinute'),
+    expiresAt,
+  };
+}
+
+function subkeyIdOf(args: SubkeysArgs): string {
+  const [id, ...more] = args.args;
+  if (id === undefined || more.length > 0)
+    throw new CliExit('usage', `subkeys ${args.sub} takes one subkeyId; see --help`);
+  if (!uuidPattern.test(id))
+    throw new CliExit('usage', `"${id.slice(0, 80)}" is not a subkeyId (a UUID from subkeys list)`);
+  return id;
+}
+
+/** Issue or rotate: the flags' exact bytes and one Idempotency-Key, resent only as that pair. */
+async function writeCommand(args: SubkeysArgs, remote: Remote, subkeyId: string | null): Promise<void> {
+  const what = `subkeys ${args.sub}`;
+  const body = subkeyRequestBytes(requestOf(args, what));
+  if (args.idempotencyKey !== undefined && !idempotencyKeyPattern.test(args.idempotencyKey)) {
+    throw new CliExit(
+      'usage',
+      '--idempotency-key must be 16 to 128 letters, digits, dots, underscores, colons or hyphens',
+    );
+  }
+  const apiKey = remote.apiKey();
+  const { out } = remote;
+  const idempotencyKey = args.idempotencyKey ?? `custom-launch.subkey.${randomUUID()}`;
+  const rerun = `rerun with --idempotency-key ${idempotencyKey} and the same flags`;
+  if (args.idempotencyKey === undefined) {
+    out.note(
+      `idempotency key ${idempotencyKey}: if the answer is lost, ${rerun} (an exact replay never issues a second subkey)`,
+    );
+  }
+  const options = {
+    origin: remote.env.origin,
+    apiKey,
+    timeoutMs: remote.timeoutMs,
+    maxWaitMs: args.maxWaitMs,
+    idempotencyKey,
+    body,
+    onRetry: (message: string) => out.note(`${what}: ${message}`),
+  };
+  const result: SubkeyWriteResult =
+    subkeyId === null ? await issueSubkey(options) : await rotateSubkey({ ...options, subkeyId });
+  if (result.kind === 'unresolved') fail(what, result, `; the subkey may have been issued: ${rerun}`);
+  if (result.kind === 'refused') {
+    const hint =
+      result.code === 'IDEMPOTENCY_CONFLICT'
+        ? `; --idempotency-key ${idempotencyKey} was already used with other flags${subkeyId ? ' or another subkey' : ''}: a new subkey needs a new key`
+        : result.code === 'RATE_LIMITED'
+          ? `; nothing was issued: ${rerun} later`
+          : '';
+    fail(what, result, hint);
+  }
+  const { subkey } = result;
+  out.result({ outcome: result.kind, httpStatus: result.kind === 'issued' ? 201 : 200, idempotencyKey, subkey });
+  out.line(JSON.stringify(subkey, null, 2));
+  if (result.kind === 'issued') {
+    const rotated = subkeyId ? `; subkey ${subkeyId} is rotated and its key no longer works` : '';
+    out.note(
+      `subkey ${subkey.subkeyId} ${subkeyId ? 'issued by rotation' : 'issued'}${rotated}. Its apiKey is shown only now, on stdout: store it in a secret store. It is never shown again; if it is lost, rotate the subkey.`,
+    );
+  } else {
+    out.note(
+      `exact replay of idempotency key ${idempotencyKey} (secretState already-delivered): subkey ${subkey.subkeyId}'s secret was delivered by the first answer and is not shown again; if it was lost, rotate the subkey (custom-launch subkeys rotate ${subkey.subkeyId} …).`,
+    );
+  }
+}
+
+/**
+ * `custom-launch subkeys <list|issue|rotate|revoke>`: a partner root's subkey administration
+ * (modules-subkeys-developer-api.md Partner subkey, Authentication 4). The root key comes only from PLATFORM_API_KEY;
+ * refusals name their code and requestId.
+ */
+export async function subkeysCommand(args: SubkeysArgs, remote: Remote): Promise<void> {
+  if (args.foreign.length > 0) {
+    throw new CliExit('usage', `subkeys does not take ${args.foreign.map((o) => `--${o}`).join(', ')}; see --help`);
+  }
+  const writes = args.sub === 'issue' || args.sub === 'rotate';
+  const stray = writeFlags.filter((f) => args[f] !== undefined);
+  if (!writes && stray.length > 0) {
+    throw new CliExit(
+      'usage',
+      `${stray.map((f) => flagName[f]).join(', ')} belong${stray.length === 1 ? 's' : ''} to subkeys issue and rotate`,
+    );
+  }
+  const { out } = remote;
+  switch (args.sub) {
+    case 'list': {
+      if (args.args.length > 0) throw new CliExit('usage', 'subkeys list takes no argument; see --help');
+      const result = await listSubkeys({
+        origin: remote.env.origin,
+        apiKey: remote.apiKey(),
+        timeoutMs: remote.timeoutMs,
+        maxWaitMs: args.maxWaitMs,
+        onRetry: (message) => out.note(`subkeys list: ${message}`),
+      });
+      if (result.kind !== 'listed') fail('subkeys list', result);
+      const { items } = result.list;
+      out.result(result.list);
+      out.line(`${items.length} subkey${items.length === 1 ? '' : 's'} of this partner root, newest first`);
+      for (const s of items) {
+        const from = s.rotatedFromSubkeyId ? `, rotated from ${s.rotatedFromSubkeyId}` : '';
+        out.line(
+          `  ${s.subkeyId}  ${s.status.padEnd(7)}  ${JSON.stringify(s.displayName)}  ${s.scopes.join(',')}  ` +
+            `${s.budgets.prepareRequestsPerHour}/h prepare, ${s.budgets.readRequestsPerMinute}/min read, ` +
+            `expires ${s.expiresAt}${from}`,
+        );
+      }
+      return;
+    }
+    case 'issue':
+      if (args.args.length > 0) throw new CliExit('usage', 'subkeys issue takes no argument, only flags; see --help');
+      await writeCommand(args, remote, null);
+      return;
+    case 'rotate':
+      await writeCommand(args, remote, subkeyIdOf(args));
+      return;
+    case 'revoke': {
+      const subkeyId = subkeyIdOf(args);
+      const result = await revokeSubkey({
+        origin: remote.env.origin,
+        apiKey: remote.apiKey(),
+        timeoutMs: remote.timeoutMs,
+        maxWaitMs: args.maxWaitMs,
+        subkeyId,
+        onRetry: (message) => out.note(`subkeys revoke: ${message}`),
+      });
+      if (result.kind !== 'revoked') fail('subkeys revoke', result, '; revoking again is safe');
+      out.result(result.subkey);
+      out.line(`subkey ${subkeyId}: ${result.subkey.status}; its key no longer works`);
+      return;
+    }
+    default:
+      throw new CliExit(
+        'usage',
+        args.sub === undefined
+          ? 'subkeys needs list, issue, rotate or revoke; see --help'
+          : `unknown subkeys command "${args.sub}"; see --help`,
+      );
+  }
+}

@@ -1,0 +1,317 @@
+import type { components, paths } from '../../generated/types/service.ts';
+import { retryAfterMs } from './retry-after.ts';
+import { apiErrorOf, type Exchange, exchange, type Refusal, type Send } from './transport.ts';
+
+/** Types of the partner subkey routes, all generated from spec/ (modules-subkeys-developer-api.md Partner subkey). */
+export type PartnerSubkeyV1 = components['schemas']['PartnerSubkeyV1'];
+export type PartnerSubkeyRequestV1 = components['schemas']['PartnerSubkeyRequestV1'];
+export type PartnerSubkeyListV1 = components['schemas']['PartnerSubkeyListV1'];
+type ListPath = '/v1/partner/subkeys';
+type RotatePath = '/v1/partner/subkeys/{subkeyId}/rotate';
+type RevokePath = '/v1/partner/subkeys/{subkeyId}';
+type IssueAnswer = paths[ListPath]['post']['responses'][201]['content']['application/json'];
+type ListAnswer = paths[ListPath]['get']['responses'][200]['content']['application/json'];
+type RotateAnswer = paths[RotatePath]['post']['responses'][201]['content']['application/json'];
+type RevokeAnswer = paths[RevokePath]['delete']['responses'][200]['content']['application/json'];
+
+/** A subkey as first delivered: the one answer that carries its secret. */
+export type IssuedSubkey = PartnerSubkeyV1 & { secretState: 'delivered-once'; apiKey: string };
+/** A subkey as every later answer shows it: the secret was delivered before and is never shown again. */
+export type DeliveredSubkey = PartnerSubkeyV1 & { secretState: 'already-delivered'; apiKey: null };
+
+export const subkeysPath: ListPath = '/v1/partner/subkeys';
+export const subkeySchemaVersion = 'platform.partner-subkey.v1';
+const idempotencyKeyPattern = /^[A-Za-z0-9._:-]{16,128}$/;
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const apiKeySecretPattern = /^[A-Za-z0-9._-]{32,256}$/;
+
+/**
+ * Client codes of a refusal without an ApiError of the service (project design): a refused redirect, a status whose
+ * body is no ApiError, or a 2xx whose body is not the subkey answer the request asked for.
+ */
+export type SubkeyRefusal = Omit<Refusal, 'code'> & { code: Refusal['code'] | 'SUBKEY_RESPONSE_INVALID' };
+
+/** How a subkey call ended besides success. */
+export type SubkeyFailure =
+  | SubkeyRefusal
+  /**
+   * No definite answer within the max wait, or a 500: a write may have been committed. Resend the same bytes with the
+   * same Idempotency-Key (an exact replay answers 200 and never issues a second subkey).
+   */
+  | { kind: 'unresolved'; reason: string; status: number | null; code: string | null; requestId: string | null };
+
+/** The result of issue and rotate. */
+export type SubkeyWriteResult =
+  /** 201: the new subkey with its one-time apiKey. */
+  | { kind: 'issued'; subkey: IssuedSubkey; requestId: string | null; attempts: number }
+  /** 200: an exact replay of the same Idempotency-Key and bytes; the secret went out with the first answer. */
+  | { kind: 'replayed'; subkey: DeliveredSubkey; requestId: string | null; attempts: number }
+  | SubkeyFailure;
+
+export type SubkeyListResult = { kind: 'listed'; list: PartnerSubkeyListV1; requestId: string | null } | SubkeyFailure;
+export type SubkeyRevokeResult = { kind: 'revoked'; subkey: DeliveredSubkey; requestId: string | null } | SubkeyFailure;
+
+/** What every subkey call takes. The root key is passed in by the caller; this module reads it from nowhere else. */
+export interface SubkeyCallOptions {
+  /** The service origin, already checked with checkOrigin. */
+  origin: string;
+  /** The partner root's key (partner-subkeys:manage). Sent only to `origin`, never returned or put in a message. */
+  apiKey: string;
+  /** Per-request timeout. */
+  timeoutMs: number;
+  /**
+   * Give up when the next attempt would start after this long (no answer, 429 or a retryable 503 are resent after
+   * Retry-After or a doubling backoff). Default 60 s.
+   */
+  maxWaitMs?: number;
+  fetch?: typeof globalThis.fetch;
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+  /** Progress for a person: each resend and why. Never carries a key. */
+  onRetry?: (message: string) => void;
+}
+
+/** Issue and rotate bind one Idempotency-Key to the exact body bytes; only that pair is ever (re)sent. */
+export interface SubkeyWriteOptions extends SubkeyCallOptions {
+  idempotencyKey: string;
+  /** The exact body bytes (a PartnerSubkeyRequestV1), sent as they are and never re-serialized. */
+  body: Uint8Array;
+}
+
+/**
+ * The body of issue and rotate with its fields in one fixed order, so the same values always give the same bytes
+ * (an exact replay needs the same bytes). Scopes are deduplicated and put in their canonical order.
+ */
+export function subkeyRequestBytes(request: PartnerSubkeyRequestV1): Uint8Array {
+  const canonical: PartnerSubkeyRequestV1['scopes'] = (['custom-launch:create', 'custom-launch:read'] as const).filter(
+    (scope) => request.scopes.includes(scope),
+  );
+  const ordered: PartnerSubkeyRequestV1 = {
+    displayName: request.displayName,
+    scopes: canonical.length > 0 ? canonical : request.scopes,
+    prepareRequestsPerHour: request.prepareRequestsPerHour,
+    readRequestsPerMinute: request.readRequestsPerMinute,
+    expiresAt: request.expiresAt,
+  };
+  return new TextEncoder().encode(JSON.stringify(ordered));
+}
+
+/** GET /v1/partner/subkeys: every subkey of the root, newest first, without secrets. */
+export async function listSubkeys(options: SubkeyCallOptions): Promise<SubkeyListResult> {
+  const outcome = await withRetries(options, { method: 'GET', path: subkeysPath });
+  if (outcome.kind !== 'answer') return outcome;
+  const { reply } = outcome;
+  if (reply.status !== 200) return refusalOf(reply, options.apiKey);
+  const list = reply.json as ListAnswer | undefined;
+  const valid =
+    isObject(list) &&
+    Array.isArray(list.items) &&
+    list.items.every((item) => isObject(item) && item.schemaVersion === subkeySchemaVersion && isUuid(item.subkeyId));
+  if (!valid) return invalid(reply, 'the 200 answer is not a platform.partner-subkey.v1 list');
+  return { kind: 'listed', list, requestId: reply.headers.get('x-request-id') };
+}
+
+/**
+ * POST /v1/partner/subkeys: issues a subkey. 201 `issued` with the one-time apiKey; 200 `replayed` (the same key and
+ * bytes were answered before: `already-delivered`, no key). No answer, 429 and a retryable 503 resend the same bytes
+ * with the same Idempotency-Key after Retry-After (or a doubling backoff) until `maxWaitMs`; nothing else is resent.
+ */
+export function issueSubkey(options: SubkeyWriteOptions): Promise<SubkeyWriteResult> {
+  return write(options, subkeysPath, null);
+}
+
+/**
+ * POST /v1/partner/subkeys/{subkeyId}/rotate: revokes the subkey and issues its replacement in the same lineage, with
+ * the same results and resend rule as issueSubkey. The answer must name `subkeyId` as rotatedFromSubkeyId.
+ */
+export function rotateSubkey(options: SubkeyWriteOptions & { subkeyId: string }): Promise<SubkeyWriteResult> {
+  checkSubkeyId(options.subkeyId);
+  return write(options, `/v1/partner/subkeys/${options.subkeyId}/rotate`, options.subkeyId);
+}
+
+/** DELETE /v1/partner/subkeys/{subkeyId}: revokes the subkey (idempotent: an already revoked or rotated one answers 200 unchanged). */
+export async function revokeSubkey(options: SubkeyCallOptions & { subkeyId: string }): Promise<SubkeyRevokeResult> {
+  checkSubkeyId(options.subkeyId);
+  const outcome = await withRetries(options, { method: 'DELETE', path: `/v1/partner/subkeys/${options.subkeyId}` });
+  if (outcome.kind !== 'answer') return outcome;
+  const { reply } = outcome;
+  if (reply.status !== 200) return refusalOf(reply, options.apiKey);
+  const subkey = reply.json as RevokeAnswer | undefined;
+  const problem =
+    shapeProblem(subkey, 'already-delivered') ??
+    (subkey?.subkeyId !== options.subkeyId ? 'it names another subkeyId' : undefined) ??
+    (subkey?.status !== 'revoked' && subkey?.status !== 'rotated' ? `its status is ${subkey?.status}` : undefined);
+  if (problem) return invalid(reply, `the 200 answer is not the revoked subkey: ${problem}`);
+  return { kind: 'revoked', subkey: subkey as DeliveredSubkey, requestId: reply.headers.get('x-request-id') };
+}
+
+async function write(
+  options: SubkeyWriteOptions,
+  path: string,
+  rotatedFrom: string | null,
+): Promise<SubkeyWriteResult> {
+  if (!idempotencyKeyPattern.test(options.idempotencyKey)) {
+    throw new TypeError('idempotencyKey must be 16 to 128 of letters, digits, dots, underscores, colons or hyphens');
+  }
+  const outcome = await withRetries(options, {
+    method: 'POST',
+    path,
+    headers: { 'Idempotency-Key': options.idempotencyKey },
+    body: options.body,
+  });
+  if (outcome.kind !== 'answer') return outcome;
+  const { reply, attempts } = outcome;
+  const requestId = reply.headers.get('x-request-id');
+  if (reply.status !== 201 && reply.status !== 200) return refusalOf(reply, options.apiKey);
+  const state = reply.status === 201 ? 'delivered-once' : 'already-delivered';
+  const subkey = reply.json as IssueAnswer | RotateAnswer | undefined;
+  const problem =
+    shapeProblem(subkey, state) ??
+    (rotatedFrom !== null && subkey?.rotatedFromSubkeyId !== rotatedFrom
+      ? `rotatedFromSubkeyId is not ${rotatedFrom}`
+      : undefined);
+  if (problem) {
+    // Never echo the body: a 201 carries a secret.
+    return invalid(
+      reply,
+      `the ${reply.status} answer is not a platform.partner-subkey.v1 subkey: ${problem}${
+        reply.status === 201 ? '; a subkey may have been issued: list the subkeys and revoke one you cannot use' : ''
+      }`,
+    );
+  }
+  return reply.status === 201
+    ? { kind: 'issued', subkey: subkey as IssuedSubkey, requestId, attempts }
+    : { kind: 'replayed', subkey: subkey as DeliveredSubkey, requestId, attempts };
+}
+
+/** Why a body is not a subkey whose secret is in `state`, or undefined when it is one. */
+function shapeProblem(body: PartnerSubkeyV1 | undefined, state: PartnerSubkeyV1['secretState']): string | undefined {
+  if (!isObject(body)) return 'the body is not a JSON object';
+  if (body.schemaVersion !== subkeySchemaVersion) return `schemaVersion is not ${subkeySchemaVersion}`;
+  if (!isUuid(body.subkeyId) || !isUuid(body.lineageId)) return 'subkeyId or lineageId is not a UUID';
+  if (body.secretState !== state) return `secretState is not ${state}`;
+  if (state === 'delivered-once' && !(typeof body.apiKey === 'string' && apiKeySecretPattern.test(body.apiKey))) {
+    return 'it carries no apiKey';
+  }
+  if (state === 'already-delivered' && body.apiKey !== null) return 'apiKey is not null';
+  return undefined;
+}
+
+type Attempted = { kind: 'answer'; reply: Extract<Exchange, { kind: 'answer' }>; attempts: number } | SubkeyFailure;
+
+/** Backoff without a Retry-After: 1 s, 2 s, 4 s … at most 30 s. */
+function backoffMs(attempt: number): number {
+  return Math.min(30_000, 1000 * 2 ** Math.max(0, attempt - 1));
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(ms % 1000 === 0 ? 0 : 1)} s`;
+}
+
+/**
+ * Sends one request, resending the identical request on no answer, 429 and a 503 whose ApiError is retryable, after
+ * Retry-After (seconds or an HTTP date) or a doubling backoff, while the next attempt starts within the max wait.
+ * Returns the first other answer. Giving up is a refusal when every attempt was answered (429 or 503: nothing was
+ * done), and unresolved when one was not (a write may have been committed). A 500 is unresolved, never resent.
+ */
+async function withRetries(
+  options: SubkeyCallOptions,
+  request: Pick<Send, 'method' | 'path' | 'headers' | 'body'>,
+): Promise<Attempted> {
+  const now = options.now ?? Date.now;
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const maxWaitMs = options.maxWaitMs ?? 60_000;
+  const started = now();
+  let unanswered = false;
+  for (let attempt = 1; ; attempt++) {
+    const reply = await exchange({
+      origin: options.origin,
+      apiKey: options.apiKey,
+      timeoutMs: options.timeoutMs,
+      ...request,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    });
+    let waitMs: number;
+    let why: string;
+    let giveUp: () => SubkeyFailure;
+    if (reply.kind === 'redirect') {
+      return {
+        kind: 'refused',
+        status: reply.status,
+        code: 'REDIRECT_REFUSED',
+        message: `the origin answered ${reply.status} with a redirect; redirects are refused, so the key goes nowhere else`,
+        requestId: null,
+      };
+    }
+    if (reply.kind === 'no_answer') {
+      unanswered = true;
+      waitMs = backoffMs(attempt);
+      why = reply.reason;
+      giveUp = () => ({ kind: 'unresolved', reason: reply.reason, status: null, code: null, requestId: null });
+    } else {
+      const error = apiErrorOf(reply);
+      if (reply.status === 500) {
+        return {
+          kind: 'unresolved',
+          reason: `the service answered 500 ${error?.code ?? 'NOT_AN_API_ERROR'}`,
+          status: 500,
+          code: error?.code ?? null,
+          requestId: error?.requestId ?? null,
+        };
+      }
+      const retryable = reply.status === 429 || (reply.status === 503 && error?.retryable === true);
+      if (!retryable) return { kind: 'answer', reply, attempts: attempt };
+      waitMs = retryAfterMs(reply.headers.get('retry-after'), now()) ?? backoffMs(attempt);
+      why = `${reply.status} ${error?.code ?? ''}`.trim();
+      const refusal = refusalOf(reply, options.apiKey);
+      giveUp = () =>
+        unanswered
+          ? {
+              kind: 'unresolved',
+              reason: `an earlier attempt had no answer, and the last was ${why}`,
+              status: refusal.status,
+              code: refusal.code,
+              requestId: refusal.requestId,
+            }
+          : { ...refusal, message: `${refusal.message} (Retry-After ${seconds(waitMs)} passes the max wait)` };
+    }
+    if (now() + waitMs - started > maxWaitMs) return giveUp();
+    options.onRetry?.(`attempt ${attempt}: ${why}; resending the same request in ${seconds(waitMs)}`);
+    await sleep(waitMs);
+  }
+}
+
+/** The refusal an answer states; the body is quoted only when it is an ApiError, and never with the root key. */
+function refusalOf(answer: { status: number; json: unknown }, apiKey: string): SubkeyRefusal {
+  const error = apiErrorOf(answer);
+  const scrub = (text: string) => text.split(apiKey).join('[redacted]');
+  return {
+    kind: 'refused',
+    status: answer.status,
+    code: error?.code ?? 'NOT_AN_API_ERROR',
+    message: error ? scrub(error.message) : `the ${answer.status} answer carries no ApiError`,
+    requestId: error?.requestId ?? null,
+  };
+}
+
+function invalid(reply: { status: number; headers: Headers }, message: string): SubkeyRefusal {
+  return {
+    kind: 'refused',
+    status: reply.status,
+    code: 'SUBKEY_RESPONSE_INVALID',
+    message,
+    requestId: reply.headers.get('x-request-id'),
+  };
+}
+
+function checkSubkeyId(subkeyId: string): void {
+  if (!uuidPattern.test(subkeyId)) throw new TypeError(`"${subkeyId.slice(0, 80)}" is not a subkeyId (a UUID)`);
+}
+
+function isUuid(value: unknown): value is string {
+  return typeof value === 'string' && uuidPattern.test(value);
+}
+
+function isObject(value: unknown): value is object {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
