@@ -1,19 +1,17 @@
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { createApp } from '../../src/http/app.ts';
 import { openDatabase } from '../../src/store/db.ts';
+import { type AdminRun, runAdmin } from '../support/admin.ts';
 import { call } from '../support/http.ts';
 
 // The operator command as a user runs it: a child process over a real SQLite file (launch-transport.md
 // Authentication 4-5: the key is printed once and only its hash is stored).
-const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
 const wallet = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 
 let dir: string;
@@ -27,30 +25,8 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function runCli(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('npx', ['tsx', 'src/admin/cli.ts', ...args], {
-      cwd: projectRoot,
-      env: { ...process.env, DATABASE_PATH: databasePath, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function runCli(args: string[], env: Record<string, string> = {}): Promise<AdminRun> {
+  return runAdmin(args, { DATABASE_PATH: databasePath, ...env });
 }
 
 /** Runs `fn` against a real server over this test's database file, then stops it. */

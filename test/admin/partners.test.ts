@@ -1,12 +1,11 @@
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rootBudgetMaxima } from '../../src/auth/keys.ts';
 import { openDatabase } from '../../src/store/db.ts';
+import { type AdminRun, runAdmin } from '../support/admin.ts';
 import { auth, call } from '../support/http.ts';
 import { startServerProcess } from '../support/process.ts';
 
@@ -16,7 +15,6 @@ import { startServerProcess } from '../support/process.ts';
  * once and only its SHA-256 is stored). npm runs with --silent so that stdout is exactly the command's own output,
  * without npm's banner.
  */
-const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
 const wallet = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 const rootScopes = ['partner-subkeys:manage', 'custom-launch:create', 'custom-launch:read'];
 /** The documented defaults of `partners create` (its usage text). */
@@ -32,33 +30,12 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** A database file of its own for one case. */
 const freshDatabase = () => join(dir, `partners-${++serial}.sqlite`);
 
-function admin(args: string[], databasePath: string): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('npm', ['run', '--silent', 'admin', '--', ...args], {
-      cwd: projectRoot,
-      env: { ...process.env, DATABASE_PATH: databasePath },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+/** The operator command exactly as the issue has an operator run it: `npm run --silent admin -- …`. */
+function admin(args: string[], databasePath: string): Promise<AdminRun> {
+  return runAdmin(args, { DATABASE_PATH: databasePath }, 'npm');
 }
 
 const create = (databasePath: string, extra: string[] = [], edit: Record<string, string | null> = {}) => {
@@ -69,7 +46,7 @@ const create = (databasePath: string, extra: string[] = [], edit: Record<string,
 };
 
 /** Parses the one line a successful create prints. */
-function printedRoot(run: Run): Record<string, any> {
+function printedRoot(run: AdminRun): Record<string, any> {
   expect(run.code, run.stderr).toBe(0);
   expect(run.stdout.endsWith('\n')).toBe(true);
   const lines = run.stdout.slice(0, -1).split('\n');

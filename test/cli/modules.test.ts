@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exitCodes } from '../../src/cli/exit-codes.ts';
 import { type CliRun, runCli } from '../support/cli.ts';
+import { closeLoopback, listenLoopback } from '../support/http.ts';
 import { freshFamilySalt, moduleSubmission } from '../support/modules.ts';
 import { type LoopbackProxy, startProxy } from '../support/proxy.ts';
 import { startServer, type TestServer } from '../support/server.ts';
@@ -92,17 +91,6 @@ async function draft(): Promise<Record<string, any>> {
   return run.json.receipt;
 }
 
-async function silentServer(): Promise<{ url: string; server: Server }> {
-  const server = createServer(() => {});
-  server.listen(0, '127.0.0.1');
-  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
-}
-async function close(server: Server): Promise<void> {
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-}
-
 describe('usage: refused before anything is sent (exit 2)', () => {
   it.each([
     ['--timeout-ms 0', ['capabilities', '--timeout-ms', '0']],
@@ -142,13 +130,13 @@ describe('usage: refused before anything is sent (exit 2)', () => {
 
 describe('--timeout-ms: 1 and 120000 are accepted (Limits)', () => {
   it('1 ms is used: a silent origin ends in MODULE_API_TIMEOUT (exit 6)', async () => {
-    const silent = await silentServer();
+    const silent = await listenLoopback();
     try {
       const run = await cli(['capabilities', '--timeout-ms', '1'], { ...env, CUSTOM_LAUNCH_ORIGIN: silent.url });
       expectExit(run, 'unresolved', 'MODULE_API_TIMEOUT');
       expect(run.stderr).toContain('within 1 ms');
     } finally {
-      await close(silent.server);
+      await closeLoopback(silent.server);
     }
   });
 
@@ -210,9 +198,9 @@ describe('capabilities and response size', () => {
   });
 
   it('no connection: MODULE_API_NETWORK (exit 6)', async () => {
-    const silent = await silentServer();
+    const silent = await listenLoopback();
     const origin = silent.url;
-    await close(silent.server);
+    await closeLoopback(silent.server);
     expectExit(await cli(['list'], { ...env, CUSTOM_LAUNCH_ORIGIN: origin }), 'unresolved', 'MODULE_API_NETWORK');
   });
 });

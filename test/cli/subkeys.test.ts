@@ -1,9 +1,7 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exitCodes } from '../../src/cli/exit-codes.ts';
 import { type CliRun, runCli } from '../support/cli.ts';
-import { auth, call } from '../support/http.ts';
+import { auth, call, closeLoopback, listenLoopback } from '../support/http.ts';
 import { type LoopbackProxy, startProxy } from '../support/proxy.ts';
 import { startServer, type TestServer } from '../support/server.ts';
 
@@ -91,17 +89,6 @@ async function issue(edit: Partial<Record<string, string>> = {}): Promise<Record
   expectExit(run, 'ok');
   expect(run.json.outcome).toBe('issued');
   return run.json.subkey;
-}
-
-async function silentServer(): Promise<{ url: string; server: Server }> {
-  const server = createServer(() => {});
-  server.listen(0, '127.0.0.1');
-  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
-}
-async function close(server: Server): Promise<void> {
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
 }
 
 describe('usage: refused before anything is sent (exit 2)', () => {
@@ -442,7 +429,7 @@ describe('resends: only the same bytes with the same key, on no answer, 429 and 
   });
 
   it('no answer within --max-wait is unresolved (exit 6), with the rerun line', async () => {
-    const silent = await silentServer();
+    const silent = await listenLoopback();
     try {
       const run = await cli(['issue', ...flags(), '--timeout-ms', '300', '--max-wait', '1'], {
         ...env,
@@ -452,13 +439,13 @@ describe('resends: only the same bytes with the same key, on no answer, 429 and 
       const key = /idempotency key (\S+):/.exec(run.stderr)?.[1];
       expect(run.stderr).toContain(`rerun with --idempotency-key ${key} and the same flags`);
     } finally {
-      await close(silent.server);
+      await closeLoopback(silent.server);
     }
   });
 
   it('a stopped server is unresolved (exit 6) for every subcommand', async () => {
-    const stopped = await silentServer();
-    await close(stopped.server);
+    const stopped = await listenLoopback();
+    await closeLoopback(stopped.server);
     const stoppedEnv = { ...env, CUSTOM_LAUNCH_ORIGIN: stopped.url };
     const list = await cli(['list', '--max-wait', '1'], stoppedEnv);
     expectExit(list, 'unresolved', 'no answer');

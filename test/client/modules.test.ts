@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -24,6 +23,7 @@ import {
   submitWithModuleJournal,
 } from '../../src/client/modules/index.ts';
 import { resolveCall } from '../../src/client/modules/transport.ts';
+import { closeLoopback, listenLoopback } from '../support/http.ts';
 import { freshFamilySalt, moduleAuthor, moduleSubmission } from '../support/modules.ts';
 import { type LoopbackProxy, startProxy } from '../support/proxy.ts';
 import { startServer, type TestServer } from '../support/server.ts';
@@ -191,18 +191,6 @@ function exportFor(receipt: Record<string, any>, edit: Record<string, unknown> =
   };
 }
 
-/** A small loopback server of our own, for what the proxy cannot send (gzip bytes, a cut connection). */
-async function listen(handler: Parameters<typeof createServer>[1]): Promise<{ url: string; server: Server }> {
-  const server = createServer(handler);
-  server.listen(0, '127.0.0.1');
-  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
-}
-async function close(server: Server): Promise<void> {
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-}
-
 describe('the client codes table', () => {
   it('holds exactly the client-side codes of the reference', () => {
     expect(Object.keys(moduleClientCodes).sort()).toEqual(
@@ -351,13 +339,13 @@ describe('response caps: 1 MiB after decompression, 3 MiB for the review export 
     let gz: { url: string; server: Server };
     let size = 0;
     beforeAll(async () => {
-      gz = await listen((req, res) => {
+      gz = await listenLoopback((req, res) => {
         req.resume();
         const body = gzipSync(Buffer.from(padded(capabilities(), size)));
         res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' }).end(body);
       });
     });
-    afterAll(() => close(gz.server));
+    afterAll(() => closeLoopback(gz.server));
 
     it.each([
       ['exactly 1 MiB decoded is read', MiB, true],
@@ -413,9 +401,9 @@ describe('timeouts, network failures and redirects (Errors: MODULE_API_TIMEOUT, 
   });
 
   it('a refused connection is MODULE_API_NETWORK', async () => {
-    const gone = await listen(() => {});
+    const gone = await listenLoopback(() => {});
     const origin = gone.url;
-    await close(gone.server);
+    await closeLoopback(gone.server);
     const caps = await readModulesCapabilities({ origin });
     expect(caps.error?.code).toBe('MODULE_API_NETWORK');
   });
@@ -442,7 +430,7 @@ describe('timeouts, network failures and redirects (Errors: MODULE_API_TIMEOUT, 
 
   it('a connection cut during the POST is MODULE_API_NETWORK with submissionMayExist, and the pair is kept', async () => {
     const posts: Array<{ key: string | undefined; body: Buffer }> = [];
-    const cutter = await listen((req, res) => {
+    const cutter = await listenLoopback((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
@@ -470,7 +458,7 @@ describe('timeouts, network failures and redirects (Errors: MODULE_API_TIMEOUT, 
       const journal = JSON.parse(readFileSync(path, 'utf8'));
       expect(journal.outcome).toMatchObject({ state: 'pending', submissionMayExist: true, code: 'MODULE_API_NETWORK' });
     } finally {
-      await close(cutter.server);
+      await closeLoopback(cutter.server);
     }
   });
 });

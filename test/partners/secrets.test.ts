@@ -1,13 +1,12 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { hashKey } from '../../src/auth/keys.ts';
 import type { OperationHandler } from '../../src/http/operation.ts';
 import { buildOperations } from '../../src/http/routes/index.ts';
+import { runAdmin } from '../support/admin.ts';
 import { auth, call, type Reply } from '../support/http.ts';
 import { startServerProcess } from '../support/process.ts';
 import { exampleBytes, exampleWallet, startServer, type TestServer, v4Example } from '../support/server.ts';
@@ -19,7 +18,6 @@ import { exampleBytes, exampleWallet, startServer, type TestServer, v4Example } 
  * process over a real SQLite file, every key it ever delivered, and its logs and database bytes searched for them.
  */
 
-const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 let seq = 0;
 const idem = (tag = 'secret') => `${tag}-${Date.now()}-${++seq}`.padEnd(16, 'x');
@@ -399,28 +397,7 @@ describe('end-to-end scan: no key material in the log or the database (real proc
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  function runCli(
-    args: string[],
-    databasePath: string,
-  ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'src/admin/cli.ts', ...args], {
-        cwd: projectRoot,
-        env: { ...process.env, DATABASE_PATH: databasePath },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.setEncoding('utf8').on('data', (c: string) => {
-        stdout += c;
-      });
-      child.stderr.setEncoding('utf8').on('data', (c: string) => {
-        stderr += c;
-      });
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
-  }
+  const runCli = (args: string[], databasePath: string) => runAdmin(args, { DATABASE_PATH: databasePath });
 
   it('issue, replay, rotate, revoke, list, launches, 401s: no key in stdout/stderr or the SQLite files; every key hash is there', async () => {
     const databasePath = join(dir, 'scan.sqlite');

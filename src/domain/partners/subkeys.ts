@@ -66,17 +66,9 @@ export class SubkeyService {
       idempotencyKey: input.idempotencyKey,
       requestDigest: requestDigestOf(input.rawBody),
     };
-    return this.write(idem, () => {
-      checkBounds(root, input.request, this.now());
-      return this.db
-        .transaction(() => {
-          const replay = findReplay(this.db, idem);
-          if (replay) return { status: 200 as const, body: replay.body };
-          const lineageId = randomUUID();
-          return this.insert(root, input.request, { lineageId, rotatedFrom: null }, idem);
-        })
-        .immediate();
-    });
+    return this.write(root, idem, input.request, () =>
+      this.insert(root, input.request, { lineageId: randomUUID(), rotatedFrom: null }, idem),
+    );
   }
 
   /**
@@ -95,27 +87,20 @@ export class SubkeyService {
       idempotencyKey: input.idempotencyKey,
       requestDigest: requestDigestOf(Buffer.concat([Buffer.from(`${subkeyId}\n`), input.rawBody])),
     };
-    return this.write(idem, () => {
-      checkBounds(root, input.request, this.now());
-      return this.db
-        .transaction(() => {
-          const replay = findReplay(this.db, idem);
-          if (replay) return { status: 200 as const, body: replay.body };
-          const old = this.find(root, subkeyId);
-          if (old.revoked_at !== null) {
-            throw new ApiError('SUBKEY_REVOKED', {
-              message: `Subkey ${subkeyId} is already ${old.revoke_reason ?? 'revoked'}; rotate its current replacement.`,
-            });
-          }
-          const at = new Date(this.now()).toISOString();
-          const revoked = statement(
-            this.db,
-            `UPDATE api_keys SET revoked_at = ?, revoke_reason = 'rotated' WHERE key_id = ? AND revoked_at IS NULL`,
-          ).run(at, subkeyId);
-          if (revoked.changes !== 1) throw new Error(`rotation of ${subkeyId} found it revoked inside its transaction`);
-          return this.insert(root, input.request, { lineageId: old.lineage_id, rotatedFrom: subkeyId }, idem);
-        })
-        .immediate();
+    return this.write(root, idem, input.request, () => {
+      const old = this.find(root, subkeyId);
+      if (old.revoked_at !== null) {
+        throw new ApiError('SUBKEY_REVOKED', {
+          message: `Subkey ${subkeyId} is already ${old.revoke_reason ?? 'revoked'}; rotate its current replacement.`,
+        });
+      }
+      const at = new Date(this.now()).toISOString();
+      const revoked = statement(
+        this.db,
+        `UPDATE api_keys SET revoked_at = ?, revoke_reason = 'rotated' WHERE key_id = ? AND revoked_at IS NULL`,
+      ).run(at, subkeyId);
+      if (revoked.changes !== 1) throw new Error(`rotation of ${subkeyId} found it revoked inside its transaction`);
+      return this.insert(root, input.request, { lineageId: old.lineage_id, rotatedFrom: subkeyId }, idem);
     });
   }
 
@@ -138,14 +123,26 @@ export class SubkeyService {
       .immediate();
   }
 
-  /** A replay is answered before any rule is checked again: the first answer stands whatever today's rules say. */
+  /**
+   * An idempotent write: a replay is answered before any rule is checked again (the first answer stands whatever
+   * today's rules say); otherwise the bounds are checked and `first` runs in one immediate transaction, which looks
+   * for a replay once more (a concurrent first request with the same key may have committed meanwhile).
+   */
   private write(
+    root: Principal,
     idem: Parameters<typeof findReplay>[1],
-    first: () => { status: 200 | 201; body: string },
+    request: PartnerSubkeyRequestV1,
+    first: () => { status: 201; body: string },
   ): { status: 200 | 201; body: string } {
     const replay = findReplay(this.db, idem);
     if (replay) return { status: 200, body: replay.body };
-    return first();
+    checkBounds(root, request, this.now());
+    return this.db
+      .transaction(() => {
+        const again = findReplay(this.db, idem);
+        return again ? { status: 200 as const, body: again.body } : first();
+      })
+      .immediate();
   }
 
   private find(root: Principal, subkeyId: string): SubkeyRow {
