@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exitCodes } from '../../src/cli/exit-codes.ts';
 import { type CliRun, runCli } from '../support/cli.ts';
 import { closeLoopback, listenLoopback } from '../support/http.ts';
-import { freshFamilySalt, moduleSubmission } from '../support/modules.ts';
+import { freshFamilySalt, moduleSubmission, reviewExportFor } from '../support/modules.ts';
 import { type LoopbackProxy, startProxy } from '../support/proxy.ts';
 import { startServer, type TestServer } from '../support/server.ts';
 
@@ -24,7 +24,6 @@ const formats = {
   submissionFormat: 'platform.modules.submission.v0.1',
   descriptorFormat: 'platform.classic.source-package.v0.1',
 };
-const digest = (c: string) => `sha256:${c.repeat(64)}`;
 
 let s: TestServer;
 let proxy: LoopbackProxy;
@@ -382,41 +381,7 @@ describe('review and export', () => {
   it('exports an accepted build to a new file (mode 0600), byte for byte', async () => {
     const receipt = await draft();
     const id = receipt.submissionId as string;
-    const at = new Date().toISOString();
-    const exported = {
-      schemaVersion: 'platform.modules.review-export.v1',
-      submissionId: id,
-      packageId: receipt.packageId,
-      familyId: receipt.familyId,
-      requestDigest: receipt.requestDigest,
-      author: receipt.author,
-      rewardWallet: receipt.rewardWallet,
-      version: receipt.version,
-      reviewRevision: 3,
-      buildAttempt: 1,
-      reviewedBuild: {
-        subject: { submissionId: id, requestDigest: receipt.requestDigest, sourceDigest: digest('d') },
-        plan: { profile: 'platform.module-engine-solidity@1', planDigest: digest('e') },
-        artifact: { artifactDigest: digest('f'), hostManifestDigest: digest('9'), byteCount: 1000 },
-      },
-      review: {
-        schemaVersion: 'platform.modules.review-decision.v1',
-        submissionId: id,
-        requestDigest: receipt.requestDigest,
-        command: { expectedReviewRevision: 2, outcome: 'accept', reason: 'Reviewed.' },
-        reviewRevision: 3,
-        reviewerWallet: receipt.author,
-        reviewerPolicyDigest: digest('c'),
-        decidedAt: at,
-        buildAttempt: 1,
-        buildArtifactDigest: digest('f'),
-        hostManifestDigest: digest('9'),
-        digest: digest('8'),
-      },
-      registryApproved: false,
-      available: false,
-      exportedAt: at,
-    };
+    const exported = reviewExportFor(receipt);
     const body = JSON.stringify(exported, null, 1);
     proxy.plan('GET', reviewCapabilitiesPath, answer(200, readiness(true)));
     proxy.plan(

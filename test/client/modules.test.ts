@@ -24,7 +24,7 @@ import {
 } from '../../src/client/modules/index.ts';
 import { resolveCall } from '../../src/client/modules/transport.ts';
 import { closeLoopback, listenLoopback } from '../support/http.ts';
-import { freshFamilySalt, moduleAuthor, moduleSubmission } from '../support/modules.ts';
+import { digest, freshFamilySalt, moduleAuthor, moduleSubmission, reviewExportFor } from '../support/modules.ts';
 import { type LoopbackProxy, startProxy } from '../support/proxy.ts';
 import { startServer, type TestServer } from '../support/server.ts';
 
@@ -38,7 +38,6 @@ const MiB = 1_048_576;
 const submissionsPath = '/v1/modules/submissions';
 const capabilitiesPath = '/v1/modules/capabilities';
 const reviewCapabilitiesPath = '/v1/modules/review-capabilities';
-const digest = (c: string) => `sha256:${c.repeat(64)}`;
 
 let s: TestServer;
 let proxy: LoopbackProxy;
@@ -148,45 +147,6 @@ function reviewStatusFor(receipt: Record<string, any>, edit: Record<string, unkn
     runtimeVerified: false,
     approved: false,
     available: false,
-    ...edit,
-  };
-}
-
-function exportFor(receipt: Record<string, any>, edit: Record<string, unknown> = {}) {
-  const at = new Date().toISOString();
-  return {
-    schemaVersion: 'platform.modules.review-export.v1',
-    submissionId: receipt.submissionId,
-    packageId: receipt.packageId,
-    familyId: receipt.familyId,
-    requestDigest: receipt.requestDigest,
-    author: receipt.author,
-    rewardWallet: receipt.rewardWallet,
-    version: receipt.version,
-    reviewRevision: 3,
-    buildAttempt: 1,
-    reviewedBuild: {
-      subject: { submissionId: receipt.submissionId, requestDigest: receipt.requestDigest, sourceDigest: digest('d') },
-      plan: { profile: 'platform.module-engine-solidity@1', planDigest: digest('e') },
-      artifact: { artifactDigest: digest('f'), hostManifestDigest: digest('9'), byteCount: 1000 },
-    },
-    review: {
-      schemaVersion: 'platform.modules.review-decision.v1',
-      submissionId: receipt.submissionId,
-      requestDigest: receipt.requestDigest,
-      command: { expectedReviewRevision: 2, outcome: 'accept', reason: 'Reviewed.' },
-      reviewRevision: 3,
-      reviewerWallet: moduleAuthor,
-      reviewerPolicyDigest: digest('c'),
-      decidedAt: at,
-      buildAttempt: 1,
-      buildArtifactDigest: digest('f'),
-      hostManifestDigest: digest('9'),
-      digest: digest('8'),
-    },
-    registryApproved: false,
-    available: false,
-    exportedAt: at,
     ...edit,
   };
 }
@@ -367,7 +327,7 @@ describe('response caps: 1 MiB after decompression, 3 MiB for the review export 
     const id = receipt.submissionId as string;
     proxy.plan('GET', reviewCapabilitiesPath, answer(200, reviewCapabilities(true)));
     proxy.plan('GET', `${submissionsPath}/${id}`, answer(200, receipt));
-    proxy.plan('GET', `${submissionsPath}/${id}/review-export`, answer(200, padded(exportFor(receipt), size)));
+    proxy.plan('GET', `${submissionsPath}/${id}/review-export`, answer(200, padded(reviewExportFor(receipt), size)));
     const result = await readReviewExport(call(), id);
     if (ok) {
       expect(result.error, JSON.stringify(result.error)).toBeUndefined();
@@ -846,7 +806,7 @@ describe('review status and export: readiness first, then bound to the receipt (
     const id = receipt.submissionId as string;
     proxy.plan('GET', reviewCapabilitiesPath, answer(200, reviewCapabilities(true)));
     proxy.plan('GET', `${submissionsPath}/${id}`, answer(200, receipt));
-    proxy.plan('GET', `${submissionsPath}/${id}/review-export`, answer(200, exportFor(receipt, edit(receipt))));
+    proxy.plan('GET', `${submissionsPath}/${id}/review-export`, answer(200, reviewExportFor(receipt, edit(receipt))));
     const result = await readReviewExport(call(), id);
     expect(result.error?.code).toBe(code);
   });

@@ -67,3 +67,49 @@ export function filesOf(r: ModuleSubmission): Map<string, Buffer> {
 export function freshFamilySalt(): string {
   return `0x${createHash('sha256').update(`${Date.now()}-${Math.random()}`).digest('hex')}`;
 }
+
+/** A `sha256:` digest of one repeated hex character: a stand-in digest for answers a test plays. */
+export const digest = (c: string) => `sha256:${c.repeat(64)}`;
+
+/**
+ * An accepted review export (platform.modules.review-export.v1) bound to `receipt`, as a proxy plays it to the module
+ * client; `edit` replaces top-level fields.
+ */
+export function reviewExportFor(receipt: Record<string, any>, edit: Record<string, unknown> = {}) {
+  const at = new Date().toISOString();
+  return {
+    schemaVersion: 'platform.modules.review-export.v1',
+    submissionId: receipt.submissionId,
+    packageId: receipt.packageId,
+    familyId: receipt.familyId,
+    requestDigest: receipt.requestDigest,
+    author: receipt.author,
+    rewardWallet: receipt.rewardWallet,
+    version: receipt.version,
+    reviewRevision: 3,
+    buildAttempt: 1,
+    reviewedBuild: {
+      subject: { submissionId: receipt.submissionId, requestDigest: receipt.requestDigest, sourceDigest: digest('d') },
+      plan: { profile: 'platform.module-engine-solidity@1', planDigest: digest('e') },
+      artifact: { artifactDigest: digest('f'), hostManifestDigest: digest('9'), byteCount: 1000 },
+    },
+    review: {
+      schemaVersion: 'platform.modules.review-decision.v1',
+      submissionId: receipt.submissionId,
+      requestDigest: receipt.requestDigest,
+      command: { expectedReviewRevision: 2, outcome: 'accept', reason: 'Reviewed.' },
+      reviewRevision: 3,
+      reviewerWallet: receipt.author,
+      reviewerPolicyDigest: digest('c'),
+      decidedAt: at,
+      buildAttempt: 1,
+      buildArtifactDigest: digest('f'),
+      hostManifestDigest: digest('9'),
+      digest: digest('8'),
+    },
+    registryApproved: false,
+    available: false,
+    exportedAt: at,
+    ...edit,
+  };
+}
