@@ -15,7 +15,7 @@
 import { parseArgs } from 'node:util';
 import { mintPartnerRoot, mintWalletKey, rootBudgetMaxima, walletScopes } from '../auth/keys.ts';
 import { loadConfig } from '../config.ts';
-import { bringVerificationForward } from '../domain/launches/source-files.ts';
+import { bringVerificationForward } from '../domain/lifecycle/source-verifier.ts';
 import { decideReview, reviewerPolicy } from '../domain/modules/review.ts';
 import { openDatabase } from '../store/db.ts';
 import { appendRegistryRecord, launchTargets } from './source-verification.ts';
@@ -152,7 +152,6 @@ try {
     if (!target || !provider || !evidenceUri || !evidenceDigest) {
       fail('--target, --provider, --evidence-uri and --evidence-digest are all required');
     }
-    if (!/^[a-z][a-z0-9._:-]{0,63}$/.test(provider)) fail(`--provider "${provider}" is not a provider id`);
     if (!/^sha256:[0-9a-f]{64}$/.test(evidenceDigest)) fail('--evidence-digest must be sha256: and 64 lowercase hex');
     if (!config.sourceVerificationRegistryPath) fail('SOURCE_VERIFICATION_REGISTRY_PATH is not set');
     const found = launchTargets(db, positionals[0] as string).find((t) => t.targetId === target);

@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import type { components } from '../../generated/types/service.ts';
 
 const require = createRequire(import.meta.url);
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -36,12 +37,11 @@ export interface SolidityBuild {
   contracts: Record<string, Record<string, CompiledContract>>;
 }
 
-/** The compiler settings a build declares (a launch's sourceDescriptor carries the same fields). */
-export interface SolidityBuildSettings {
-  optimizer: { enabled: boolean; runs: number };
-  evmVersion: string;
-  viaIR: boolean;
-}
+/** The compiler settings a build declares: the fields of a launch's sourceDescriptor that name them. */
+export type SolidityBuildSettings = Pick<
+  components['schemas']['SourceDescriptor'],
+  'optimizer' | 'evmVersion' | 'viaIR'
+>;
 
 /** The one pinned build configuration of this project: solc-js from npm, optimizer on with 200 runs, cancun. */
 export const solidityBuildSettings = {
@@ -54,7 +54,7 @@ export const solidityBuildSettings = {
  * The exact standard-JSON compiler input: the sources and the settings (viaIR is written only when on, since off is
  * solc's default and the pinned builds' inputs never named it).
  */
-export function standardJsonInput(sources: Record<string, string>, settings: SolidityBuildSettings): string {
+function standardJsonInput(sources: Record<string, string>, settings: SolidityBuildSettings): string {
   return JSON.stringify({
     language: 'Solidity',
     sources: Object.fromEntries(Object.entries(sources).map(([path, content]) => [path, { content }])),

@@ -19,16 +19,42 @@ export interface SourceVerificationRecord {
   evidenceDigest: string;
 }
 
+/** The registry file's records (none without a path); throws when a record is malformed (checkRegistryRecords). */
 export function loadSourceVerificationRegistry(path: string | null): SourceVerificationRecord[] {
   if (!path) return [];
-  const records = JSON.parse(readFileSync(path, 'utf8')) as unknown;
-  if (!Array.isArray(records)) throw new Error(`${path}: a source-verification registry is a JSON array`);
+  return checkRegistryRecords(JSON.parse(readFileSync(path, 'utf8')), path);
+}
+
+/**
+ * Checks a registry's content: a JSON array of records for chain 4663, each with a 0x address, a lowercase runtime
+ * code hash and a lowercase provider id. `where` names the source in the message.
+ */
+export function checkRegistryRecords(records: unknown, where: string): SourceVerificationRecord[] {
+  if (!Array.isArray(records)) throw new Error(`${where}: a source-verification registry is a JSON array`);
   for (const r of records as SourceVerificationRecord[]) {
-    if (r.chainId !== '4663' || !/^0x[0-9a-fA-F]{40}$/.test(r.address) || !/^0x[0-9a-f]{64}$/.test(r.runtimeCodeHash)) {
-      throw new Error(`${path}: bad record ${JSON.stringify(r).slice(0, 200)}`);
+    if (
+      r.chainId !== '4663' ||
+      !/^0x[0-9a-fA-F]{40}$/.test(r.address) ||
+      !/^0x[0-9a-f]{64}$/.test(r.runtimeCodeHash) ||
+      !/^[a-z][a-z0-9._:-]{0,63}$/.test(r.provider)
+    ) {
+      throw new Error(
+        `${where}: bad record ${JSON.stringify(r).slice(0, 200)} (chainId 4663, a 0x address, a lowercase runtime code hash, a provider id [a-z][a-z0-9._:-]{0,63})`,
+      );
     }
   }
   return records as SourceVerificationRecord[];
+}
+
+/** The registry's records for one address and runtime code hash. */
+export function registryRecordsFor(
+  registry: readonly SourceVerificationRecord[],
+  address: string,
+  runtimeCodeHash: string,
+): SourceVerificationRecord[] {
+  return registry.filter(
+    (r) => r.address.toLowerCase() === address.toLowerCase() && r.runtimeCodeHash === runtimeCodeHash.toLowerCase(),
+  );
 }
 
 /**
@@ -74,10 +100,8 @@ export async function bindExternalReference(
     if (live !== ref.runtimeCodeHash.toLowerCase())
       reasons.push(`provider ${i + 1}: the live runtime code hash differs`);
   }
-  const evidence = context.registry.find(
+  const evidence = registryRecordsFor(context.registry, address, ref.runtimeCodeHash).find(
     (r) =>
-      r.address.toLowerCase() === address.toLowerCase() &&
-      r.runtimeCodeHash === ref.runtimeCodeHash.toLowerCase() &&
       r.provider === ref.sourceVerification.provider &&
       r.evidenceUri === ref.sourceVerification.evidenceUri &&
       r.evidenceDigest === ref.sourceVerification.evidenceDigest,

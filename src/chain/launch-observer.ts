@@ -70,6 +70,11 @@ export function viemLaunchObserver(rpcUrls: readonly string[]): LaunchObserver {
   if (!first || clients.length !== 2) throw new Error('the launch observer needs two CHAIN_4663_RPC_URLS');
   const tagNumber = async (client: PublicClient, blockTag: 'safe' | 'finalized') =>
     (await client.getBlock({ blockTag })).number;
+  /** What both providers read alike, or null when either cannot read it or they differ. */
+  const agreed = async (read: (client: PublicClient) => Promise<Hex>): Promise<Hex | null> => {
+    const values = await Promise.all(clients.map((c) => read(c).catch(() => null)));
+    return values.every((v) => v !== null && v === values[0]) ? (values[0] as Hex) : null;
+  };
   return {
     head: async () => {
       const block = await first.getBlock({ blockTag: 'latest' });
@@ -82,28 +87,9 @@ export function viemLaunchObserver(rpcUrls: readonly string[]): LaunchObserver {
       const min = (a: bigint, b: bigint) => (a < b ? a : b);
       return read.reduce((a, b) => ({ safe: min(a.safe, b.safe), finalized: min(a.finalized, b.finalized) }));
     },
-    agreedBlockHash: async (number) => {
-      const hashes = await Promise.all(
-        clients.map((c) =>
-          c.getBlock({ blockNumber: number }).then(
-            (b) => b.hash,
-            () => null,
-          ),
-        ),
-      );
-      return hashes.every((h) => h !== null && h === hashes[0]) ? (hashes[0] as Hex) : null;
-    },
-    agreedCode: async (address, blockNumber) => {
-      const codes = await Promise.all(
-        clients.map((c) =>
-          c.getCode({ address, blockNumber }).then(
-            (code) => (code ?? '0x').toLowerCase(),
-            () => null,
-          ),
-        ),
-      );
-      return codes.every((c) => c !== null && c === codes[0]) ? (codes[0] as Hex) : null;
-    },
+    agreedBlockHash: (number) => agreed((c) => c.getBlock({ blockNumber: number }).then((b) => b.hash)),
+    agreedCode: (address, blockNumber) =>
+      agreed((c) => c.getCode({ address, blockNumber }).then((code) => (code ?? '0x').toLowerCase() as Hex)),
     stampTransactions: async (router, launchIntentHash, from, to) => {
       const logs = await first.getLogs({ address: router, fromBlock: from, toBlock: to });
       return parseEventLogs({ abi: launchStampRouterAbi, logs, eventName: 'LaunchStamped' })

@@ -1,7 +1,7 @@
 import type { Hex } from 'viem';
 import type { components } from '../../generated/types/service.ts';
 import { canonicalJson, sha256Digest } from '../domain/canonical-json.ts';
-import { loadSourceVerificationRegistry } from './external-references.ts';
+import { loadSourceVerificationRegistry, registryRecordsFor } from './external-references.ts';
 
 export type ProviderObservation = components['schemas']['SourceVerificationProviderObservationV1'];
 
@@ -15,8 +15,6 @@ export interface SourceObservationProvider {
   observe(target: { address: Hex; runtimeCodeHash: Hex }): Promise<ProviderObservation | null>;
 }
 
-const providerId = /^[a-z][a-z0-9._:-]{0,63}$/;
-
 /**
  * The observation provider over the operator's registry file (SOURCE_VERIFICATION_REGISTRY_PATH; see
  * external-references.ts). Public verification services lie outside this machine, so the server never fetches
@@ -26,12 +24,7 @@ const providerId = /^[a-z][a-z0-9._:-]{0,63}$/;
 export function registryObservationProvider(path: string | null, now: () => number): SourceObservationProvider {
   return {
     observe: async ({ address, runtimeCodeHash }) => {
-      const record = loadSourceVerificationRegistry(path).find(
-        (r) =>
-          r.address.toLowerCase() === address.toLowerCase() &&
-          r.runtimeCodeHash === runtimeCodeHash.toLowerCase() &&
-          providerId.test(r.provider),
-      );
+      const [record] = registryRecordsFor(loadSourceVerificationRegistry(path), address, runtimeCodeHash);
       if (!record) return null;
       return {
         providerId: record.provider,

@@ -1,4 +1,8 @@
 import type { components } from '../../../generated/types/service.ts';
+import type { Principal } from '../../auth/keys.ts';
+import type { Db } from '../../store/db.ts';
+import { statement } from '../../store/statements.ts';
+import type { CreateRequestV4 } from './request-rules.ts';
 
 /** The V4 launch resource, generated from spec/schemas/custom-launch-resource.v4.schema.json. */
 export type CustomLaunchResourceV4 = components['schemas']['CustomLaunchResourceV4'];
@@ -98,4 +102,20 @@ function partnerAttributionOf(row: LaunchRow): CustomLaunchResourceV4['partnerAt
     subkeyId: subkey ? row.owner_key_id : null,
     lineageId: row.lineage_id,
   };
+}
+
+/** Which launches a credential may see: a partner root sees its partner's, anyone else its own lineage. */
+export function visibility(principal: Principal): { column: 'partner_id' | 'lineage_id'; value: string } {
+  if (principal.kind === 'partner-root' && principal.partnerId)
+    return { column: 'partner_id', value: principal.partnerId };
+  return { column: 'lineage_id', value: principal.lineageId };
+}
+
+/** The stored request of a launch, parsed (its bytes were validated against the create schema at create). */
+export function storedRequest(db: Db, launchId: string): CreateRequestV4 {
+  const row = statement(db, 'SELECT request_bytes FROM launches WHERE launch_id = ?').get(launchId) as
+    | { request_bytes: Buffer }
+    | undefined;
+  if (!row) throw new Error(`launch ${launchId} is not stored`);
+  return JSON.parse(row.request_bytes.toString('utf8')) as CreateRequestV4;
 }

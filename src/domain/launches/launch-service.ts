@@ -6,7 +6,13 @@ import { statement } from '../../store/statements.ts';
 import { decodeCursor, encodeCursor } from '../cursor.ts';
 import { findReplay, recordAnswer } from '../idempotency.ts';
 import { checkAdmissionQuota, recordAdmission } from './admission-quota.ts';
-import { type CustomLaunchResourceV4, type LaunchRow, launchSelect, toLaunchResource } from './launch-resource.ts';
+import {
+  type CustomLaunchResourceV4,
+  type LaunchRow,
+  launchSelect,
+  toLaunchResource,
+  visibility,
+} from './launch-resource.ts';
 import { type CreateRequestV4, checkRequestRules } from './request-rules.ts';
 import { receiveSourceFile } from './source-files.ts';
 
@@ -15,13 +21,6 @@ const createOperation = 'createCustomLaunchV4';
 /** `sha256:` digest of the exact request bytes. */
 export function requestDigestOf(raw: Buffer): string {
   return `sha256:${createHash('sha256').update(raw).digest('hex')}`;
-}
-
-/** Which launches a credential may see: a partner root sees its partner's, anyone else its own lineage. */
-export function visibility(principal: Principal): { column: 'partner_id' | 'lineage_id'; value: string } {
-  if (principal.kind === 'partner-root' && principal.partnerId)
-    return { column: 'partner_id', value: principal.partnerId };
-  return { column: 'lineage_id', value: principal.lineageId };
 }
 
 /** The V4 launch service: create with idempotency and admission quota, list, get. No Express here. */

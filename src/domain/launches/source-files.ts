@@ -5,20 +5,12 @@ import { ApiError } from '../../errors/api-error.ts';
 import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
 import { utf8Order } from '../canonical-json.ts';
-import { visibility } from './launch-service.ts';
+import { bringVerificationForward } from '../lifecycle/source-verifier.ts';
+import { storedRequest, visibility } from './launch-resource.ts';
 import type { CreateRequestV4 } from './request-rules.ts';
 
 export type SourceFileReceiptV1 = components['schemas']['CustomLaunchSourceFileReceiptV1'];
 type SourceBundleManifest = CreateRequestV4['sourceBundleManifest'];
-
-/** The stored request of a launch, parsed (its bytes were validated against the create schema at create). */
-export function storedRequest(db: Db, launchId: string): CreateRequestV4 {
-  const row = statement(db, 'SELECT request_bytes FROM launches WHERE launch_id = ?').get(launchId) as
-    | { request_bytes: Buffer }
-    | undefined;
-  if (!row) throw new Error(`launch ${launchId} is not stored`);
-  return JSON.parse(row.request_bytes.toString('utf8')) as CreateRequestV4;
-}
 
 function receivedHashes(db: Db, launchId: string): Set<string> {
   const rows = statement(db, 'SELECT sha256 FROM launch_source_files WHERE launch_id = ?').all(launchId) as Array<{
@@ -72,14 +64,15 @@ export function receiveSourceFile(
         db,
         'INSERT OR IGNORE INTO launch_source_files (launch_id, sha256, received_at) VALUES (?, ?, ?)',
       ).run(input.launchId, input.sha256, at).changes;
-      // A finalized launch waiting for its sources is attempted again at once.
-      bringVerificationForward(db, input.launchId, at);
-      return changes;
+      const held = receivedHashes(db, input.launchId);
+      // The delivery that completes the manifest brings a finalized launch's verification attempt forward.
+      if (changes === 1 && manifest.files.every((f) => held.has(f.sha256)))
+        bringVerificationForward(db, input.launchId, at);
+      return { changes, held };
     })
     .immediate();
-  const held = receivedHashes(db, input.launchId);
   return {
-    status: inserted === 1 ? 201 : 200,
+    status: inserted.changes === 1 ? 201 : 200,
     body: {
       schemaVersion: 'platform.custom-launch-source-file-receipt.v1',
       chainId: '4663',
@@ -87,43 +80,8 @@ export function receiveSourceFile(
       sha256: input.sha256,
       byteLength: input.bytes.length,
       paths,
-      filesReceived: manifest.files.filter((f) => held.has(f.sha256)).length,
+      filesReceived: manifest.files.filter((f) => inserted.held.has(f.sha256)).length,
       filesExpected: manifest.files.length,
     },
   };
-}
-
-/**
- * Brings a finalized launch's next source-verification attempt forward to `at` (a delivered file, a provider record):
- * only while verification is pending and due later; final verification is never reopened.
- */
-export function bringVerificationForward(db: Db, launchId: string, at: string): void {
-  statement(
-    db,
-    'UPDATE finalized_feed SET verify_next_at = ? WHERE launch_id = ? AND verify_next_at IS NOT NULL AND verify_next_at > ?',
-  ).run(at, launchId, at);
-}
-
-/**
- * The delivered text of every manifest file by path, or the paths still missing. Source text is UTF-8 (solc reads
- * sources as text; the packer hashed the UTF-8 bytes of the text it compiled).
- */
-export function heldSources(
-  db: Db,
-  launchId: string,
-  manifest: SourceBundleManifest,
-): { sources: Record<string, string>; missing: string[] } {
-  const sources: Record<string, string> = {};
-  const missing: string[] = [];
-  const read = statement(
-    db,
-    `SELECT b.bytes FROM launch_source_files f JOIN source_blobs b ON b.sha256 = f.sha256
-     WHERE f.launch_id = ? AND f.sha256 = ?`,
-  );
-  for (const file of manifest.files) {
-    const row = read.get(launchId, file.sha256) as { bytes: Buffer } | undefined;
-    if (row) sources[file.path] = row.bytes.toString('utf8');
-    else missing.push(file.path);
-  }
-  return { sources, missing };
 }

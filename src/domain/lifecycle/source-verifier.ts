@@ -6,8 +6,9 @@ import type { ProviderObservation, SourceObservationProvider } from '../../chain
 import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
 import { canonicalJson, sha256Digest } from '../canonical-json.ts';
+import { storedRequest } from '../launches/launch-resource.ts';
 import { graphTargetsOf } from '../launches/request-hashes.ts';
-import { heldSources, storedRequest } from '../launches/source-files.ts';
+import type { CreateRequestV4 } from '../launches/request-rules.ts';
 import { pollUntilStopped } from './poll-loop.ts';
 
 type FinalizedItem = components['schemas']['CustomLaunchFinalizedListV4']['launches'][number];
@@ -75,7 +76,8 @@ export function aggregateOf(components: Component[]): SourceVerification {
  *
  * Only all four give `exact_match`, with the observation (`releaseAuthority: false`) and both binding digests.
  * `exact_match` and `needs_attention` are final. A `retrying` attempt doubles the delay (retryBaseMs up to
- * retryMaxMs); a `queued` wait re-checks after retryBaseMs, and a delivered file brings the attempt forward.
+ * retryMaxMs); a `queued` wait re-checks after retryMaxMs, and the delivery that completes the files brings the
+ * attempt forward. The build is compiled once per launch and kept until its verification is final.
  */
 export class SourceVerifier {
   constructor(
@@ -91,6 +93,13 @@ export class SourceVerifier {
       retryMaxMs: number;
     },
   ) {}
+
+  /**
+   * The protected build of each launch still being verified. Its inputs never change once every file is held (the
+   * files are content-addressed and bound by the immutable request), so a retry compiles nothing again; the entry
+   * goes when the launch's verification is final.
+   */
+  private readonly builds = new Map<string, SolidityBuild>();
 
   /** One pass over every finalized launch whose next attempt is due. Resolves the number of launches attempted. */
   async tick(): Promise<number> {
@@ -126,15 +135,14 @@ export class SourceVerifier {
     if (descriptor.compilerVersion !== this.deps.compilerVersion) {
       return all({ status: 'needs_attention', reasonCode: 'COMPILER_NOT_PINNED' });
     }
-    let build: SolidityBuild;
-    try {
-      build = await this.deps.compile(sources, {
-        optimizer: descriptor.optimizer,
-        evmVersion: descriptor.evmVersion,
-        viaIR: descriptor.viaIR,
-      });
-    } catch {
-      return all({ status: 'needs_attention', reasonCode: 'SOURCE_COMPILE_FAILED' });
+    let build = this.builds.get(launchId);
+    if (!build) {
+      try {
+        build = await this.deps.compile(sources, descriptor);
+      } catch {
+        return all({ status: 'needs_attention', reasonCode: 'SOURCE_COMPILE_FAILED' });
+      }
+      this.builds.set(launchId, build);
     }
     // The finalized block must still be the one finality named, on both providers: read once per attempt.
     const blockHash = await this.deps.observer.agreedBlockHash(BigInt(item.blockNumber)).catch(() => null);
@@ -214,8 +222,9 @@ export class SourceVerifier {
     const retrying = [...outcomes.values()].some((o) => o.status === 'retrying');
     const attempts = retrying ? row.verify_attempts + 1 : row.verify_attempts;
     const retryDelay = retryDelayMs(attempts, this.deps.retryBaseMs, this.deps.retryMaxMs);
+    // A queued launch is woken by the delivery that completes its files; the long wait is only a safety net.
     const nextAt = (status: Outcome['status']) =>
-      new Date(nowMs + (status === 'retrying' ? retryDelay : this.deps.retryBaseMs)).toISOString();
+      new Date(nowMs + (status === 'retrying' ? retryDelay : this.deps.retryMaxMs)).toISOString();
     const components = item.sourceVerification.components.map((c): Component => {
       const outcome = outcomes.get(c.targetId);
       if (!outcome) return c;
@@ -248,10 +257,46 @@ export class SourceVerifier {
     const sourceVerification = aggregateOf(components);
     const pending = components.filter((c) => !final(c)).map((c) => c.nextAttemptAt as string);
     const verifyNextAt = pending.sort()[0] ?? null;
+    if (verifyNextAt === null) this.builds.delete(row.launch_id);
     statement(
       this.deps.db,
       `UPDATE finalized_feed SET item_json = ?, verify_next_at = ?, verify_attempts = ?
        WHERE launch_id = ? AND item_json = ?`,
     ).run(JSON.stringify({ ...item, sourceVerification }), verifyNextAt, attempts, row.launch_id, row.item_json);
   }
+}
+
+/**
+ * Brings a finalized launch's next source-verification attempt forward to `at` (a delivered file, a provider record):
+ * only while verification is pending and due later; final verification is never reopened.
+ */
+export function bringVerificationForward(db: Db, launchId: string, at: string): void {
+  statement(
+    db,
+    'UPDATE finalized_feed SET verify_next_at = ? WHERE launch_id = ? AND verify_next_at IS NOT NULL AND verify_next_at > ?',
+  ).run(at, launchId, at);
+}
+
+/**
+ * The delivered text of every manifest file by path, or the paths still missing. Source text is UTF-8 (solc reads
+ * sources as text; the packer hashed the UTF-8 bytes of the text it compiled).
+ */
+function heldSources(
+  db: Db,
+  launchId: string,
+  manifest: CreateRequestV4['sourceBundleManifest'],
+): { sources: Record<string, string>; missing: string[] } {
+  const sources: Record<string, string> = {};
+  const missing: string[] = [];
+  const read = statement(
+    db,
+    `SELECT b.bytes FROM launch_source_files f JOIN source_blobs b ON b.sha256 = f.sha256
+     WHERE f.launch_id = ? AND f.sha256 = ?`,
+  );
+  for (const file of manifest.files) {
+    const row = read.get(launchId, file.sha256) as { bytes: Buffer } | undefined;
+    if (row) sources[file.path] = row.bytes.toString('utf8');
+    else missing.push(file.path);
+  }
+  return { sources, missing };
 }

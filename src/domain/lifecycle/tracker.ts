@@ -11,7 +11,7 @@ import { statement } from '../../store/statements.ts';
 import { utf8Order } from '../canonical-json.ts';
 import type { FindingCode } from '../launches/finding-codes.ts';
 import { findingCodes } from '../launches/finding-codes.ts';
-import { storedRequest } from '../launches/source-files.ts';
+import { storedRequest } from '../launches/launch-resource.ts';
 import { pollUntilStopped } from './poll-loop.ts';
 
 type WalletTransaction = NonNullable<components['schemas']['CustomLaunchResourceV4']['walletTransaction']>;
