@@ -44,3 +44,27 @@ export function recordAnswer(
      VALUES (?, ?, ?, ?, ?, ?, ?)`,
   ).run(input.keyId, input.operation, input.idempotencyKey, input.requestDigest, answer.status, answer.body, now);
 }
+
+/**
+ * One idempotent write (create, module submit, subkey issue and rotate). A replay of the same key and bytes answers
+ * its first answer as 200 before any rule is checked again (the first answer stands whatever today's rules say);
+ * the same key with other bytes is `conflictCode`. Otherwise `check` runs outside the write lock (pure CPU over the
+ * request), then `first` runs in one immediate transaction that looks for a replay once more, since a concurrent first
+ * request with the same key may have committed meanwhile. `first` records its answer with recordAnswer.
+ */
+export function idempotentWrite<C, S extends number>(
+  db: Db,
+  idem: { keyId: string; operation: string; idempotencyKey: string; requestDigest: string },
+  steps: { check: () => C; first: (checked: C) => { status: S; body: string } },
+  conflictCode: ErrorCode = 'IDEMPOTENCY_CONFLICT',
+): { status: 200 | S; body: string } {
+  const earlier = findReplay(db, idem, conflictCode);
+  if (earlier) return { status: 200, body: earlier.body };
+  const checked = steps.check();
+  return db
+    .transaction((): { status: 200 | S; body: string } => {
+      const replay = findReplay(db, idem, conflictCode);
+      return replay ? { status: 200, body: replay.body } : steps.first(checked);
+    })
+    .immediate();
+}

@@ -232,6 +232,28 @@ describe('submitModule: create, replay, Idempotency-Key (design rules 10, 12)', 
     await expectRefused(send(JSON.stringify(tiny())), 409, 'MODULE_IDEMPOTENCY_CONFLICT');
   });
 
+  it('the same Idempotency-Key with other bytes that also break a server rule: still the conflict, judged first', async () => {
+    const k = idem();
+    const req = tiny();
+    expect((await submit(req, key, { 'Idempotency-Key': k })).status).toBe(201);
+    const broken = structuredClone(req);
+    // Bytes that do not hash to the declared sha256: a rule of the server, not of the schema.
+    (broken.files[0] as { bytes: string }).bytes = Buffer.from('# another README\n').toString('base64');
+    const before = counts();
+    await expectRefused(
+      () => submit(JSON.stringify(broken), key, { 'Idempotency-Key': k }),
+      409,
+      'MODULE_IDEMPOTENCY_CONFLICT',
+    );
+    expect(counts()).toEqual(before);
+    // Without the key's history the same bytes are refused by their rule.
+    await expectRefused(
+      () => submit(JSON.stringify(broken), key, { 'Idempotency-Key': idem() }),
+      400,
+      'MODULE_FILE_HASH',
+    );
+  });
+
   it('Idempotency-Key of 16 and 128 characters is accepted; 15, 129, another character or none: 400', async () => {
     // Allowed characters only, cut to length; the time keeps the keys unique.
     const ofLength = (n: number) => `${Date.now()}-Az09._:`.repeat(8).slice(0, n);

@@ -1,10 +1,11 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Principal } from '../../auth/keys.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
+import { sha256Digest } from '../canonical-json.ts';
 import { decodeCursor, encodeCursor } from '../cursor.ts';
-import { findReplay, recordAnswer } from '../idempotency.ts';
+import { idempotentWrite, recordAnswer } from '../idempotency.ts';
 import { checkAdmissionQuota, recordAdmission } from './admission-quota.ts';
 import {
   type CustomLaunchResourceV4,
@@ -17,11 +18,6 @@ import { type CreateRequestV4, checkRequestRules } from './request-rules.ts';
 import { receiveSourceFile } from './source-files.ts';
 
 const createOperation = 'createCustomLaunchV4';
-
-/** `sha256:` digest of the exact request bytes. */
-export function requestDigestOf(raw: Buffer): string {
-  return `sha256:${createHash('sha256').update(raw).digest('hex')}`;
-}
 
 /** The V4 launch service: create with idempotency and admission quota, list, get. No Express here. */
 export class LaunchService {
@@ -42,18 +38,16 @@ export class LaunchService {
     body: string;
   } {
     const { principal, idempotencyKey, request, rawBody } = input;
-    const requestDigest = requestDigestOf(rawBody);
-    const idem = { keyId: principal.keyId, operation: createOperation, idempotencyKey, requestDigest };
-    // A replay answers what it answered first, whatever the rules say today.
-    const earlier = findReplay(this.db, idem);
-    if (earlier) return { status: 200, body: earlier.body };
-    // Pure CPU over up to megabytes: checked before the write lock is taken, not under it.
-    checkRequestRules(principal, request);
-    return this.db
-      .transaction(() => {
-        // A concurrent first request with the same key may have committed meanwhile.
-        const replay = findReplay(this.db, idem);
-        if (replay) return { status: 200 as const, body: replay.body };
+    const idem = {
+      keyId: principal.keyId,
+      operation: createOperation,
+      idempotencyKey,
+      requestDigest: sha256Digest(rawBody),
+    };
+    return idempotentWrite(this.db, idem, {
+      // Pure CPU over up to megabytes: checked before the write lock is taken, not under it.
+      check: () => checkRequestRules(principal, request),
+      first: () => {
         const nowMs = this.now();
         checkAdmissionQuota(this.db, nowMs, {
           perHour: this.limits.admissionPerHour,
@@ -74,7 +68,7 @@ export class LaunchService {
           principal.keyId,
           request.profile,
           request.launchWallet,
-          requestDigest,
+          idem.requestDigest,
           request.launchIntentHash,
           rawBody,
           at,
@@ -91,8 +85,8 @@ export class LaunchService {
         const body = JSON.stringify(toLaunchResource(row));
         recordAnswer(this.db, idem, { status: 202, body }, at);
         return { status: 202 as const, body };
-      })
-      .immediate();
+      },
+    });
   }
 
   /** getCustomLaunchV4: a launch in the credential's visibility, else 404 NOT_FOUND (foreign looks like missing). */

@@ -6,8 +6,8 @@ import {
   type AdmissionFinding,
   evaluateAdmission,
 } from '../admission/evaluate.ts';
+import { sha256Digest } from '../canonical-json.ts';
 import { findingCodes } from './finding-codes.ts';
-import { requestDigestOf } from './launch-service.ts';
 import { type CreateRequestV4, checkRequestRules } from './request-rules.ts';
 
 /** The preflight report, generated from spec/schemas/custom-launch-preflight.v2.schema.json. */
@@ -75,7 +75,7 @@ export function preflightV4(
     caip2: 'eip155:4663',
     profile: request.profile,
     evaluatedAt: new Date(nowMs).toISOString(),
-    requestDigest: requestDigestOf(rawBody),
+    requestDigest: sha256Digest(rawBody),
     launchIntentHash: request.launchIntentHash,
     launchEligibility: { deployable, routable: deployable, featured: false },
     evidenceTier: 'static_baseline',

@@ -5,7 +5,7 @@ import { ApiError } from '../../errors/api-error.ts';
 import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
 import { canonicalJson, sha256Digest } from '../canonical-json.ts';
-import { findReplay, recordAnswer } from '../idempotency.ts';
+import { idempotentWrite, recordAnswer } from '../idempotency.ts';
 
 export type ModuleSubmissionRequest = components['schemas']['ModuleSubmissionRequest'];
 export type ModuleIntakeReceipt = components['schemas']['ModuleIntakeReceipt'];
@@ -210,94 +210,97 @@ export function submitModule(
     keyId: principal.keyId,
     operation: 'submitModule',
     idempotencyKey: input.idempotencyKey,
-    requestDigest: `sha256:${createHash('sha256').update(input.rawBody).digest('hex')}`,
+    requestDigest: sha256Digest(input.rawBody),
   };
-  // The checks read no state, so they run before the write lock is taken (decoding 16 MiB takes a while).
-  const { byteCount } = checkSubmission(principal, request);
-  return db
-    .transaction(() => {
-      const replay = findReplay(db, idem, 'MODULE_IDEMPOTENCY_CONFLICT');
-      if (replay) return { status: 200 as const, body: replay.body };
-      const d = request.descriptor;
-      const { familyId, packageId } = moduleIdentity(d);
-      const author = d.author.toLowerCase();
-      const family = statement(
-        db,
-        'SELECT submission_id, author, family_id, package_id, name, version, receipt_json FROM module_submissions WHERE family_id = ?',
-      ).all(familyId) as SubmissionRow[];
-      const supersedes = request.supersedesSubmissionId ?? null;
-      const versionTaken = () =>
-        new ApiError('MODULE_VERSION_ALREADY_SUBMITTED', {
-          message: `Version ${d.version} of this package was already submitted; submit a new linked version.`,
-        });
-      if (supersedes === null) {
-        if (family.some((s) => s.package_id === packageId && s.version === d.version)) throw versionTaken();
-        if (family.length > 0) {
-          throw new ApiError('MODULE_PACKAGE_CONFLICT', {
-            message: `This package family already has submission ${family.at(-1)?.submission_id}; submit a revision with supersedesSubmissionId.`,
-          });
-        }
-      } else {
-        const predecessor = family.find((s) => s.submission_id === supersedes);
-        const successor = statement(
+  return idempotentWrite(
+    db,
+    idem,
+    {
+      // The checks read no state, so they run before the write lock is taken (decoding 16 MiB takes a while).
+      check: () => checkSubmission(principal, request),
+      first: ({ byteCount }) => {
+        const d = request.descriptor;
+        const { familyId, packageId } = moduleIdentity(d);
+        const author = d.author.toLowerCase();
+        const family = statement(
           db,
-          'SELECT 1 AS taken FROM module_submissions WHERE supersedes_submission_id = ?',
-        ).get(supersedes);
-        if (!predecessor || predecessor.author !== author || predecessor.name !== d.name || successor) {
-          throw new ApiError('MODULE_REVISION_LINEAGE_INVALID', {
-            message: `supersedesSubmissionId ${supersedes} is not the latest submission of this author's package ${d.name} in this family.`,
+          'SELECT submission_id, author, family_id, package_id, name, version, receipt_json FROM module_submissions WHERE family_id = ?',
+        ).all(familyId) as SubmissionRow[];
+        const supersedes = request.supersedesSubmissionId ?? null;
+        const versionTaken = () =>
+          new ApiError('MODULE_VERSION_ALREADY_SUBMITTED', {
+            message: `Version ${d.version} of this package was already submitted; submit a new linked version.`,
           });
+        if (supersedes === null) {
+          if (family.some((s) => s.package_id === packageId && s.version === d.version)) throw versionTaken();
+          if (family.length > 0) {
+            throw new ApiError('MODULE_PACKAGE_CONFLICT', {
+              message: `This package family already has submission ${family.at(-1)?.submission_id}; submit a revision with supersedesSubmissionId.`,
+            });
+          }
+        } else {
+          const predecessor = family.find((s) => s.submission_id === supersedes);
+          const successor = statement(
+            db,
+            'SELECT 1 AS taken FROM module_submissions WHERE supersedes_submission_id = ?',
+          ).get(supersedes);
+          if (!predecessor || predecessor.author !== author || predecessor.name !== d.name || successor) {
+            throw new ApiError('MODULE_REVISION_LINEAGE_INVALID', {
+              message: `supersedesSubmissionId ${supersedes} is not the latest submission of this author's package ${d.name} in this family.`,
+            });
+          }
+          if (family.some((s) => s.version === d.version)) throw versionTaken();
         }
-        if (family.some((s) => s.version === d.version)) throw versionTaken();
-      }
-      const createdAt = new Date(input.now).toISOString();
-      const receipt: ModuleIntakeReceipt = {
-        contract: 'platform.modules.api.v0.1',
-        submissionId: randomUUID(),
-        status: 'draft_received',
-        reviewStatus: 'unreviewed',
-        approved: false,
-        available: false,
-        packageId,
-        familyId,
-        requestDigest: sha256Digest(canonicalJson(request)),
-        author,
-        rewardWallet: d.rewardWallet.toLowerCase(),
-        byteCount,
-        name: d.name,
-        version: d.version,
-        supersedesSubmissionId: supersedes,
-        createdAt,
-      };
-      const body = JSON.stringify(receipt);
-      statement(
-        db,
-        `INSERT INTO module_submissions (submission_id, author, key_id, family_id, package_id, name, version,
+        const createdAt = new Date(input.now).toISOString();
+        const receipt: ModuleIntakeReceipt = {
+          contract: 'platform.modules.api.v0.1',
+          submissionId: randomUUID(),
+          status: 'draft_received',
+          reviewStatus: 'unreviewed',
+          approved: false,
+          available: false,
+          packageId,
+          familyId,
+          requestDigest: sha256Digest(canonicalJson(request)),
+          author,
+          rewardWallet: d.rewardWallet.toLowerCase(),
+          byteCount,
+          name: d.name,
+          version: d.version,
+          supersedesSubmissionId: supersedes,
+          createdAt,
+        };
+        const body = JSON.stringify(receipt);
+        statement(
+          db,
+          `INSERT INTO module_submissions (submission_id, author, key_id, family_id, package_id, name, version,
            supersedes_submission_id, request_bytes, receipt_json, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(
-        receipt.submissionId,
-        author,
-        principal.keyId,
-        familyId,
-        packageId,
-        d.name,
-        d.version,
-        supersedes,
-        input.rawBody,
-        body,
-        createdAt,
-      );
-      // The durable review job is born with the draft, in the same transaction.
-      statement(
-        db,
-        `INSERT INTO module_reviews (submission_id, state, revision, attempt, created_at, updated_at)
+        ).run(
+          receipt.submissionId,
+          author,
+          principal.keyId,
+          familyId,
+          packageId,
+          d.name,
+          d.version,
+          supersedes,
+          input.rawBody,
+          body,
+          createdAt,
+        );
+        // The durable review job is born with the draft, in the same transaction.
+        statement(
+          db,
+          `INSERT INTO module_reviews (submission_id, state, revision, attempt, created_at, updated_at)
          VALUES (?, 'awaiting_plan', 0, 0, ?, ?)`,
-      ).run(receipt.submissionId, createdAt, createdAt);
-      recordAnswer(db, idem, { status: 201, body }, createdAt);
-      return { status: 201 as const, body };
-    })
-    .immediate();
+        ).run(receipt.submissionId, createdAt, createdAt);
+        recordAnswer(db, idem, { status: 201, body }, createdAt);
+        return { status: 201 as const, body };
+      },
+    },
+    'MODULE_IDEMPOTENCY_CONFLICT',
+  );
 }
 
 /** The wallet whose receipts a key may read: its own (receipts are private to the author wallet's principal). */

@@ -4,8 +4,8 @@ import { hashKey, newApiKey, type Principal } from '../../auth/keys.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
-import { findReplay, recordAnswer } from '../idempotency.ts';
-import { requestDigestOf } from '../launches/launch-service.ts';
+import { sha256Digest } from '../canonical-json.ts';
+import { idempotentWrite, recordAnswer } from '../idempotency.ts';
 
 /** Generated from spec/schemas/partner-subkey*.schema.json. */
 export type PartnerSubkeyV1 = components['schemas']['PartnerSubkeyV1'];
@@ -64,11 +64,12 @@ export class SubkeyService {
       keyId: rootOf(root).keyId,
       operation: 'issuePartnerSubkey',
       idempotencyKey: input.idempotencyKey,
-      requestDigest: requestDigestOf(input.rawBody),
+      requestDigest: sha256Digest(input.rawBody),
     };
-    return this.write(root, idem, input.request, () =>
-      this.insert(root, input.request, { lineageId: randomUUID(), rotatedFrom: null }, idem),
-    );
+    return idempotentWrite(this.db, idem, {
+      check: () => checkBounds(root, input.request, this.now()),
+      first: () => this.insert(root, input.request, { lineageId: randomUUID(), rotatedFrom: null }, idem),
+    });
   }
 
   /**
@@ -85,22 +86,25 @@ export class SubkeyService {
       keyId: rootOf(root).keyId,
       operation: 'rotatePartnerSubkey',
       idempotencyKey: input.idempotencyKey,
-      requestDigest: requestDigestOf(Buffer.concat([Buffer.from(`${subkeyId}\n`), input.rawBody])),
+      requestDigest: sha256Digest(Buffer.concat([Buffer.from(`${subkeyId}\n`), input.rawBody])),
     };
-    return this.write(root, idem, input.request, () => {
-      const old = this.find(root, subkeyId);
-      if (old.revoked_at !== null) {
-        throw new ApiError('SUBKEY_REVOKED', {
-          message: `Subkey ${subkeyId} is already ${old.revoke_reason ?? 'revoked'}; rotate its current replacement.`,
-        });
-      }
-      const at = new Date(this.now()).toISOString();
-      const revoked = statement(
-        this.db,
-        `UPDATE api_keys SET revoked_at = ?, revoke_reason = 'rotated' WHERE key_id = ? AND revoked_at IS NULL`,
-      ).run(at, subkeyId);
-      if (revoked.changes !== 1) throw new Error(`rotation of ${subkeyId} found it revoked inside its transaction`);
-      return this.insert(root, input.request, { lineageId: old.lineage_id, rotatedFrom: subkeyId }, idem);
+    return idempotentWrite(this.db, idem, {
+      check: () => checkBounds(root, input.request, this.now()),
+      first: () => {
+        const old = this.find(root, subkeyId);
+        if (old.revoked_at !== null) {
+          throw new ApiError('SUBKEY_REVOKED', {
+            message: `Subkey ${subkeyId} is already ${old.revoke_reason ?? 'revoked'}; rotate its current replacement.`,
+          });
+        }
+        const at = new Date(this.now()).toISOString();
+        const revoked = statement(
+          this.db,
+          `UPDATE api_keys SET revoked_at = ?, revoke_reason = 'rotated' WHERE key_id = ? AND revoked_at IS NULL`,
+        ).run(at, subkeyId);
+        if (revoked.changes !== 1) throw new Error(`rotation of ${subkeyId} found it revoked inside its transaction`);
+        return this.insert(root, input.request, { lineageId: old.lineage_id, rotatedFrom: subkeyId }, idem);
+      },
     });
   }
 
@@ -119,28 +123,6 @@ export class SubkeyService {
           row.revoke_reason = 'revoked';
         }
         return { ...viewOf(row, this.now()), secretState: 'already-delivered' as const, apiKey: null };
-      })
-      .immediate();
-  }
-
-  /**
-   * An idempotent write: a replay is answered before any rule is checked again (the first answer stands whatever
-   * today's rules say); otherwise the bounds are checked and `first` runs in one immediate transaction, which looks
-   * for a replay once more (a concurrent first request with the same key may have committed meanwhile).
-   */
-  private write(
-    root: Principal,
-    idem: Parameters<typeof findReplay>[1],
-    request: PartnerSubkeyRequestV1,
-    first: () => { status: 201; body: string },
-  ): { status: 200 | 201; body: string } {
-    const replay = findReplay(this.db, idem);
-    if (replay) return { status: 200, body: replay.body };
-    checkBounds(root, request, this.now());
-    return this.db
-      .transaction(() => {
-        const again = findReplay(this.db, idem);
-        return again ? { status: 200 as const, body: again.body } : first();
       })
       .immediate();
   }
