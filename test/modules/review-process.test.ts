@@ -58,6 +58,9 @@ describe('the review worker of the server process', () => {
       available: false,
     });
     expect(r.json.workerSourceCommit).toMatch(/^[0-9a-f]{40}$/);
+    // The context reports the same readiness: review available, status read available.
+    const context = await call(`${server.url}/v1/modules/context`, { headers: auth(key) });
+    expect(context.json.review).toMatchObject({ available: true, statusReadAvailable: true });
   });
 
   it('plans and builds a submission on its own', async () => {

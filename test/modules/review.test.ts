@@ -334,6 +334,9 @@ describe('review capabilities', () => {
   it('are ready only with the database, the reviewer policy and a running worker together', async () => {
     const r = await call(`${s.url}/v1/modules/review-capabilities`);
     expect(r.status).toBe(200);
+    // The context's review block reports the same readiness.
+    const context = await call(`${s.url}/v1/modules/context`, { headers: auth(key) });
+    expect(context.json.review).toMatchObject({ available: false, statusReadAvailable: true });
     // This in-process server runs no review worker: the worker authority is not ready, so review is not available.
     expect(r.json).toMatchObject({
       schemaVersion: 'platform.modules.review-capabilities.v1',
@@ -353,6 +356,10 @@ describe('review capabilities', () => {
         .run();
       const stale = await call(`${behind.url}/v1/modules/review-capabilities`);
       expect(stale.json).toMatchObject({ databaseReady: false, statusReadAvailable: false, reviewAvailable: false });
+      const staleContext = await call(`${behind.url}/v1/modules/context`, {
+        headers: auth(behind.key({ scopes: ['modules:read'] })),
+      });
+      expect(staleContext.json.review).toMatchObject({ available: false, statusReadAvailable: false });
     } finally {
       await behind.close();
     }

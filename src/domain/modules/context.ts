@@ -3,6 +3,7 @@ import type { Principal } from '../../auth/keys.ts';
 import type { Config } from '../../config.ts';
 import { moduleLimits } from './intake.ts';
 import { reviewProfiles } from './review.ts';
+import type { ModuleReviewCapabilities } from './review-capabilities.ts';
 
 export type ModulesCapabilities = components['schemas']['ModulesCapabilities'];
 export type ModulesContext = components['schemas']['ModulesContext'];
@@ -15,8 +16,8 @@ const formats = {
 
 /**
  * getModulesCapabilities (public): upload eligibility starts here (modules-subkeys-developer-api.md What the
- * service does 5). The legacy root fields do not govern intake; the review pipeline is not served yet, so
- * reviewAvailable is false.
+ * service does 5). The legacy root fields do not govern intake and stay false; review readiness is read from the
+ * review capabilities (getModuleReviewCapabilities).
  */
 export function modulesCapabilities(config: Config): ModulesCapabilities {
   return {
@@ -33,9 +34,14 @@ export function modulesCapabilities(config: Config): ModulesCapabilities {
 
 /**
  * getModulesContext: the key's identity (author = its wallet, the default reward wallet the same), its module
- * permissions, the live intake contract and limits, the inputs a contributor supplies, and the review policy.
+ * permissions, the live intake contract and limits, the inputs a contributor supplies, and the review policy with
+ * the review readiness of getModuleReviewCapabilities.
  */
-export function modulesContext(principal: Principal, config: Config): ModulesContext {
+export function modulesContext(
+  principal: Principal,
+  config: Config,
+  review: Pick<ModuleReviewCapabilities, 'reviewAvailable' | 'statusReadAvailable'>,
+): ModulesContext {
   const wallet = (principal.wallet ?? '').toLowerCase();
   const holds = (scope: string) => (principal.scopes as string[]).includes(scope);
   const moduleScopes = ['modules:submit', 'modules:read'] as const;
@@ -70,8 +76,9 @@ export function modulesContext(principal: Principal, config: Config): ModulesCon
         maxEngineOperationDataBytes: 16_384,
         maxEngineExecutionGas: 3_000_000,
       },
-      available: false,
-      statusReadAvailable: false,
+      // The review capabilities' readiness, so the two public answers never disagree.
+      available: review.reviewAvailable,
+      statusReadAvailable: review.statusReadAvailable,
       unknownRequirements: 'await_review_plan',
       planRequired: true,
       approval: 'manual',

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { components } from '../../../generated/types/service.ts';
 import type { Db } from '../../store/db.ts';
 import { migrations } from '../../store/migrations.ts';
+import { statement } from '../../store/statements.ts';
 
 export type ModuleReviewCapabilities = components['schemas']['ModuleReviewCapabilities'];
 
@@ -33,7 +34,7 @@ export function workerSourceCommit(dir = root): string | null {
 /** The database answers and carries every migration this code knows. */
 function databaseReady(db: Db): boolean {
   try {
-    const row = db.prepare('SELECT max(version) AS v FROM schema_migrations').get() as { v: number | null };
+    const row = statement(db, 'SELECT max(version) AS v FROM schema_migrations').get() as { v: number | null };
     return row.v === (migrations.at(-1)?.version ?? 0);
   } catch {
     return false;

@@ -23,15 +23,15 @@ export function moduleOperations(deps: {
   const { db, config, now } = deps;
   const policy = reviewerPolicy(config.modulesReviewerWallets);
   const sourceCommit = workerSourceCommit();
+  // The one review readiness: the public review capabilities and the context's review block both read it.
+  const readiness = () =>
+    reviewCapabilities(db, {
+      reviewerPolicyDigest: policy.digest,
+      workerRunning: deps.reviewWorkerRunning?.() ?? false,
+      sourceCommit,
+    });
   return {
-    getModuleReviewCapabilities: () => ({
-      status: 200,
-      body: reviewCapabilities(db, {
-        reviewerPolicyDigest: policy.digest,
-        workerRunning: deps.reviewWorkerRunning?.() ?? false,
-        sourceCommit,
-      }),
-    }),
+    getModuleReviewCapabilities: () => ({ status: 200, body: readiness() }),
     getModuleReviewExport: (ctx) => ({
       status: 200,
       rawJson: reviewExport(db, principalOf(ctx), String(ctx.params.submissionId), now()),
@@ -42,7 +42,7 @@ export function moduleOperations(deps: {
       body: readReviewStatus(db, principalOf(ctx), String(ctx.params.submissionId)),
     }),
     getModulesCapabilities: () => ({ status: 200, body: modulesCapabilities(config) }),
-    getModulesContext: (ctx) => ({ status: 200, body: modulesContext(principalOf(ctx), config) }),
+    getModulesContext: (ctx) => ({ status: 200, body: modulesContext(principalOf(ctx), config, readiness()) }),
     submitModule: (ctx) => {
       const principal = principalOf(ctx);
       if (!ctx.rawBody) throw new ApiError('UNSUPPORTED_MEDIA_TYPE');
