@@ -85,6 +85,15 @@ export function createApp(deps: {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(requestId);
+  // A deployment that takes no module uploads says so before anything else about the upload is read
+  // or checked (not even the body is parsed).
+  app.post('/v1/modules/submissions', (_req: Request, _res: Response, next: NextFunction) =>
+    next(
+      config.modulesSubmissions
+        ? undefined
+        : new ApiError('MODULE_SUBMISSIONS_UNAVAILABLE', { retryAfterSeconds: 3600 }),
+    ),
+  );
   const keepRaw = (_req: Request, res: Response, buf: Buffer) => {
     state(res).rawBody = buf;
   };
@@ -103,14 +112,6 @@ export function createApp(deps: {
     sourceFilePath.test(req.path) ? sourceFileBody(req, res, next) : v4Json(req, res, next),
   );
 
-  // A deployment that takes no module uploads says so before anything else about the upload is checked.
-  app.post('/v1/modules/submissions', (_req: Request, _res: Response, next: NextFunction) =>
-    next(
-      config.modulesSubmissions
-        ? undefined
-        : new ApiError('MODULE_SUBMISSIONS_UNAVAILABLE', { retryAfterSeconds: 3600 }),
-    ),
-  );
   app.use(
     OpenApiValidator.middleware({
       apiSpec: structuredClone(spec) as never,

@@ -5,7 +5,7 @@ import { ApiError } from '../../errors/api-error.ts';
 import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
 import { canonicalJson, sha256Digest } from '../canonical-json.ts';
-import { authorOf, type ModuleIntakeReceipt, type ModuleSubmissionRequest } from './intake.ts';
+import { authorOf, type ModuleIntakeReceipt, type ModuleSubmissionRequest, readReceipt } from './intake.ts';
 
 export type ModuleReviewStatus = components['schemas']['ModuleReviewStatus'];
 export type ModuleReviewDecision = components['schemas']['ModuleReviewDecision'];
@@ -183,18 +183,11 @@ function reviewStore<T>(code: 'MODULE_REVIEW_UNAVAILABLE' | 'MODULE_REVIEW_EXPOR
 }
 
 function reviewStatusOf(db: Db, principal: Principal, submissionId: string): ModuleReviewStatus {
-  const submission = statement(
-    db,
-    'SELECT receipt_json FROM module_submissions WHERE submission_id = ? AND author = ?',
-  ).get(submissionId, authorOf(principal)) as { receipt_json: string } | undefined;
-  if (!submission) {
-    throw new ApiError('MODULE_SUBMISSION_NOT_FOUND', { message: `No submission ${submissionId} for this wallet.` });
-  }
+  const receipt = JSON.parse(readReceipt(db, principal, submissionId)) as ModuleIntakeReceipt;
   const row = statement(db, `SELECT ${reviewColumns} FROM module_reviews r WHERE r.submission_id = ?`).get(
     submissionId,
   ) as ReviewRow | undefined;
   if (!row) throw new ApiError('MODULE_REVIEW_JOB_UNAVAILABLE');
-  const receipt = JSON.parse(submission.receipt_json) as ModuleIntakeReceipt;
   const decision = row.decision_json ? (JSON.parse(row.decision_json) as ModuleReviewDecision) : null;
   return {
     schemaVersion: 'platform.modules.review-status.v1',
