@@ -67,7 +67,7 @@ export function mintWalletKey(
   db: Db,
   input: { wallet: string; scopes: readonly string[]; chains: readonly string[] },
 ): { apiKey: string; principal: Principal } {
-  if (!/^0x[0-9a-fA-F]{40}$/.test(input.wallet)) throw new Error(`--wallet must be a 0x address, got ${input.wallet}`);
+  const wallet = checkWallet(input.wallet);
   const scopes = checkScopes(input.scopes);
   if (scopes.includes('partner-subkeys:manage')) {
     throw new Error('partner-subkeys:manage is held only by a partner root: use `partners create`');
@@ -78,7 +78,7 @@ export function mintWalletKey(
   const principal: Principal = {
     keyId,
     kind: 'wallet',
-    wallet: input.wallet.toLowerCase(),
+    wallet,
     scopes,
     chains,
     lineageId: keyId,
@@ -86,20 +86,56 @@ export function mintWalletKey(
     budgets: null,
     expiresAt: null,
   };
+  insertKey(db, { principal, keyHash: hashKey(apiKey), createdAt: new Date().toISOString() });
+  return { apiKey, principal };
+}
+
+/**
+ * Stores one key: its principal, the key's hash (never the key), and for a subkey its display name, issuing root and
+ * the subkey it replaced. The one INSERT of api_keys.
+ */
+export function insertKey(
+  db: Db,
+  row: {
+    principal: Principal;
+    keyHash: string;
+    createdAt: string;
+    displayName?: string;
+    issuerKeyId?: string;
+    rotatedFromKeyId?: string | null;
+  },
+): void {
+  const p = row.principal;
   statement(
     db,
-    `INSERT INTO api_keys (key_id, key_hash, kind, wallet, scopes, chains, lineage_id, partner_id, created_at)
-     VALUES (?, ?, 'wallet', ?, ?, ?, ?, NULL, ?)`,
+    `INSERT INTO api_keys (key_id, key_hash, kind, wallet, scopes, chains, lineage_id, partner_id, created_at,
+       display_name, expires_at, prepare_per_hour, read_per_minute, subkey_admin_per_hour, issuer_key_id,
+       rotated_from_key_id)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
-    keyId,
-    hashKey(apiKey),
-    principal.wallet,
-    JSON.stringify(scopes),
-    JSON.stringify(chains),
-    keyId,
-    new Date().toISOString(),
+    p.keyId,
+    row.keyHash,
+    p.kind,
+    p.wallet,
+    JSON.stringify(p.scopes),
+    JSON.stringify(p.chains),
+    p.lineageId,
+    p.partnerId,
+    row.createdAt,
+    row.displayName ?? null,
+    p.expiresAt,
+    p.budgets?.prepareRequestsPerHour ?? null,
+    p.budgets?.readRequestsPerMinute ?? null,
+    p.budgets?.subkeyAdminRequestsPerHour ?? null,
+    row.issuerKeyId ?? null,
+    row.rotatedFromKeyId ?? null,
   );
-  return { apiKey, principal };
+}
+
+/** A 0x wallet address, or the error naming the flag. */
+function checkWallet(wallet: string): string {
+  if (!/^0x[0-9a-fA-F]{40}$/.test(wallet)) throw new Error(`--wallet must be a 0x address, got ${wallet}`);
+  return wallet.toLowerCase();
 }
 
 /** A fresh bearer key: the prefix and 32 random bytes. Shown once; only its hash is ever stored. */
@@ -149,7 +185,7 @@ export function mintPartnerRoot(
   if (name.length === 0 || name.length > 64 || control) {
     throw new Error('--name must be 1 to 64 characters without control characters');
   }
-  if (!/^0x[0-9a-fA-F]{40}$/.test(input.wallet)) throw new Error(`--wallet must be a 0x address, got ${input.wallet}`);
+  const wallet = checkWallet(input.wallet);
   const chains = checkChains(input.chains);
   if (!/^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z$/.test(input.expiresAt)) {
     throw new Error(`--expires-at must be UTC with milliseconds (2027-01-01T00:00:00.000Z), got ${input.expiresAt}`);
@@ -168,51 +204,24 @@ export function mintPartnerRoot(
   const apiKey = newApiKey();
   const keyId = randomUUID();
   const partnerId = randomUUID();
-  const wallet = input.wallet.toLowerCase();
-  const at = new Date(input.now).toISOString();
-  db.transaction(() => {
-    statement(db, 'INSERT INTO partners (partner_id, name, wallet, created_at) VALUES (?, ?, ?, ?)').run(
-      partnerId,
-      name,
-      wallet,
-      at,
-    );
-    statement(
-      db,
-      `INSERT INTO api_keys (key_id, key_hash, kind, wallet, scopes, chains, lineage_id, partner_id, created_at,
-         display_name, expires_at, prepare_per_hour, read_per_minute, subkey_admin_per_hour)
-       VALUES (?, ?, 'partner-root', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
-      keyId,
-      hashKey(apiKey),
-      wallet,
-      JSON.stringify(partnerRootScopes),
-      JSON.stringify(chains),
-      keyId,
-      partnerId,
-      at,
-      name,
-      input.expiresAt,
-      input.budgets.prepareRequestsPerHour,
-      input.budgets.readRequestsPerMinute,
-      input.budgets.subkeyAdminRequestsPerHour,
-    );
-  }).immediate();
-  return {
-    apiKey,
+  const principal: Principal = {
+    keyId,
+    kind: 'partner-root',
+    wallet,
+    scopes: [...partnerRootScopes],
+    chains,
+    lineageId: keyId,
     partnerId,
-    principal: {
-      keyId,
-      kind: 'partner-root',
-      wallet,
-      scopes: [...partnerRootScopes],
-      chains,
-      lineageId: keyId,
-      partnerId,
-      budgets: { ...input.budgets },
-      expiresAt: input.expiresAt,
-    },
+    budgets: { ...input.budgets },
+    expiresAt: input.expiresAt,
   };
+  insertKey(db, {
+    principal,
+    keyHash: hashKey(apiKey),
+    createdAt: new Date(input.now).toISOString(),
+    displayName: name,
+  });
+  return { apiKey, partnerId, principal };
 }
 
 function checkScopes(requested: readonly string[]): Scope[] {

@@ -224,13 +224,7 @@ export const migrations: ReadonlyArray<{ version: number; name: string; sql: str
     version: 10,
     name: 'partners: partner roots and their subkeys, with expiry, budgets and lineage',
     sql: `
-      -- A partner: the organisation behind a partner root key (admin partners create).
-      CREATE TABLE partners (
-        partner_id  TEXT PRIMARY KEY,
-        name        TEXT NOT NULL,
-        wallet      TEXT NOT NULL,
-        created_at  TEXT NOT NULL
-      ) STRICT;
+      -- A partner is its root key's partner_id (its name is the root's display_name, its wallet the root's wallet).
       -- Partner roots and subkeys carry an expiry and their budgets; a subkey names the root that issued it, the
       -- subkey it replaced (rotation keeps lineage_id), and why it stopped (revoked_at with revoke_reason).
       ALTER TABLE api_keys ADD COLUMN display_name TEXT;

@@ -73,8 +73,9 @@ function counts(databasePath: string): { partners: number; keys: number } {
   if (!existsSync(databasePath)) return { partners: 0, keys: 0 };
   const db = openDatabase(databasePath);
   try {
-    const n = (table: string) => (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
-    return { partners: n('partners'), keys: n('api_keys') };
+    const n = (where: string) => (db.prepare(`SELECT count(*) AS n FROM api_keys ${where}`).get() as { n: number }).n;
+    // A partner is its root key: the partners are the partner-root rows.
+    return { partners: n("WHERE kind = 'partner-root'"), keys: n('') };
   } finally {
     db.close();
   }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { components } from '../../../generated/types/service.ts';
-import { hashKey, newApiKey, type Principal } from '../../auth/keys.ts';
+import { hashKey, insertKey, newApiKey, type Principal } from '../../auth/keys.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
@@ -160,26 +160,28 @@ export class SubkeyService {
       revoke_reason: null,
       rotated_from_key_id: lineage.rotatedFrom,
     };
-    statement(
-      this.db,
-      `INSERT INTO api_keys (key_id, key_hash, kind, wallet, scopes, chains, lineage_id, partner_id, created_at,
-         display_name, expires_at, prepare_per_hour, read_per_minute, issuer_key_id, rotated_from_key_id)
-       VALUES (?, ?, 'subkey', NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
-      row.key_id,
-      hashKey(apiKey),
-      row.scopes,
-      JSON.stringify(root.chains),
-      row.lineage_id,
-      root.partnerId,
-      row.created_at,
-      row.display_name,
-      row.expires_at,
-      row.prepare_per_hour,
-      row.read_per_minute,
-      root.keyId,
-      row.rotated_from_key_id,
-    );
+    insertKey(this.db, {
+      principal: {
+        keyId: row.key_id,
+        kind: 'subkey',
+        wallet: null,
+        scopes: JSON.parse(row.scopes),
+        chains: root.chains,
+        lineageId: row.lineage_id,
+        partnerId: root.partnerId,
+        budgets: {
+          prepareRequestsPerHour: row.prepare_per_hour,
+          readRequestsPerMinute: row.read_per_minute,
+          subkeyAdminRequestsPerHour: null,
+        },
+        expiresAt: row.expires_at,
+      },
+      keyHash: hashKey(apiKey),
+      createdAt: row.created_at,
+      displayName: row.display_name,
+      issuerKeyId: root.keyId,
+      rotatedFromKeyId: row.rotated_from_key_id,
+    });
     const view = viewOf(row, this.now());
     recordAnswer(
       this.db,
