@@ -57,6 +57,13 @@ function options<T extends Record<string, { type: 'string' }>>(args: string[], s
   }
 }
 
+/** A comma-separated flag value as its trimmed, non-empty items. */
+const split = (list: string) =>
+  list
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
+
 const [group, action, ...rest] = process.argv.slice(2);
 const config = loadConfig();
 const db = openDatabase(config.databasePath);
@@ -68,11 +75,6 @@ try {
       chains: { type: 'string' },
     });
     if (!values.wallet || !values.scopes || !values.chains) fail('--wallet, --scopes and --chains are all required');
-    const split = (s: string) =>
-      s
-        .split(',')
-        .map((x) => x.trim())
-        .filter(Boolean);
     const { apiKey, principal } = mintWalletKey(db, {
       wallet: values.wallet,
       scopes: split(values.scopes),
@@ -109,10 +111,7 @@ try {
     const { apiKey, partnerId, principal } = mintPartnerRoot(db, {
       name: values.name,
       wallet: values.wallet,
-      chains: values.chains
-        .split(',')
-        .map((x) => x.trim())
-        .filter(Boolean),
+      chains: split(values.chains),
       expiresAt: values['expires-at'] ?? new Date(now + 365 * 86_400_000).toISOString(),
       budgets: {
         prepareRequestsPerHour: count('prepare-per-hour', defaults.prepareRequestsPerHour),

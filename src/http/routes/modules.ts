@@ -3,14 +3,17 @@ import { modulesCapabilities, modulesContext } from '../../domain/modules/contex
 import { listReceipts, type ModuleSubmissionRequest, readReceipt, submitModule } from '../../domain/modules/intake.ts';
 import { readReviewStatus, reviewExport, reviewerPolicy } from '../../domain/modules/review.ts';
 import { reviewCapabilities, workerSourceCommit } from '../../domain/modules/review-capabilities.ts';
-import { ApiError } from '../../errors/api-error.ts';
 import type { Db } from '../../store/db.ts';
-import type { OperationContext, OperationHandler } from '../operation.ts';
+import {
+  idempotencyKeyOf,
+  type OperationContext,
+  type OperationHandler,
+  principalOf,
+  rawBodyOf,
+} from '../operation.ts';
 
-function principalOf(ctx: OperationContext) {
-  if (!ctx.principal) throw new ApiError('AUTHENTICATION_REQUIRED');
-  return ctx.principal;
-}
+/** The module routes name a missing credential AUTHENTICATION_REQUIRED (modules-subkeys-developer-api.md Errors). */
+const moduleCaller = (ctx: OperationContext) => principalOf(ctx, 'AUTHENTICATION_REQUIRED');
 
 /** Handlers of the module intake routes (modules-subkeys-developer-api.md Endpoints). */
 export function moduleOperations(deps: {
@@ -34,36 +37,35 @@ export function moduleOperations(deps: {
     getModuleReviewCapabilities: () => ({ status: 200, body: readiness() }),
     getModuleReviewExport: (ctx) => ({
       status: 200,
-      rawJson: reviewExport(db, principalOf(ctx), String(ctx.params.submissionId), now()),
+      rawJson: reviewExport(db, moduleCaller(ctx), String(ctx.params.submissionId), now()),
       headers: { 'Cache-Control': 'no-store', Vary: 'Authorization' },
     }),
     getModuleReviewStatus: (ctx) => ({
       status: 200,
-      body: readReviewStatus(db, principalOf(ctx), String(ctx.params.submissionId)),
+      body: readReviewStatus(db, moduleCaller(ctx), String(ctx.params.submissionId)),
     }),
     getModulesCapabilities: () => ({ status: 200, body: modulesCapabilities(config) }),
-    getModulesContext: (ctx) => ({ status: 200, body: modulesContext(principalOf(ctx), config, readiness()) }),
+    getModulesContext: (ctx) => ({ status: 200, body: modulesContext(moduleCaller(ctx), config, readiness()) }),
     submitModule: (ctx) => {
-      const principal = principalOf(ctx);
-      if (!ctx.rawBody) throw new ApiError('UNSUPPORTED_MEDIA_TYPE');
+      const principal = moduleCaller(ctx);
       const answer = submitModule(db, {
         principal,
-        idempotencyKey: String(ctx.headers['idempotency-key']),
+        idempotencyKey: idempotencyKeyOf(ctx),
         request: ctx.body as ModuleSubmissionRequest,
-        rawBody: ctx.rawBody,
+        rawBody: rawBodyOf(ctx),
         now: now(),
       });
       return { status: answer.status, rawJson: answer.body };
     },
     getModuleSubmission: (ctx) => ({
       status: 200,
-      rawJson: readReceipt(db, principalOf(ctx), String(ctx.params.submissionId)),
+      rawJson: readReceipt(db, moduleCaller(ctx), String(ctx.params.submissionId)),
     }),
     listModuleSubmissions: (ctx) => ({
       status: 200,
       rawJson: listReceipts(
         db,
-        principalOf(ctx),
+        moduleCaller(ctx),
         ctx.query.cursor === undefined ? undefined : String(ctx.query.cursor),
       ),
     }),

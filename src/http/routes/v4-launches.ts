@@ -1,4 +1,3 @@
-import type { Principal } from '../../auth/keys.ts';
 import { minimumInitialBuyWei, type PriceFeed } from '../../chain/price-feed.ts';
 import type { AdmissionConfig } from '../../domain/admission/evaluate.ts';
 import type { LaunchService } from '../../domain/launches/launch-service.ts';
@@ -6,18 +5,7 @@ import { preflightV4 } from '../../domain/launches/preflight.ts';
 import type { CreateRequestV4 } from '../../domain/launches/request-rules.ts';
 import { type EvidenceStateKind, evidenceCheck } from '../../domain/public/deployment-evidence-check.ts';
 import { ApiError } from '../../errors/api-error.ts';
-import { type OperationContext, type OperationHandler, pageOf } from '../operation.ts';
-
-function principalOf(ctx: OperationContext): Principal {
-  // The validator's security handler sets the principal on every operation that declares bearerAuth.
-  if (!ctx.principal) throw new ApiError('UNAUTHENTICATED');
-  return ctx.principal;
-}
-
-function rawBodyOf(ctx: OperationContext): Buffer {
-  if (!ctx.rawBody) throw new ApiError('UNSUPPORTED_MEDIA_TYPE');
-  return ctx.rawBody;
-}
+import { idempotencyKeyOf, type OperationHandler, pageOf, principalOf, rawBodyOf } from '../operation.ts';
 
 /** Handlers of the authenticated V4 launch operations (launch-transport.md Endpoints). */
 export function v4LaunchOperations(
@@ -46,7 +34,7 @@ export function v4LaunchOperations(
       requireVerifiedEvidence();
       const answer = launches.create({
         principal: principalOf(ctx),
-        idempotencyKey: String(ctx.headers['idempotency-key']),
+        idempotencyKey: idempotencyKeyOf(ctx),
         request: ctx.body as CreateRequestV4,
         rawBody: rawBodyOf(ctx),
       });
