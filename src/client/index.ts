@@ -16,7 +16,6 @@ export {
   type SubkeyCallOptions,
   type SubkeyFailure,
   type SubkeyListResult,
-  type SubkeyRefusal,
   type SubkeyRevokeResult,
   type SubkeyWriteOptions,
   type SubkeyWriteResult,

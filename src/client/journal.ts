@@ -43,7 +43,10 @@ export function credentialFingerprint(apiKey: string): string {
     .slice(0, 32);
 }
 
-/** A fresh idempotency key (launch-transport.md Parameter shapes: 16 to 128 of `[A-Za-z0-9._:-]`). */
+/** An idempotency key's shape (launch-transport.md Parameter shapes: 16 to 128 of `[A-Za-z0-9._:-]`). */
+export const idempotencyKeyPattern = /^[A-Za-z0-9._:-]{16,128}$/;
+
+/** A fresh idempotency key (idempotencyKeyPattern). */
 export function newIdempotencyKey(): string {
   return `custom-launch.${randomUUID()}`;
 }

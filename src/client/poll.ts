@@ -1,12 +1,19 @@
 import type { components } from '../../generated/types/service.ts';
 import { retryAfterMs } from './retry-after.ts';
-import { apiErrorOf, type CallOptions, exchange, type Refusal, refusalOf } from './transport.ts';
+import {
+  apiErrorOf,
+  type CallOptions,
+  exchange,
+  type Refusal,
+  redirectRefusal,
+  refusalOf,
+  uuidPattern,
+} from './transport.ts';
 
 type LaunchResourceV4 = components['schemas']['CustomLaunchResourceV4'];
 export type LaunchStatusV4 = LaunchResourceV4['status'];
 
 /** launch-transport.md Parameter shapes: a lowercase UUID, version 1 to 8, variant 8, 9, a or b. */
-export const launchIdPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 /** The statuses at or past each goal a wait can have (launch-transport.md States). */
 const reached: Record<'authorized' | 'finalized', ReadonlySet<LaunchStatusV4>> = {
@@ -40,7 +47,7 @@ export interface ReadOptions extends CallOptions {
  * `retry`; a 404 is a refusal (check launchId, chain and credential lineage; never create a replacement to poll).
  */
 export async function readLaunch(options: ReadOptions): Promise<ReadResult> {
-  if (!launchIdPattern.test(options.launchId)) {
+  if (!uuidPattern.test(options.launchId)) {
     throw new TypeError(
       `"${options.launchId}" is not a launchId: poll with the launchId (a lowercase UUID), never a requestId`,
     );
@@ -55,13 +62,7 @@ export async function readLaunch(options: ReadOptions): Promise<ReadResult> {
   });
   if (reply.kind === 'no_answer') return { kind: 'retry', why: reply.reason, waitMs: undefined };
   if (reply.kind === 'redirect') {
-    return {
-      kind: 'refused',
-      status: reply.status,
-      code: 'REDIRECT_REFUSED',
-      message: 'redirects are refused',
-      requestId: null,
-    };
+    return redirectRefusal(reply);
   }
   const error = apiErrorOf(reply);
   if (reply.status === 200) {

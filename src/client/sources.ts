@@ -4,7 +4,7 @@ import type { components } from '../../generated/types/service.ts';
 import type { CreateRequestV4 } from '../domain/launches/request-rules.ts';
 import { LocalCheckError } from './local-check-error.ts';
 import { projectSourcePath } from './pack/pack.ts';
-import { type CallOptions, exchange, type Refusal, refusalOf } from './transport.ts';
+import { type CallOptions, exchange, type Refusal, redirectRefusal, refusalOf } from './transport.ts';
 
 type SourceFileReceiptV1 = components['schemas']['CustomLaunchSourceFileReceiptV1'];
 
@@ -71,13 +71,7 @@ export async function deliverSourceFile(
   if (reply.kind === 'redirect') {
     return {
       kind: 'refused',
-      refusal: {
-        kind: 'refused',
-        status: reply.status,
-        code: 'REDIRECT_REFUSED',
-        message: `redirect to ${reply.location ?? '(none)'} refused`,
-        requestId: null,
-      },
+      refusal: redirectRefusal(reply),
     };
   }
   if (reply.status === 200 || reply.status === 201) {

@@ -1,6 +1,17 @@
 import type { components, paths } from '../../generated/types/service.ts';
+import { schemaProblems } from '../spec/schema-registry.ts';
+import { idempotencyKeyPattern } from './journal.ts';
 import { retryAfterMs } from './retry-after.ts';
-import { apiErrorOf, type Exchange, exchange, type Refusal, type Send } from './transport.ts';
+import {
+  apiErrorOf,
+  type Exchange,
+  exchange,
+  type Refusal,
+  redirectRefusal,
+  refusalOf,
+  type Send,
+  uuidPattern,
+} from './transport.ts';
 
 /** Types of the partner subkey routes, all generated from spec/ (modules-subkeys-developer-api.md Partner subkey). */
 export type PartnerSubkeyV1 = components['schemas']['PartnerSubkeyV1'];
@@ -20,20 +31,14 @@ export type IssuedSubkey = PartnerSubkeyV1 & { secretState: 'delivered-once'; ap
 export type DeliveredSubkey = PartnerSubkeyV1 & { secretState: 'already-delivered'; apiKey: null };
 
 export const subkeysPath: ListPath = '/v1/partner/subkeys';
-export const subkeySchemaVersion = 'platform.partner-subkey.v1';
-const idempotencyKeyPattern = /^[A-Za-z0-9._:-]{16,128}$/;
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const apiKeySecretPattern = /^[A-Za-z0-9._-]{32,256}$/;
 
 /**
- * Client codes of a refusal without an ApiError of the service (project design): a refused redirect, a status whose
- * body is no ApiError, or a 2xx whose body is not the subkey answer the request asked for.
+ * How a subkey call ended besides success: a refusal (the service's ApiError, or a client code: a refused redirect, a
+ * status whose body is no ApiError, SUBKEY_RESPONSE_INVALID for a 2xx that is not the subkey answer asked for) or no
+ * definite answer.
  */
-export type SubkeyRefusal = Omit<Refusal, 'code'> & { code: Refusal['code'] | 'SUBKEY_RESPONSE_INVALID' };
-
-/** How a subkey call ended besides success. */
 export type SubkeyFailure =
-  | SubkeyRefusal
+  | Refusal
   /**
    * No definite answer within the max wait, or a 500: a write may have been committed. Resend the same bytes with the
    * same Idempotency-Key (an exact replay answers 200 and never issues a second subkey).
@@ -43,9 +48,9 @@ export type SubkeyFailure =
 /** The result of issue and rotate. */
 export type SubkeyWriteResult =
   /** 201: the new subkey with its one-time apiKey. */
-  | { kind: 'issued'; subkey: IssuedSubkey; requestId: string | null; attempts: number }
+  | { kind: 'issued'; subkey: IssuedSubkey; requestId: string | null }
   /** 200: an exact replay of the same Idempotency-Key and bytes; the secret went out with the first answer. */
-  | { kind: 'replayed'; subkey: DeliveredSubkey; requestId: string | null; attempts: number }
+  | { kind: 'replayed'; subkey: DeliveredSubkey; requestId: string | null }
   | SubkeyFailure;
 
 export type SubkeyListResult = { kind: 'listed'; list: PartnerSubkeyListV1; requestId: string | null } | SubkeyFailure;
@@ -102,12 +107,14 @@ export async function listSubkeys(options: SubkeyCallOptions): Promise<SubkeyLis
   if (outcome.kind !== 'answer') return outcome;
   const { reply } = outcome;
   if (reply.status !== 200) return refusalOf(reply, options.apiKey);
-  const list = reply.json as ListAnswer | undefined;
-  const valid =
-    isObject(list) &&
-    Array.isArray(list.items) &&
-    list.items.every((item) => isObject(item) && item.schemaVersion === subkeySchemaVersion && isUuid(item.subkeyId));
-  if (!valid) return invalid(reply, 'the 200 answer is not a platform.partner-subkey.v1 list');
+  const list = reply.json as ListAnswer;
+  const problems = schemaProblems('partner-subkey-list.v1.schema.json', list);
+  if (problems.length > 0) {
+    return invalid(
+      reply,
+      `the 200 answer is not a platform.partner-subkey.v1 list: ${problems.slice(0, 3).join('; ')}`,
+    );
+  }
   return { kind: 'listed', list, requestId: reply.headers.get('x-request-id') };
 }
 
@@ -160,7 +167,7 @@ async function write(
     body: options.body,
   });
   if (outcome.kind !== 'answer') return outcome;
-  const { reply, attempts } = outcome;
+  const { reply } = outcome;
   const requestId = reply.headers.get('x-request-id');
   if (reply.status !== 201 && reply.status !== 200) return refusalOf(reply, options.apiKey);
   const state = reply.status === 201 ? 'delivered-once' : 'already-delivered';
@@ -180,24 +187,22 @@ async function write(
     );
   }
   return reply.status === 201
-    ? { kind: 'issued', subkey: subkey as IssuedSubkey, requestId, attempts }
-    : { kind: 'replayed', subkey: subkey as DeliveredSubkey, requestId, attempts };
+    ? { kind: 'issued', subkey: subkey as IssuedSubkey, requestId }
+    : { kind: 'replayed', subkey: subkey as DeliveredSubkey, requestId };
 }
 
-/** Why a body is not a subkey whose secret is in `state`, or undefined when it is one. */
+/**
+ * Why a body is not a platform.partner-subkey.v1 subkey whose secret is in `state` (the schema binds the apiKey to the
+ * secretState), or undefined when it is one. The problems name paths only, never a value: a 201 carries a secret.
+ */
 function shapeProblem(body: PartnerSubkeyV1 | undefined, state: PartnerSubkeyV1['secretState']): string | undefined {
-  if (!isObject(body)) return 'the body is not a JSON object';
-  if (body.schemaVersion !== subkeySchemaVersion) return `schemaVersion is not ${subkeySchemaVersion}`;
-  if (!isUuid(body.subkeyId) || !isUuid(body.lineageId)) return 'subkeyId or lineageId is not a UUID';
-  if (body.secretState !== state) return `secretState is not ${state}`;
-  if (state === 'delivered-once' && !(typeof body.apiKey === 'string' && apiKeySecretPattern.test(body.apiKey))) {
-    return 'it carries no apiKey';
-  }
-  if (state === 'already-delivered' && body.apiKey !== null) return 'apiKey is not null';
+  const problems = schemaProblems('partner-subkey.v1.schema.json', body);
+  if (problems.length > 0) return problems.slice(0, 3).join('; ');
+  if (body?.secretState !== state) return `secretState is not ${state}`;
   return undefined;
 }
 
-type Attempted = { kind: 'answer'; reply: Extract<Exchange, { kind: 'answer' }>; attempts: number } | SubkeyFailure;
+type Attempted = { kind: 'answer'; reply: Extract<Exchange, { kind: 'answer' }> } | SubkeyFailure;
 
 /** Backoff without a Retry-After: 1 s, 2 s, 4 s … at most 30 s. */
 function backoffMs(attempt: number): number {
@@ -234,15 +239,7 @@ async function withRetries(
     let waitMs: number;
     let why: string;
     let giveUp: () => SubkeyFailure;
-    if (reply.kind === 'redirect') {
-      return {
-        kind: 'refused',
-        status: reply.status,
-        code: 'REDIRECT_REFUSED',
-        message: `the origin answered ${reply.status} with a redirect; redirects are refused, so the key goes nowhere else`,
-        requestId: null,
-      };
-    }
+    if (reply.kind === 'redirect') return redirectRefusal(reply);
     if (reply.kind === 'no_answer') {
       unanswered = true;
       waitMs = backoffMs(attempt);
@@ -260,7 +257,7 @@ async function withRetries(
         };
       }
       const retryable = reply.status === 429 || (reply.status === 503 && error?.retryable === true);
-      if (!retryable) return { kind: 'answer', reply, attempts: attempt };
+      if (!retryable) return { kind: 'answer', reply };
       waitMs = retryAfterMs(reply.headers.get('retry-after'), now()) ?? backoffMs(attempt);
       why = `${reply.status} ${error?.code ?? ''}`.trim();
       const refusal = refusalOf(reply, options.apiKey);
@@ -281,20 +278,7 @@ async function withRetries(
   }
 }
 
-/** The refusal an answer states; the body is quoted only when it is an ApiError, and never with the root key. */
-function refusalOf(answer: { status: number; json: unknown }, apiKey: string): SubkeyRefusal {
-  const error = apiErrorOf(answer);
-  const scrub = (text: string) => text.split(apiKey).join('[redacted]');
-  return {
-    kind: 'refused',
-    status: answer.status,
-    code: error?.code ?? 'NOT_AN_API_ERROR',
-    message: error ? scrub(error.message) : `the ${answer.status} answer carries no ApiError`,
-    requestId: error?.requestId ?? null,
-  };
-}
-
-function invalid(reply: { status: number; headers: Headers }, message: string): SubkeyRefusal {
+function invalid(reply: { status: number; headers: Headers }, message: string): Refusal {
   return {
     kind: 'refused',
     status: reply.status,
@@ -306,12 +290,4 @@ function invalid(reply: { status: number; headers: Headers }, message: string): 
 
 function checkSubkeyId(subkeyId: string): void {
   if (!uuidPattern.test(subkeyId)) throw new TypeError(`"${subkeyId.slice(0, 80)}" is not a subkeyId (a UUID)`);
-}
-
-function isUuid(value: unknown): value is string {
-  return typeof value === 'string' && uuidPattern.test(value);
-}
-
-function isObject(value: unknown): value is object {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -82,7 +82,22 @@ export interface CallOptions {
  * Codes the client gives a refusal that carries no ApiError of the service (project design): a redirect it refused,
  * an answer that is not the pinned V4 chain-4663 launch, or a status whose body is no ApiError.
  */
-export type ClientRefusalCode = 'REDIRECT_REFUSED' | 'PINNED_RESOURCE_MISMATCH' | 'NOT_AN_API_ERROR';
+export type ClientRefusalCode =
+  | 'REDIRECT_REFUSED'
+  | 'PINNED_RESOURCE_MISMATCH'
+  | 'NOT_AN_API_ERROR'
+  | 'SUBKEY_RESPONSE_INVALID';
+
+/** The refusal codes the client itself gives (ClientRefusalCode), for telling them from the service's. */
+export const clientRefusalCodes: readonly ClientRefusalCode[] = [
+  'REDIRECT_REFUSED',
+  'PINNED_RESOURCE_MISMATCH',
+  'NOT_AN_API_ERROR',
+  'SUBKEY_RESPONSE_INVALID',
+];
+
+/** The contract's UUID (common.schema.json $defs.Uuid): launchId, submissionId, subkeyId, requestId. */
+export const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 /** A definite refusal: what a support request quotes (launch-transport.md Errors). */
 export interface Refusal {
@@ -100,14 +115,29 @@ export function apiErrorOf(answer: { json: unknown }): ApiErrorBody['error'] | u
   return error && typeof error === 'object' && typeof error.code === 'string' ? error : undefined;
 }
 
-/** The refusal an answer states: its ApiError, or NOT_AN_API_ERROR with the start of the body. */
-export function refusalOf(answer: { status: number; text: string; json: unknown }): Refusal {
+/**
+ * The refusal an answer states: its ApiError, or NOT_AN_API_ERROR with the start of the body. `secret` (the key sent)
+ * is blanked out of the quoted text, whatever the service put there.
+ */
+export function refusalOf(answer: { status: number; text: string; json: unknown }, secret?: string): Refusal {
   const error = apiErrorOf(answer);
+  const text = error?.message ?? answer.text.slice(0, 200);
   return {
     kind: 'refused',
     status: answer.status,
     code: error?.code ?? 'NOT_AN_API_ERROR',
-    message: error?.message ?? answer.text.slice(0, 200),
+    message: secret ? text.split(secret).join('[redacted]') : text,
     requestId: error?.requestId ?? null,
+  };
+}
+
+/** The refusal of a redirect: never followed, so a key goes nowhere but the configured origin. */
+export function redirectRefusal(redirect: { status: number }): Refusal {
+  return {
+    kind: 'refused',
+    status: redirect.status,
+    code: 'REDIRECT_REFUSED',
+    message: `the origin answered ${redirect.status} with a redirect; redirects are refused, so the key goes nowhere else`,
+    requestId: null,
   };
 }

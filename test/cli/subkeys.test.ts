@@ -116,6 +116,21 @@ describe('usage: refused before anything is sent (exit 2)', () => {
       false,
     ],
     ['issue with --prepare-per-hour 0', ['issue', ...flags({ prepare: '0' })], '--prepare-per-hour', false],
+    // The contract's bounds, checked against its schema before anything is sent.
+    [
+      'issue with --prepare-per-hour 100001',
+      ['issue', ...flags({ prepare: '100001' })],
+      '/prepareRequestsPerHour',
+      false,
+    ],
+    ['issue with --read-per-minute 10001', ['issue', ...flags({ read: '10001' })], '/readRequestsPerMinute', false],
+    ['issue with a 65-character --name', ['issue', ...flags({ name: 'x'.repeat(65) })], '/displayName', false],
+    [
+      'issue with an expiry on no calendar day',
+      ['issue', ...flags({ expires: '2030-02-30T00:00:00.000Z' })],
+      '/expiresAt',
+      false,
+    ],
     [
       'issue with a short --idempotency-key',
       ['issue', ...flags(), '--idempotency-key', 'short'],

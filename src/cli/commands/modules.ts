@@ -4,11 +4,12 @@ import { moduleApiKey } from '../../client/modules/api-key.ts';
 import { readModulesCapabilities, uploadRefusal } from '../../client/modules/capabilities.ts';
 import { readModulesContext } from '../../client/modules/context.ts';
 import { describeFailure, type ModuleFailure } from '../../client/modules/errors.ts';
-import { listReceipts, readReceipt, submissionIdPattern } from '../../client/modules/receipt.ts';
+import { listReceipts, readReceipt } from '../../client/modules/receipt.ts';
 import { readModuleRequestFile } from '../../client/modules/request-file.ts';
 import { readReviewExport, readReviewStatus } from '../../client/modules/review.ts';
 import { submitWithModuleJournal } from '../../client/modules/submit.ts';
 import type { AuthenticatedModuleCall } from '../../client/modules/transport.ts';
+import { uuidPattern } from '../../client/transport.ts';
 import type { CliEnvironment } from '../environment.ts';
 import { CliExit, type ExitName } from '../exit-codes.ts';
 import type { Output } from '../output.ts';
@@ -83,7 +84,7 @@ function oneSubmissionId(args: ModulesArgs): string {
   if (id === undefined || more.length > 0) {
     throw new CliExit('usage', `modules ${args.sub} takes one submissionId; see --help`);
   }
-  if (!submissionIdPattern.test(id)) {
+  if (!uuidPattern.test(id)) {
     throw new CliExit('usage', `"${id.slice(0, 80)}" is not a submissionId (a lowercase UUID from a receipt)`);
   }
   return id;

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { idempotencyKeyPattern, newIdempotencyKey } from '../../client/journal.ts';
 import {
   issueSubkey,
   listSubkeys,
@@ -9,6 +9,8 @@ import {
   type SubkeyWriteResult,
   subkeyRequestBytes,
 } from '../../client/subkeys.ts';
+import { clientRefusalCodes, uuidPattern } from '../../client/transport.ts';
+import { schemaProblems } from '../../spec/schema-registry.ts';
 import { CliExit } from '../exit-codes.ts';
 import type { Remote } from './remote.ts';
 
@@ -28,10 +30,6 @@ export interface SubkeysArgs {
 }
 
 const childScopes = ['custom-launch:create', 'custom-launch:read'] as const;
-const timestampPattern = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z$/;
-const idempotencyKeyPattern = /^[A-Za-z0-9._:-]{16,128}$/;
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const clientCodes = new Set<string>(['SUBKEY_RESPONSE_INVALID', 'REDIRECT_REFUSED', 'NOT_AN_API_ERROR']);
 const writeFlags = ['name', 'scopes', 'preparePerHour', 'readPerMinute', 'expiresAt', 'idempotencyKey'] as const;
 const flagName: Record<(typeof writeFlags)[number], string> = {
   name: '--name',
@@ -55,7 +53,9 @@ function fail(what: string, failure: SubkeyFailure, hint = ''): never {
   }
   const message = hint ? failure.message.replace(/\.$/, '') : failure.message;
   // A client code: the client refused what came back (a redirect, or a body that is not the answer asked for).
-  const by = clientCodes.has(failure.code) ? 'the client refused the answer' : 'the service refused';
+  const by = (clientRefusalCodes as readonly string[]).includes(failure.code)
+    ? 'the client refused the answer'
+    : 'the service refused';
   throw new CliExit('refused', `${what}: ${by} with ${describe(failure)}: ${message}${hint}`);
 }
 
@@ -87,21 +87,23 @@ function requestOf(args: SubkeysArgs, what: string): PartnerSubkeyRequestV1 {
     }
     return Number(raw);
   };
-  const expiresAt = args.expiresAt as string;
-  const ms = Date.parse(expiresAt);
-  if (!timestampPattern.test(expiresAt) || Number.isNaN(ms) || new Date(ms).toISOString() !== expiresAt) {
-    throw new CliExit(
-      'usage',
-      `--expires-at must be a UTC time with milliseconds such as 2027-01-01T00:00:00.000Z, got "${expiresAt.slice(0, 40)}"`,
-    );
-  }
-  return {
+  const request: PartnerSubkeyRequestV1 = {
     displayName: name,
     scopes: scopes as PartnerSubkeyRequestV1['scopes'],
     prepareRequestsPerHour: count('preparePerHour'),
     readRequestsPerMinute: count('readPerMinute'),
-    expiresAt,
+    expiresAt: args.expiresAt as string,
   };
+  // The contract's own bounds (name length and characters, budget maxima, the UTC millisecond time): nothing the
+  // service would refuse by its schema is sent.
+  const problems = schemaProblems('partner-subkey-request.v1.schema.json', request);
+  if (problems.length > 0) {
+    throw new CliExit(
+      'usage',
+      `the flags do not make a platform.partner-subkey-request.v1 body (--expires-at is UTC with milliseconds, such as 2027-01-01T00:00:00.000Z): ${problems.join('; ')}`,
+    );
+  }
+  return request;
 }
 
 function subkeyIdOf(args: SubkeysArgs): string {
@@ -125,7 +127,7 @@ async function writeCommand(args: SubkeysArgs, remote: Remote, subkeyId: string 
   }
   const apiKey = remote.apiKey();
   const { out } = remote;
-  const idempotencyKey = args.idempotencyKey ?? `custom-launch.subkey.${randomUUID()}`;
+  const idempotencyKey = args.idempotencyKey ?? newIdempotencyKey();
   const rerun = `rerun with --idempotency-key ${idempotencyKey} and the same flags`;
   if (args.idempotencyKey === undefined) {
     out.note(

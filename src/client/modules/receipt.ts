@@ -1,6 +1,7 @@
 import type { components } from '../../../generated/types/service.ts';
 import { canonicalJson, sha256Digest } from '../../domain/canonical-json.ts';
 import { schemaProblems } from '../../spec/schema-registry.ts';
+import { uuidPattern } from '../transport.ts';
 import { clientFailure, type ModuleResult } from './errors.ts';
 import { type AuthenticatedModuleCall, exchangeJson, responseLimitBytes } from './transport.ts';
 
@@ -11,11 +12,10 @@ type ModuleIntakeReceiptList = components['schemas']['ModuleIntakeReceiptList'];
 export const submissionsPath = '/v1/modules/submissions';
 
 /** common.schema.json Uuid: lowercase, version 1 to 8, variant 8, 9, a or b. */
-export const submissionIdPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 /** Throws a TypeError (misuse) unless `submissionId` is one: the path is never built from anything else. */
 export function checkSubmissionId(submissionId: string): string {
-  if (!submissionIdPattern.test(submissionId)) {
+  if (!uuidPattern.test(submissionId)) {
     throw new TypeError(`"${submissionId.slice(0, 80)}" is not a submissionId (a lowercase UUID from a receipt)`);
   }
   return submissionId;
@@ -39,7 +39,7 @@ export function receiptBindingProblems(receipt: unknown, requestBytes: Uint8Arra
   const r = receipt as Record<string, unknown>;
   const request = JSON.parse(Buffer.from(requestBytes).toString('utf8')) as ModuleSubmissionRequest;
   const problems: string[] = [];
-  if (typeof r.submissionId !== 'string' || !submissionIdPattern.test(r.submissionId)) {
+  if (typeof r.submissionId !== 'string' || !uuidPattern.test(r.submissionId)) {
     problems.push('submissionId is missing or not a UUID');
   }
   const same = (field: string, want: unknown, got: unknown, caseless = false) => {

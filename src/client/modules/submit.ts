@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { credentialFingerprint, JournalError } from '../journal.ts';
+import { credentialFingerprint, idempotencyKeyPattern, JournalError } from '../journal.ts';
 import { requireUploadCapabilities } from './capabilities.ts';
 import { clientFailure, type ModuleFailure, type ModuleResult } from './errors.ts';
 import {
@@ -12,8 +12,6 @@ import {
 import { bindSubmitReceipt, type ModuleIntakeReceipt, submissionsPath } from './receipt.ts';
 import { checkModuleRequest } from './request-file.ts';
 import { type AuthenticatedModuleCall, exchangeJson, resolveCall, responseLimitBytes } from './transport.ts';
-
-const idempotencyKeyPattern = /^[A-Za-z0-9._:-]{16,128}$/;
 
 /** The answer of one upload: the receipt that binds the request (201 new draft, 200 exact replay). */
 export interface ModuleSubmitted {
