@@ -4,9 +4,12 @@ type ApiErrorBody = components['schemas']['ApiError'];
 
 /** One exchange with the service: an HTTP answer, or none (timeout, refused connection, cut stream). */
 export type Exchange =
-  | { kind: 'answer'; status: number; headers: Headers; text: string; json: unknown }
+  | { kind: 'answer'; status: number; headers: Headers; bytes: Buffer; text: string; json: unknown }
   | { kind: 'redirect'; status: number; location: string | null }
-  | { kind: 'no_answer'; reason: string };
+  | { kind: 'no_answer'; timedOut: boolean; reason: string };
+
+/** An exchange whose answer is read up to a byte cap: past it, `oversize`, cut off unread and never parsed. */
+export type CappedExchange = Exchange | { kind: 'oversize'; status: number; limitBytes: number };
 
 /** What a request sends: always to the one configured origin, with or without the key. */
 export interface Send {
@@ -25,10 +28,23 @@ export interface Send {
 
 /**
  * Sends one request to the configured origin and reads the whole answer. Redirects are never followed (a 3xx is
- * returned as `redirect`, so a key never travels to another place); a timeout or a network failure is `no_answer`,
- * which callers treat as ambiguous. Never throws on an HTTP status. The key appears in no returned value or message.
+ * returned as `redirect`, so a key never travels to another place); a timeout (which also covers reading the body) or
+ * a network failure is `no_answer`, which callers treat as ambiguous. Never throws on an HTTP status. The key appears
+ * in no returned value or message.
  */
 export async function exchange(send: Send): Promise<Exchange> {
+  return (await read(send, Number.POSITIVE_INFINITY)) as Exchange;
+}
+
+/**
+ * exchange, with the answer read up to `limitBytes` after decompression (fetch decodes gzip, deflate and br; the
+ * decoded stream is what is counted, so a small compressed body cannot expand past the cap).
+ */
+export function cappedExchange(send: Send & { limitBytes: number }): Promise<CappedExchange> {
+  return read(send, send.limitBytes);
+}
+
+async function read(send: Send, limitBytes: number): Promise<CappedExchange> {
   const headers: Record<string, string> = { Accept: 'application/json', ...send.headers };
   if (send.apiKey !== undefined) headers.Authorization = `Bearer ${send.apiKey}`;
   if (send.body !== undefined) headers['Content-Type'] = send.contentType ?? 'application/json';
@@ -42,31 +58,53 @@ export async function exchange(send: Send): Promise<Exchange> {
       signal: AbortSignal.timeout(send.timeoutMs),
     });
   } catch (err) {
-    return { kind: 'no_answer', reason: describeFailure(err, send.timeoutMs) };
+    return noAnswer(err, send.timeoutMs, '');
   }
   if (response.status >= 300 && response.status < 400) {
-    await response.body?.cancel();
+    await response.body?.cancel().catch(() => undefined);
     return { kind: 'redirect', status: response.status, location: response.headers.get('location') };
   }
-  let text: string;
-  try {
-    text = await response.text();
-  } catch (err) {
-    return { kind: 'no_answer', reason: `the answer was cut off: ${describeFailure(err, send.timeoutMs)}` };
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  if (response.body) {
+    const reader = response.body.getReader();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        total += value.byteLength;
+        if (total > limitBytes) {
+          await reader.cancel().catch(() => undefined);
+          return { kind: 'oversize', status: response.status, limitBytes };
+        }
+        chunks.push(value);
+      }
+    } catch (err) {
+      return noAnswer(err, send.timeoutMs, 'the answer was cut off: ');
+    }
   }
+  const bytes = Buffer.concat(chunks, total);
+  const text = new TextDecoder('utf-8').decode(bytes);
   let json: unknown;
   try {
-    json = text ? JSON.parse(text) : undefined;
+    // Only well-formed UTF-8 is JSON; the text of anything else is for messages alone.
+    json = text ? JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes)) : undefined;
   } catch {
     json = undefined;
   }
-  return { kind: 'answer', status: response.status, headers: response.headers, text, json };
+  return { kind: 'answer', status: response.status, headers: response.headers, bytes, text, json };
 }
 
-function describeFailure(err: unknown, timeoutMs: number): string {
+function noAnswer(err: unknown, timeoutMs: number, prefix: string): Extract<Exchange, { kind: 'no_answer' }> {
   const e = err as { name?: string; cause?: { code?: string; message?: string }; message?: string };
-  if (e?.name === 'TimeoutError' || e?.name === 'AbortError') return `no answer within ${timeoutMs} ms`;
-  return `no answer (${e?.cause?.code ?? e?.cause?.message ?? e?.message ?? 'network failure'})`;
+  if (e?.name === 'TimeoutError' || e?.name === 'AbortError') {
+    return { kind: 'no_answer', timedOut: true, reason: `${prefix}no answer within ${timeoutMs} ms` };
+  }
+  return {
+    kind: 'no_answer',
+    timedOut: false,
+    reason: `${prefix}no answer (${e?.cause?.code ?? e?.cause?.message ?? e?.message ?? 'network failure'})`,
+  };
 }
 
 /** What every authenticated call of the client flow takes. */

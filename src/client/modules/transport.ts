@@ -1,4 +1,5 @@
 import { checkOrigin } from '../origin.ts';
+import { cappedExchange } from '../transport.ts';
 import { clientFailure, type ModuleResult, serviceFailure } from './errors.ts';
 
 /** Largest answer the client reads, counted after decompression (modules-subkeys-developer-api.md Limits). */
@@ -21,14 +22,6 @@ export interface ModuleCall {
 export interface AuthenticatedModuleCall extends ModuleCall {
   apiKey: string;
 }
-
-/** One exchange with the service, its answer read up to a byte cap. */
-export type CappedExchange =
-  | { kind: 'answer'; status: number; headers: Headers; bytes: Buffer; text: string; json: unknown }
-  /** The answer passed the cap: it was cut off unread and must not be parsed. */
-  | { kind: 'oversize'; status: number; limitBytes: number }
-  | { kind: 'redirect'; status: number; location: string | null }
-  | { kind: 'no_answer'; timedOut: boolean; reason: string };
 
 /** What one request sends. */
 export interface CappedSend {
@@ -55,77 +48,6 @@ export function resolveCall(call: ModuleCall): { origin: string; timeoutMs: numb
 }
 
 /**
- * Sends one request to the call's origin and reads the answer up to `limitBytes` after decompression (fetch
- * decodes gzip, deflate and br; the decoded stream is what is counted, so a small compressed body cannot expand
- * past the cap). A redirect is never followed, so the key and the body go nowhere else; a timeout (which also
- * covers reading the body) or a network failure is `no_answer`. Never throws on an HTTP status; the key appears in
- * no returned value.
- */
-export async function cappedExchange(call: ModuleCall, send: CappedSend): Promise<CappedExchange> {
-  const { origin, timeoutMs } = resolveCall(call);
-  const headers: Record<string, string> = { Accept: 'application/json', ...send.headers };
-  if (send.apiKey !== undefined) headers.Authorization = `Bearer ${send.apiKey}`;
-  if (send.body !== undefined) headers['Content-Type'] = 'application/json';
-  let response: Response;
-  try {
-    response = await (call.fetch ?? globalThis.fetch)(new URL(send.path, origin), {
-      method: send.method,
-      headers,
-      ...(send.body !== undefined ? { body: send.body } : {}),
-      redirect: 'manual',
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-  } catch (err) {
-    return noAnswer(err, timeoutMs, '');
-  }
-  if (response.status >= 300 && response.status < 400) {
-    await response.body?.cancel().catch(() => undefined);
-    return { kind: 'redirect', status: response.status, location: response.headers.get('location') };
-  }
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  if (response.body) {
-    const reader = response.body.getReader();
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        total += value.byteLength;
-        if (total > send.limitBytes) {
-          await reader.cancel().catch(() => undefined);
-          return { kind: 'oversize', status: response.status, limitBytes: send.limitBytes };
-        }
-        chunks.push(value);
-      }
-    } catch (err) {
-      return noAnswer(err, timeoutMs, 'the answer was cut off: ');
-    }
-  }
-  const bytes = Buffer.concat(chunks, total);
-  let text = '';
-  let json: unknown;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-    json = text ? JSON.parse(text) : undefined;
-  } catch {
-    json = undefined;
-  }
-  return { kind: 'answer', status: response.status, headers: response.headers, bytes, text, json };
-}
-
-function noAnswer(err: unknown, timeoutMs: number, prefix: string): CappedExchange {
-  const e = err as { name?: string; cause?: { code?: string; message?: string }; message?: string };
-  if (e?.name === 'TimeoutError' || e?.name === 'AbortError') {
-    return { kind: 'no_answer', timedOut: true, reason: `${prefix}no answer within ${timeoutMs} ms` };
-  }
-  return {
-    kind: 'no_answer',
-    timedOut: false,
-    reason: `${prefix}no answer (${e?.cause?.code ?? e?.cause?.message ?? e?.message ?? 'network failure'})`,
-  };
-}
-
-/**
  * One request whose success is a JSON body with one of `okStatuses`: the JSON and its exact bytes, or the failure.
  * No answer, a redirect, an oversize or unparseable answer are client failures; on a POST each means the submission
  * may exist (the request may have reached the server). Other statuses are the service's ApiError.
@@ -136,7 +58,7 @@ export async function exchangeJson(
   okStatuses: readonly number[] = [200],
 ): Promise<ModuleResult<{ json: unknown; bytes: Buffer; headers: Headers }>> {
   const post = send.method === 'POST';
-  const reply = await cappedExchange(call, send);
+  const reply = await cappedExchange({ ...resolveCall(call), ...send, ...(call.fetch ? { fetch: call.fetch } : {}) });
   const what = `${send.method} ${send.path.split('?')[0]}`;
   switch (reply.kind) {
     case 'no_answer':
