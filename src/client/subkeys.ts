@@ -1,11 +1,10 @@
 import type { components, paths } from '../../generated/types/service.ts';
 import { schemaProblems } from '../spec/schema-registry.ts';
 import { idempotencyKeyPattern } from './journal.ts';
-import { retryAfterMs } from './retry-after.ts';
+import { seconds, sendResending } from './resend.ts';
 import {
   apiErrorOf,
   type Exchange,
-  exchange,
   type Refusal,
   redirectRefusal,
   refusalOf,
@@ -204,78 +203,66 @@ function shapeProblem(body: PartnerSubkeyV1 | undefined, state: PartnerSubkeyV1[
 
 type Attempted = { kind: 'answer'; reply: Extract<Exchange, { kind: 'answer' }> } | SubkeyFailure;
 
-/** Backoff without a Retry-After: 1 s, 2 s, 4 s … at most 30 s. */
-function backoffMs(attempt: number): number {
-  return Math.min(30_000, 1000 * 2 ** Math.max(0, attempt - 1));
-}
-
-function seconds(ms: number): string {
-  return `${(ms / 1000).toFixed(ms % 1000 === 0 ? 0 : 1)} s`;
-}
-
 /**
- * Sends one request, resending the identical request on no answer, 429 and a 503 whose ApiError is retryable, after
- * Retry-After (seconds or an HTTP date) or a doubling backoff, while the next attempt starts within the max wait.
- * Returns the first other answer. Giving up is a refusal when every attempt was answered (429 or 503: nothing was
- * done), and unresolved when one was not (a write may have been committed). A 500 is unresolved, never resent.
+ * Sends one request through sendResending (no answer, 429 and a retryable 503 are resent, honoring Retry-After).
+ * Giving up is a refusal when every attempt was answered (429 or 503: nothing was done), and unresolved when one was
+ * not (a write may have been committed). A 500 is unresolved, never resent; a redirect is refused.
  */
 async function withRetries(
   options: SubkeyCallOptions,
   request: Pick<Send, 'method' | 'path' | 'headers' | 'body'>,
 ): Promise<Attempted> {
-  const now = options.now ?? Date.now;
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
-  const maxWaitMs = options.maxWaitMs ?? 60_000;
-  const started = now();
-  let unanswered = false;
-  for (let attempt = 1; ; attempt++) {
-    const reply = await exchange({
+  const resent = await sendResending(
+    {
       origin: options.origin,
       apiKey: options.apiKey,
       timeoutMs: options.timeoutMs,
       ...request,
       ...(options.fetch ? { fetch: options.fetch } : {}),
-    });
-    let waitMs: number;
-    let why: string;
-    let giveUp: () => SubkeyFailure;
-    if (reply.kind === 'redirect') return redirectRefusal(reply);
-    if (reply.kind === 'no_answer') {
-      unanswered = true;
-      waitMs = backoffMs(attempt);
-      why = reply.reason;
-      giveUp = () => ({ kind: 'unresolved', reason: reply.reason, status: null, code: null, requestId: null });
-    } else {
-      const error = apiErrorOf(reply);
-      if (reply.status === 500) {
-        return {
-          kind: 'unresolved',
-          reason: `the service answered 500 ${error?.code ?? 'NOT_AN_API_ERROR'}`,
-          status: 500,
-          code: error?.code ?? null,
-          requestId: error?.requestId ?? null,
-        };
-      }
-      const retryable = reply.status === 429 || (reply.status === 503 && error?.retryable === true);
-      if (!retryable) return { kind: 'answer', reply };
-      waitMs = retryAfterMs(reply.headers.get('retry-after'), now()) ?? backoffMs(attempt);
-      why = `${reply.status} ${error?.code ?? ''}`.trim();
-      const refusal = refusalOf(reply, options.apiKey);
-      giveUp = () =>
-        unanswered
-          ? {
-              kind: 'unresolved',
-              reason: `an earlier attempt had no answer, and the last was ${why}`,
-              status: refusal.status,
-              code: refusal.code,
-              requestId: refusal.requestId,
-            }
-          : { ...refusal, message: `${refusal.message} (Retry-After ${seconds(waitMs)} passes the max wait)` };
+    },
+    {
+      maxWaitMs: options.maxWaitMs ?? 60_000,
+      ...(options.now ? { now: options.now } : {}),
+      ...(options.sleep ? { sleep: options.sleep } : {}),
+      onRetry: (attempt, why, waitMs) =>
+        options.onRetry?.(`attempt ${attempt}: ${why}; resending the same request in ${seconds(waitMs)}`),
+    },
+  );
+  if (resent.kind === 'gave_up') {
+    const { last, why } = resent;
+    if (last.kind !== 'answer') {
+      return {
+        kind: 'unresolved',
+        reason: last.kind === 'no_answer' ? last.reason : why,
+        status: null,
+        code: null,
+        requestId: null,
+      };
     }
-    if (now() + waitMs - started > maxWaitMs) return giveUp();
-    options.onRetry?.(`attempt ${attempt}: ${why}; resending the same request in ${seconds(waitMs)}`);
-    await sleep(waitMs);
+    const refusal = refusalOf(last, options.apiKey);
+    return resent.unanswered
+      ? {
+          kind: 'unresolved',
+          reason: `an earlier attempt had no answer, and the last was ${why}`,
+          status: refusal.status,
+          code: refusal.code,
+          requestId: refusal.requestId,
+        }
+      : { ...refusal, message: `${refusal.message} (Retry-After ${seconds(resent.waitMs)} passes the max wait)` };
   }
+  const { reply } = resent;
+  if (reply.kind === 'redirect') return redirectRefusal(reply);
+  if (reply.status === 500) {
+    const error = apiErrorOf(reply);
+    return {
+      kind: 'unresolved',
+      reason: `the service answered 500 ${error?.code ?? 'NOT_AN_API_ERROR'}`,
+      status: 500,
+      code: error?.code ?? null,
+      requestId: error?.requestId ?? null,
+    };
+  }
+  return { kind: 'answer', reply };
 }
 
 function invalid(reply: { status: number; headers: Headers }, message: string): Refusal {

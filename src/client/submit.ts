@@ -1,7 +1,7 @@
 import type { components } from '../../generated/types/service.ts';
 import { type LaunchSubmitJournalV1, saveJournal } from './journal.ts';
-import { retryAfterMs } from './retry-after.ts';
-import { apiErrorOf, type CallOptions, type Exchange, exchange, type Refusal, refusalOf } from './transport.ts';
+import { seconds, sendResending } from './resend.ts';
+import { apiErrorOf, type CallOptions, type Exchange, type Refusal, refusalOf } from './transport.ts';
 
 type LaunchResourceV4 = components['schemas']['CustomLaunchResourceV4'];
 
@@ -26,20 +26,11 @@ export interface SubmitOptions extends CallOptions {
   onProgress?: (message: string) => void;
 }
 
-/** Backoff without a Retry-After: 1 s, 2 s, 4 s … at most 30 s. */
-function backoffMs(attempt: number): number {
-  return Math.min(30_000, 1000 * 2 ** Math.max(0, attempt - 1));
-}
-
 function record(options: SubmitOptions, attempt: LaunchSubmitJournalV1['attempts'][number]): void {
   const { journal } = options;
   journal.attempts.push(attempt);
   if (journal.attempts.length > 1000) journal.attempts.splice(0, journal.attempts.length - 1000);
   saveJournal(options.journalPath, journal);
-}
-
-function seconds(ms: number): string {
-  return `${(ms / 1000).toFixed(ms % 1000 === 0 ? 0 : 1)} s`;
 }
 
 /**
@@ -50,13 +41,9 @@ function seconds(ms: number): string {
  * same bytes); any other answer is a refusal. Every attempt and the outcome are written to the journal first.
  */
 export async function submitWithJournal(options: SubmitOptions): Promise<SubmitResult> {
-  const now = options.now ?? Date.now;
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const { journal } = options;
-  const started = now();
-  for (let attempt = 1; ; attempt++) {
-    const at = new Date(now()).toISOString();
-    const reply: Exchange = await exchange({
+  const resent = await sendResending(
+    {
       origin: journal.origin,
       method: 'POST',
       path: createPath,
@@ -65,70 +52,67 @@ export async function submitWithJournal(options: SubmitOptions): Promise<SubmitR
       body: options.bytes,
       timeoutMs: options.timeoutMs,
       ...(options.fetch ? { fetch: options.fetch } : {}),
-    });
-
-    let waitMs: number;
-    let why: string;
-    if (reply.kind === 'no_answer') {
-      record(options, { at, result: 'no_answer', detail: reply.reason.slice(0, 512) });
-      waitMs = backoffMs(attempt);
-      why = reply.reason;
-    } else if (reply.kind === 'redirect') {
-      record(options, { at, result: 'redirect', httpStatus: reply.status });
-      return {
-        kind: 'unresolved',
-        reason: `the origin answered ${reply.status} with a redirect; redirects are refused`,
-      };
-    } else {
-      const error = apiErrorOf(reply);
-      record(options, {
-        at,
-        result: 'answer',
-        httpStatus: reply.status,
-        ...(error ? { code: error.code.slice(0, 128), requestId: error.requestId.slice(0, 128) } : {}),
-      });
-      if (reply.status === 202 || reply.status === 200) {
-        const launch = reply.json as LaunchResourceV4;
-        journal.outcome = {
-          state: 'accepted',
-          launchId: launch.launchId,
-          httpStatus: reply.status,
-          code: null,
-          requestId: reply.headers.get('x-request-id'),
-        };
-        saveJournal(options.journalPath, journal);
-        return { kind: 'accepted', status: reply.status, launch };
-      }
-      const retryable = reply.status === 429 || (reply.status === 503 && error?.retryable === true);
-      if (reply.status === 500) {
-        return {
-          kind: 'unresolved',
-          reason: `the service answered 500 (requestId ${error?.requestId ?? 'unknown'}); the launch may exist`,
-        };
-      }
-      if (!retryable) {
-        journal.outcome = {
-          state: 'refused',
-          launchId: null,
-          httpStatus: reply.status,
-          code: error?.code ?? null,
-          requestId: error?.requestId ?? null,
-        };
-        saveJournal(options.journalPath, journal);
-        return refusalOf(reply);
-      }
-      waitMs = retryAfterMs(reply.headers.get('retry-after'), now()) ?? backoffMs(attempt);
-      why = `${reply.status} ${error?.code ?? ''}`.trim();
-    }
-    if (now() + waitMs - started > options.maxWaitMs) {
-      return {
-        kind: 'unresolved',
-        reason: `still no definite answer after ${attempt} attempts (last: ${why}); the next would pass --max-wait`,
-      };
-    }
-    options.onProgress?.(
-      `attempt ${attempt}: ${why}; resending the same bytes with the same key in ${seconds(waitMs)}`,
-    );
-    await sleep(waitMs);
+    },
+    {
+      maxWaitMs: options.maxWaitMs,
+      ...(options.now ? { now: options.now } : {}),
+      ...(options.sleep ? { sleep: options.sleep } : {}),
+      onAttempt: (reply, at) => record(options, attemptRecord(reply, at)),
+      onRetry: (attempt, why, waitMs) =>
+        options.onProgress?.(
+          `attempt ${attempt}: ${why}; resending the same bytes with the same key in ${seconds(waitMs)}`,
+        ),
+    },
+  );
+  if (resent.kind === 'gave_up') {
+    return {
+      kind: 'unresolved',
+      reason: `still no definite answer after ${resent.attempts} attempts (last: ${resent.why}); the next would pass --max-wait`,
+    };
   }
+  const { reply } = resent;
+  if (reply.kind === 'redirect') {
+    return { kind: 'unresolved', reason: `the origin answered ${reply.status} with a redirect; redirects are refused` };
+  }
+  if (reply.status === 202 || reply.status === 200) {
+    const launch = reply.json as LaunchResourceV4;
+    journal.outcome = {
+      state: 'accepted',
+      launchId: launch.launchId,
+      httpStatus: reply.status,
+      code: null,
+      requestId: reply.headers.get('x-request-id'),
+    };
+    saveJournal(options.journalPath, journal);
+    return { kind: 'accepted', status: reply.status, launch };
+  }
+  const error = apiErrorOf(reply);
+  if (reply.status === 500) {
+    return {
+      kind: 'unresolved',
+      reason: `the service answered 500 (requestId ${error?.requestId ?? 'unknown'}); the launch may exist`,
+    };
+  }
+  journal.outcome = {
+    state: 'refused',
+    launchId: null,
+    httpStatus: reply.status,
+    code: error?.code ?? null,
+    requestId: error?.requestId ?? null,
+  };
+  saveJournal(options.journalPath, journal);
+  return refusalOf(reply);
+}
+
+/** The journal's record of one attempt. */
+function attemptRecord(reply: Exchange, at: string): LaunchSubmitJournalV1['attempts'][number] {
+  if (reply.kind === 'no_answer') return { at, result: 'no_answer', detail: reply.reason.slice(0, 512) };
+  if (reply.kind === 'redirect') return { at, result: 'redirect', httpStatus: reply.status };
+  const error = apiErrorOf(reply);
+  return {
+    at,
+    result: 'answer',
+    httpStatus: reply.status,
+    ...(error ? { code: error.code.slice(0, 128), requestId: error.requestId.slice(0, 128) } : {}),
+  };
 }
