@@ -96,6 +96,15 @@ export function createJournal(
     outcome: { state: 'pending', launchId: null, httpStatus: null, code: null, requestId: null },
     attempts: [],
   };
+  createJournalFile(path, doc);
+  return doc;
+}
+
+/**
+ * Creates a journal file exclusively (its folder first), mode 0600, fsynced, directory fsynced. An existing path is
+ * refused, never overwritten; every failure is a JournalError.
+ */
+export function createJournalFile(path: string, doc: unknown): void {
   try {
     mkdirSync(dirname(resolve(path)), { recursive: true });
   } catch (err) {
@@ -104,11 +113,11 @@ export function createJournal(
   try {
     writeDurably(path, `${JSON.stringify(doc, null, 2)}\n`, 'wx');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new JournalError(`${path} already exists`);
-    throw new JournalError(`cannot write the journal ${path}: ${(err as Error).message}`);
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') throw new JournalError(`${path} already exists`);
+    throw new JournalError(`cannot write the journal ${path}: ${code ?? (err as Error).message}`);
   }
   syncDir(path);
-  return doc;
 }
 
 /** Replaces a journal file atomically (temporary file with mode 0600, fsync, rename, directory fsync). */

@@ -1,5 +1,3 @@
-import { mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
 import type {
   ModuleSubmitJournalAttempt,
   ModuleSubmitJournalV1,
@@ -7,13 +5,12 @@ import type {
 import { schemaProblems } from '../../spec/schema-registry.ts';
 import {
   bytesDigest,
+  createJournalFile,
   credentialFingerprint,
   JournalError,
   newIdempotencyKey,
   readPrivateJournal,
   replaceJournalFile,
-  syncDir,
-  writeDurably,
 } from '../journal.ts';
 
 /**
@@ -28,7 +25,6 @@ export type ModuleSubmitJournal = ModuleSubmitJournalV1;
 export type ModuleSubmitAttempt = ModuleSubmitJournalAttempt;
 
 export const journalVersion = 'platform.custom-launch.module-submit-journal.v1' as const;
-const _fileMode = 0o600;
 const maxAttempts = 200;
 
 /**
@@ -58,15 +54,7 @@ export function createModuleJournal(
     receipt: null,
     attempts: [],
   };
-  try {
-    mkdirSync(dirname(resolve(path)), { recursive: true });
-    writeDurably(path, `${JSON.stringify(doc, null, 2)}\n`, 'wx');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') throw new JournalError(`${path} already exists`);
-    throw new JournalError(`cannot write the journal ${path}: ${code ?? (err as Error).message}`);
-  }
-  syncDir(path);
+  createJournalFile(path, doc);
   return doc;
 }
 
