@@ -271,6 +271,32 @@ describe('the module review pipeline', () => {
     expect(waiting.lastError.message).toContain('acme.teleporter@3');
   });
 
+  it('a review no plan covered is planned again once per worker start, not on every tick', async () => {
+    const r = moduleSubmission();
+    r.descriptor.requiresHost = ['acme.teleporter@4'];
+    const id = await submit(r);
+    await drain();
+    const first = (await review(id)).json.review;
+    expect(first).toMatchObject({ state: 'awaiting_plan', lastError: { code: 'MODULE_REVIEW_PLAN_UNAVAILABLE' } });
+    // The same worker does not plan it again.
+    await drain();
+    expect((await review(id)).json.review.revision).toBe(first.revision);
+    // A new worker (a restart, perhaps with a deployment that has the profile now) plans it once more.
+    const restarted = new ModuleReviewWorker({
+      db: s.db,
+      now: Date.now,
+      workerId: 'review-test-restarted',
+      leaseMs: 30_000,
+      compile: compileSolidityIsolated,
+    });
+    for (let i = 0; i < 20 && (await restarted.tick()); i++);
+    const again = (await review(id)).json.review;
+    expect(again).toMatchObject({ state: 'awaiting_plan', lastError: { code: 'MODULE_REVIEW_PLAN_UNAVAILABLE' } });
+    expect(again.revision).toBe(first.revision + 1);
+    for (let i = 0; i < 20 && (await restarted.tick()); i++);
+    expect((await review(id)).json.review.revision).toBe(again.revision);
+  });
+
   it('a build whose worker died is taken over once its lease expired', async () => {
     const id = await submit(moduleSubmission());
     await drain();

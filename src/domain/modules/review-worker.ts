@@ -70,8 +70,17 @@ export class ModuleReviewWorker {
     };
   }
 
+  /** Whether this worker has looked again at the reviews an earlier configuration could not plan. */
+  private replanned = false;
+
   private planWaiting(): number {
     const { db } = this.deps;
+    if (!this.replanned) {
+      // Review profiles come from configuration, which changes only with a restart: a review no plan covered before
+      // is planned again once per worker start (this deployment may have the profile now).
+      statement(db, "UPDATE module_reviews SET plan_json = NULL WHERE state = 'awaiting_plan'").run();
+      this.replanned = true;
+    }
     const waiting = statement(
       db,
       "SELECT submission_id, revision, plan_json FROM module_reviews WHERE state = 'awaiting_plan' AND plan_json IS NULL",
@@ -88,7 +97,7 @@ export class ModuleReviewWorker {
         ).run(JSON.stringify(outcome.plan), at, row.submission_id, row.revision);
         planned++;
       } else {
-        // Waits for a plan; the reason is recorded once (a later deployment with that profile re-plans it).
+        // Waits for a plan; the reason is recorded once per worker start (a restart with that profile plans it).
         statement(
           db,
           `UPDATE module_reviews SET plan_json = ?, last_error_json = ?, revision = revision + 1, updated_at = ?
