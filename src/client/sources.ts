@@ -9,7 +9,7 @@ import { type CallOptions, exchange, type Refusal, redirectRefusal, refusalOf } 
 type SourceFileReceiptV1 = components['schemas']['CustomLaunchSourceFileReceiptV1'];
 
 /** What delivering one file came to. */
-export type Delivery =
+type Delivery =
   | { kind: 'delivered'; receipt: SourceFileReceiptV1; stored: boolean }
   | { kind: 'refused'; refusal: Refusal }
   | { kind: 'no_answer'; reason: string };

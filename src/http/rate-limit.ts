@@ -5,7 +5,7 @@ import { ApiError } from '../errors/api-error.ts';
  * Fixed-window request counters, one per key, each with its own window length. In memory: this is a single-process
  * service, and a restart opening fresh windows costs at most one window's budget.
  */
-export class FixedWindows {
+class FixedWindows {
   private windows = new Map<string, { start: number; length: number; count: number }>();
 
   constructor(private readonly now: () => number = Date.now) {}

@@ -115,6 +115,17 @@ function subkeyIdOf(args: SubkeysArgs): string {
   return id;
 }
 
+/** What every subkey call takes: the origin, the root key (only from the environment), timeouts, progress. */
+function callOptions(args: SubkeysArgs, remote: Remote, what: string, apiKey = remote.apiKey()) {
+  return {
+    origin: remote.env.origin,
+    apiKey,
+    timeoutMs: remote.timeoutMs,
+    maxWaitMs: args.maxWaitMs,
+    onRetry: (message: string) => remote.out.note(`${what}: ${message}`),
+  };
+}
+
 /** Issue or rotate: the flags' exact bytes and one Idempotency-Key, resent only as that pair. */
 async function writeCommand(args: SubkeysArgs, remote: Remote, subkeyId: string | null): Promise<void> {
   const what = `subkeys ${args.sub}`;
@@ -134,15 +145,7 @@ async function writeCommand(args: SubkeysArgs, remote: Remote, subkeyId: string 
       `idempotency key ${idempotencyKey}: if the answer is lost, ${rerun} (an exact replay never issues a second subkey)`,
     );
   }
-  const options = {
-    origin: remote.env.origin,
-    apiKey,
-    timeoutMs: remote.timeoutMs,
-    maxWaitMs: args.maxWaitMs,
-    idempotencyKey,
-    body,
-    onRetry: (message: string) => out.note(`${what}: ${message}`),
-  };
+  const options = { ...callOptions(args, remote, what, apiKey), idempotencyKey, body };
   const result: SubkeyWriteResult =
     subkeyId === null ? await issueSubkey(options) : await rotateSubkey({ ...options, subkeyId });
   if (result.kind === 'unresolved') fail(what, result, `; the subkey may have been issued: ${rerun}`);
@@ -191,13 +194,7 @@ export async function subkeysCommand(args: SubkeysArgs, remote: Remote): Promise
   switch (args.sub) {
     case 'list': {
       if (args.args.length > 0) throw new CliExit('usage', 'subkeys list takes no argument; see --help');
-      const result = await listSubkeys({
-        origin: remote.env.origin,
-        apiKey: remote.apiKey(),
-        timeoutMs: remote.timeoutMs,
-        maxWaitMs: args.maxWaitMs,
-        onRetry: (message) => out.note(`subkeys list: ${message}`),
-      });
+      const result = await listSubkeys(callOptions(args, remote, 'subkeys list'));
       if (result.kind !== 'listed') fail('subkeys list', result);
       const { items } = result.list;
       out.result(result.list);
@@ -221,14 +218,7 @@ export async function subkeysCommand(args: SubkeysArgs, remote: Remote): Promise
       return;
     case 'revoke': {
       const subkeyId = subkeyIdOf(args);
-      const result = await revokeSubkey({
-        origin: remote.env.origin,
-        apiKey: remote.apiKey(),
-        timeoutMs: remote.timeoutMs,
-        maxWaitMs: args.maxWaitMs,
-        subkeyId,
-        onRetry: (message) => out.note(`subkeys revoke: ${message}`),
-      });
+      const result = await revokeSubkey({ ...callOptions(args, remote, 'subkeys revoke'), subkeyId });
       if (result.kind !== 'revoked') fail('subkeys revoke', result, '; revoking again is safe');
       out.result(result.subkey);
       out.line(`subkey ${subkeyId}: ${result.subkey.status}; its key no longer works`);

@@ -5,7 +5,7 @@ import { type AuthenticatedModuleCall, exchangeJson, responseLimitBytes } from '
 
 export type ModulesContext = components['schemas']['ModulesContext'];
 
-export const contextPath = '/v1/modules/context';
+const contextPath = '/v1/modules/context';
 
 const moduleScopes = ['modules:submit', 'modules:read'] as const;
 

@@ -24,7 +24,7 @@ import {
 export type ModuleSubmitJournal = ModuleSubmitJournalV1;
 export type ModuleSubmitAttempt = ModuleSubmitJournalAttempt;
 
-export const journalVersion = 'platform.custom-launch.module-submit-journal.v1' as const;
+const journalVersion = 'platform.custom-launch.module-submit-journal.v1' as const;
 const maxAttempts = 200;
 
 /**

@@ -17,7 +17,7 @@ export type ModuleReviewExport = components['schemas']['ModuleReviewExport'];
 export const reviewCapabilitiesPath = '/v1/modules/review-capabilities';
 
 /** Where a review read stopped: the public readiness check (no key sent), the receipt read, or the review read. */
-export type ReviewStage = 'readiness' | 'receipt' | 'review';
+type ReviewStage = 'readiness' | 'receipt' | 'review';
 export type ReviewResult<T> =
   | { data: T; httpStatus: number; error?: undefined }
   | { data?: undefined; error: ModuleFailure; stage: ReviewStage };

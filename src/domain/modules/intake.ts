@@ -45,7 +45,7 @@ const zeroAddress = /^0x0{40}$/i;
 const hex32 = (value: unknown) => `0x${createHash('sha256').update(canonicalJson(value)).digest('hex')}`;
 
 /** The family and package identities (project design): derived from author, familySalt and name only. */
-export function moduleIdentity(descriptor: Descriptor): { familyId: string; packageId: string } {
+function moduleIdentity(descriptor: Descriptor): { familyId: string; packageId: string } {
   const familyId = hex32({ author: descriptor.author.toLowerCase(), familySalt: descriptor.familySalt });
   return { familyId, packageId: hex32({ familyId, name: descriptor.name }) };
 }
@@ -60,7 +60,7 @@ function invalid(message: string): never {
  * (hashes, bytes, sizes), the total raw size, references between descriptor parts, fixed configuration overrides,
  * compiler source name collisions. Returns the total decoded size.
  */
-export function checkSubmission(principal: Principal, request: ModuleSubmissionRequest): { byteCount: number } {
+function checkSubmission(principal: Principal, request: ModuleSubmissionRequest): { byteCount: number } {
   const d = request.descriptor;
   if (!principal.wallet || d.author.toLowerCase() !== principal.wallet.toLowerCase()) {
     throw new ApiError('MODULE_AUTHOR_MISMATCH', {

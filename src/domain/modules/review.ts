@@ -11,10 +11,10 @@ export type ModuleReviewStatus = components['schemas']['ModuleReviewStatus'];
 export type ModuleReviewDecision = components['schemas']['ModuleReviewDecision'];
 type ReviewState = ModuleReviewStatus['review']['state'];
 type NextAction = ModuleReviewStatus['review']['nextAction'];
-export type ReviewOutcome = ModuleReviewDecision['command']['outcome'];
+type ReviewOutcome = ModuleReviewDecision['command']['outcome'];
 
 /** The reference's table: each review state and the nextAction reported with it. */
-export const nextActionOf: Record<ReviewState, NextAction> = {
+const nextActionOf: Record<ReviewState, NextAction> = {
   awaiting_plan: 'await_review_plan',
   queued: 'await_build',
   running: 'await_build',
@@ -72,7 +72,7 @@ export function reviewProfiles(quoteEnvironmentSourceDigest: string | null) {
  * profile reviews or components of several runtimes, leaves the review in awaiting_plan (modules-subkeys-developer-
  * api.md What the service does 3: an unknown requirement waits for a review plan).
  */
-export const reviewedHostCapabilities: readonly string[] = ['platform.native-fee-routing@1'];
+const reviewedHostCapabilities: readonly string[] = ['platform.native-fee-routing@1'];
 
 /** The digest of a package's file inventory (the reviewed source; the export's reviewedBuild.subject.sourceDigest). */
 export function sourceDigestOf(request: ModuleSubmissionRequest): string {
@@ -310,7 +310,7 @@ export function decideReview(
 export type ModuleReviewExport = components['schemas']['ModuleReviewExport'];
 
 /** The largest review export served (modules-subkeys-developer-api.md Limits). */
-export const maxExportBytes = 3 * 1024 * 1024;
+const maxExportBytes = 3 * 1024 * 1024;
 
 /**
  * getModuleReviewExport: the accepted build of a submission, only to the author wallet's principal (the lineage of
