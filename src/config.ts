@@ -42,9 +42,9 @@ export interface Config {
     trackerPollMs: number;
     /** How often the source verifier looks for due attempts (SOURCE_VERIFICATION_POLL_MS). */
     sourceVerificationPollMs: number;
-    /** A waiting component's next attempt; a retrying one's first delay, doubled per attempt (…_RETRY_BASE_MS). */
+    /** A retrying component's first delay, doubled per attempt (SOURCE_VERIFICATION_RETRY_BASE_MS). */
     sourceVerificationRetryBaseMs: number;
-    /** The longest delay between source-verification attempts (SOURCE_VERIFICATION_RETRY_MAX_MS). */
+    /** The longest delay between attempts, and the wait of a component missing files (…_RETRY_MAX_MS). */
     sourceVerificationRetryMaxMs: number;
   };
   /** JSON-RPC URLs of chain 4663 (CHAIN_4663_RPC_URLS, comma-separated); empty when no chain is configured. */
