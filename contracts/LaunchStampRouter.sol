@@ -40,11 +40,14 @@ interface IPoolManager {
     function sync(address currency) external;
     function take(address currency, address to, uint256 amount) external;
     function mint(address to, uint256 id, uint256 amount) external;
+    function burn(address from, uint256 id, uint256 amount) external;
+    function balanceOf(address owner, uint256 id) external view returns (uint256);
 }
 
 interface IERC20Minimal {
     function balanceOf(address owner) external view returns (uint256);
     function transfer(address to, uint256 value) external returns (bool);
+    function transferFrom(address from, address to, uint256 value) external returns (bool);
 }
 
 /// @notice What the router asks of a graph's initializer: deliver `supply` tokens of `token` to `recipient`, once.
@@ -57,11 +60,24 @@ interface IGraphInitializer {
 /// intent hash, the sender, the exact value, a finalized checkpoint and an expiry at most one hour away), deploys the
 /// graph through the graph factory (the hook at an address whose low 14 bits equal its permission mask), has the
 /// initializer deliver the token supply, initializes the native/token pool with the hook on the canonical v4
-/// PoolManager, places full-range liquidity, performs the atomic initial buy with a positive minimum output paying
-/// the tokens to the launch controller, and charges the 20 bps platform fee (of the gross buy amount, rounded up) as a
-/// PoolManager native claim of the one fixed fee recipient. Native value the launch does not consume (reserves,
-/// other allocations, rounding remainders) and tokens the pool did not take return to the controller in the same
-/// transaction. The router keeps the liquidity position (it has no function to remove it).
+/// PoolManager, places full-range liquidity and performs the atomic initial buy with a positive minimum output paying
+/// the tokens to the launch controller. Native value the launch does not consume (reserves, other allocations,
+/// rounding remainders) and tokens the pool did not take return to the controller in the same transaction. The router
+/// keeps the liquidity position (it has no function to remove it).
+///
+/// Native20 platform fee (launch-transport.md What the service does 6). The router is also the platform's trade entry
+/// of every pool it stamped: `buy` (exact native in) and `sell` (exact tokens in), each one exact-input swap in one
+/// PoolManager unlock. On the launch's initial buy and on every successful `buy` and `sell` it charges 20 bps of the
+/// gross native amount, rounded up to the next wei: for a buy the native sent in (the pool swaps the rest), for a sell
+/// the native the pool pays out before the fee (the seller receives the rest). The fee accrues as a PoolManager native
+/// claim (ERC-6909 id 0) minted to this router, which mints such claims for nothing else: every native claim it holds is
+/// the platform's. `settlePlatformFees`, callable by anyone, burns them all and pays the native to the one fixed
+/// `platformFeeRecipient` set at deployment; no caller can redirect it and the router has no owner. The pool's
+/// liquidity-provider fee and whatever the project's hook takes are charged inside the swap, in addition.
+///
+/// What is not charged: the platform enforces the fee only on the path through this router. The pool's hook is
+/// project-owned and the pool key carries no platform contract, so a swap sent to the PoolManager by any other router
+/// or contract reaches the pool without passing here and pays no platform fee.
 /// launch-transport.md What the service does 5-7; CHAIN-NOTES.md (hook permissions).
 contract LaunchStampRouter {
     struct LaunchParams {
@@ -94,8 +110,23 @@ contract LaunchStampRouter {
         uint256 minTokenOut;
     }
 
+    /// @dev One buy or sell inside an unlock: `amountIn` is the gross native (buy) or the exact tokens in (sell).
+    struct Trade {
+        PoolKey key;
+        bool isBuy;
+        address payer;
+        address recipient;
+        uint256 amountIn;
+        uint256 minOut;
+    }
+
     uint256 public constant PLATFORM_FEE_BPS = 20;
     uint16 private constant ALL_HOOK_FLAGS = 0x3FFF;
+    /// @dev The native currency's ERC-6909 claim id on the PoolManager (currency address 0).
+    uint256 private constant NATIVE_CLAIM_ID = 0;
+    uint8 private constant ACTION_LAUNCH = 0;
+    uint8 private constant ACTION_TRADE = 1;
+    uint8 private constant ACTION_SETTLE_FEES = 2;
 
     IPoolManager public immutable poolManager;
     GraphFactory public immutable graphFactory;
@@ -103,6 +134,8 @@ contract LaunchStampRouter {
     address public immutable platformFeeRecipient;
 
     mapping(bytes32 launchIntentHash => bool) public launched;
+    /// @notice Pools this router initialized in a launch: the only pools `buy` and `sell` trade.
+    mapping(bytes32 poolId => bool) public stampedPools;
 
     event LaunchStamped(
         bytes32 indexed launchIntentHash,
@@ -113,6 +146,18 @@ contract LaunchStampRouter {
         uint256 tokensOut,
         uint256 platformFee
     );
+    /// @notice One buy or sell through the router: the gross native amount, the tokens in or out and the fee claimed.
+    event Traded(
+        bytes32 indexed poolId,
+        address indexed trader,
+        address indexed recipient,
+        bool isBuy,
+        uint256 grossNative,
+        uint256 tokens,
+        uint256 platformFee
+    );
+    /// @notice Accrued platform fee claims burned and paid to the fixed recipient; `caller` triggered it.
+    event PlatformFeesSettled(address indexed recipient, address indexed caller, uint256 amount);
 
     error PermitWalletMismatch(address permitted, address sender);
     error PermitValueMismatch(uint256 permitted, uint256 sent);
@@ -129,6 +174,11 @@ contract LaunchStampRouter {
     error NotPoolManager();
     error NativeTransferFailed();
     error TokenTransferFailed();
+    error PoolNotStamped(bytes32 poolId);
+    error RecipientZero();
+    error TradeTooSmall(uint256 amountIn);
+    error SwapNotFilled(uint256 specified, uint256 filled);
+    error TradeBelowMinimum(uint256 amountOut, uint256 minOut);
 
     constructor(IPoolManager poolManager_, GraphFactory graphFactory_, PermitAuthority permitAuthority_, address feeRecipient_) {
         poolManager = poolManager_;
@@ -140,6 +190,11 @@ contract LaunchStampRouter {
     /// @notice The platform fee of a gross native amount: 20 bps, rounded up to the next wei.
     function platformFeeOf(uint256 grossNative) public pure returns (uint256) {
         return (grossNative * PLATFORM_FEE_BPS + 9_999) / 10_000;
+    }
+
+    /// @notice Platform fees accrued and not yet settled: the router's PoolManager native claims.
+    function accruedPlatformFees() public view returns (uint256) {
+        return poolManager.balanceOf(address(this), NATIVE_CLAIM_ID);
     }
 
     function launch(
@@ -160,6 +215,46 @@ contract LaunchStampRouter {
         if (balance < p.tokenSupply) revert TokenSupplyNotDelivered(p.tokenSupply, balance);
         poolId = _openPool(p, token, hook);
         _returnRemainders(token);
+    }
+
+    /// @notice Buys tokens of a stamped pool with all the native sent: 20 bps of it (rounded up) is the platform fee,
+    /// the rest is swapped exact-input and must fill completely; the tokens go to `recipient`. Reverts unless at least
+    /// `minTokensOut` (and at least one) token unit comes out.
+    function buy(PoolKey calldata key, uint256 minTokensOut, address recipient)
+        external
+        payable
+        returns (uint256 tokensOut, uint256 platformFee)
+    {
+        return _trade(Trade(key, true, msg.sender, recipient, msg.value, minTokensOut));
+    }
+
+    /// @notice Sells exactly `tokensIn` tokens of a stamped pool (pulled from the caller, who approves this router):
+    /// the pool's native output is the gross amount, 20 bps of it (rounded up) is the platform fee and the rest goes
+    /// to `recipient`. Reverts unless at least `minNativeOut` (and at least one wei) reaches the recipient.
+    function sell(PoolKey calldata key, uint256 tokensIn, uint256 minNativeOut, address recipient)
+        external
+        returns (uint256 nativeOut, uint256 platformFee)
+    {
+        return _trade(Trade(key, false, msg.sender, recipient, tokensIn, minNativeOut));
+    }
+
+    /// @notice Pays every accrued platform fee to the fixed recipient: burns the router's native claims and takes
+    /// the native to `platformFeeRecipient`. Anyone may call it; with nothing accrued it pays nothing.
+    function settlePlatformFees() external returns (uint256 amount) {
+        amount = accruedPlatformFees();
+        if (amount == 0) return 0;
+        poolManager.unlock(abi.encode(ACTION_SETTLE_FEES, abi.encode(amount)));
+        emit PlatformFeesSettled(platformFeeRecipient, msg.sender, amount);
+    }
+
+    function _trade(Trade memory t) private returns (uint256 amountOut, uint256 platformFee) {
+        bytes32 poolId = keccak256(abi.encode(t.key));
+        if (!stampedPools[poolId]) revert PoolNotStamped(poolId);
+        if (t.recipient == address(0)) revert RecipientZero();
+        uint256 grossNative;
+        (amountOut, platformFee, grossNative) =
+            abi.decode(poolManager.unlock(abi.encode(ACTION_TRADE, abi.encode(t))), (uint256, uint256, uint256));
+        emit Traded(poolId, t.payer, t.recipient, t.isBuy, grossNative, t.isBuy ? amountOut : t.amountIn, platformFee);
     }
 
     function _checkPermit(LaunchParams calldata p, PermitAuthority.LaunchPermit calldata permit, bytes calldata signature)
@@ -183,6 +278,7 @@ contract LaunchStampRouter {
         PoolKey memory key = PoolKey(address(0), token, p.lpFee, p.tickSpacing, hook);
         poolId = keccak256(abi.encode(key));
         poolManager.initialize(key, p.sqrtPriceX96);
+        stampedPools[poolId] = true;
         Settlement memory s = Settlement({
             key: key,
             controller: msg.sender,
@@ -192,7 +288,8 @@ contract LaunchStampRouter {
             initialBuyNative: p.initialBuyNative,
             minTokenOut: p.minTokenOut
         });
-        (uint256 tokensOut, uint256 fee) = abi.decode(poolManager.unlock(abi.encode(s)), (uint256, uint256));
+        (uint256 tokensOut, uint256 fee) =
+            abi.decode(poolManager.unlock(abi.encode(ACTION_LAUNCH, abi.encode(s))), (uint256, uint256));
         emit LaunchStamped(p.launchIntentHash, msg.sender, poolId, token, hook, tokensOut, fee);
     }
 
@@ -207,10 +304,21 @@ contract LaunchStampRouter {
         if (tokensLeft > 0 && !IERC20Minimal(token).transfer(msg.sender, tokensLeft)) revert TokenTransferFailed();
     }
 
-    /// @notice PoolManager callback: liquidity, the initial buy and the fee claim, settled in one unlock.
+    /// @notice PoolManager callback of the router's own unlocks: a launch, a trade or the fee settlement.
     function unlockCallback(bytes calldata data) external returns (bytes memory) {
         if (msg.sender != address(poolManager)) revert NotPoolManager();
-        Settlement memory s = abi.decode(data, (Settlement));
+        (uint8 action, bytes memory payload) = abi.decode(data, (uint8, bytes));
+        if (action == ACTION_LAUNCH) return _settleLaunch(abi.decode(payload, (Settlement)));
+        if (action == ACTION_TRADE) return _settleTrade(abi.decode(payload, (Trade)));
+        uint256 amount = abi.decode(payload, (uint256));
+        // Burning the claims credits the router; the credit is taken to the fixed recipient only.
+        poolManager.burn(address(this), NATIVE_CLAIM_ID, amount);
+        poolManager.take(address(0), platformFeeRecipient, amount);
+        return "";
+    }
+
+    /// @dev Liquidity, the initial buy and its fee claim, settled in one unlock.
+    function _settleLaunch(Settlement memory s) private returns (bytes memory) {
         uint256 nativeOwed;
         if (s.liquidityNative > 0) {
             uint256 tokenOwed;
@@ -223,22 +331,72 @@ contract LaunchStampRouter {
         uint256 tokensOut;
         uint256 fee;
         if (s.initialBuyNative > 0) {
-            fee = platformFeeOf(s.initialBuyNative);
-            int256 swapDelta = poolManager.swap(
-                s.key,
-                SwapParams(true, -int256(s.initialBuyNative - fee), TickMath.MIN_SQRT_PRICE + 1),
-                ""
-            );
-            nativeOwed += uint256(uint128(-_amount0(swapDelta)));
-            tokensOut = uint256(uint128(_amount1(swapDelta)));
+            (tokensOut, fee) = _swapBuy(s.key, s.initialBuyNative, s.controller);
             if (tokensOut < s.minTokenOut) revert InitialBuyBelowMinimum(tokensOut, s.minTokenOut);
-            poolManager.take(s.key.currency1, s.controller, tokensOut);
-            // The fee accrues as the fixed recipient's PoolManager claim on the native currency (id 0).
-            poolManager.mint(platformFeeRecipient, 0, fee);
-            nativeOwed += fee;
+            nativeOwed += s.initialBuyNative;
         }
         if (nativeOwed > 0) poolManager.settle{value: nativeOwed}();
         return abi.encode(tokensOut, fee);
+    }
+
+    /// @dev One buy or sell with its fee claim; returns (amount out, platform fee, gross native).
+    function _settleTrade(Trade memory t) private returns (bytes memory) {
+        uint256 amountOut;
+        uint256 fee;
+        uint256 grossNative;
+        if (t.isBuy) {
+            (amountOut, fee) = _swapBuy(t.key, t.amountIn, t.recipient);
+            grossNative = t.amountIn;
+            poolManager.settle{value: grossNative}();
+        } else {
+            (amountOut, fee, grossNative) = _swapSell(t);
+        }
+        if (amountOut == 0 || amountOut < t.minOut) revert TradeBelowMinimum(amountOut, t.minOut);
+        return abi.encode(amountOut, fee, grossNative);
+    }
+
+    /// @dev Exact-input buy of `grossNative`: the fee is claimed, the rest swapped and filled completely, the tokens
+    /// taken to `recipient`. The caller settles the gross native (swap input plus the claim's backing) afterwards.
+    function _swapBuy(PoolKey memory key, uint256 grossNative, address recipient)
+        private
+        returns (uint256 tokensOut, uint256 fee)
+    {
+        fee = platformFeeOf(grossNative);
+        uint256 net = grossNative - fee;
+        if (net == 0) revert TradeTooSmall(grossNative);
+        int256 delta = poolManager.swap(key, SwapParams(true, -int256(net), TickMath.MIN_SQRT_PRICE + 1), "");
+        int128 native = _amount0(delta);
+        int128 tokens = _amount1(delta);
+        // A partial fill (or a hook moving the input) would leave the fee priced on native that was not swapped.
+        if (native > 0 || tokens < 0 || uint256(uint128(-native)) != net) {
+            revert SwapNotFilled(net, native > 0 ? 0 : uint256(uint128(-native)));
+        }
+        tokensOut = uint256(uint128(tokens));
+        if (tokensOut > 0) poolManager.take(key.currency1, recipient, tokensOut);
+        poolManager.mint(address(this), NATIVE_CLAIM_ID, fee);
+    }
+
+    /// @dev Exact-input sell: the seller's tokens pay the pool, the gross native output is split into the fee claim and
+    /// the recipient's native.
+    function _swapSell(Trade memory t) private returns (uint256 nativeOut, uint256 fee, uint256 grossNative) {
+        if (t.amountIn == 0) revert TradeTooSmall(0);
+        int256 delta =
+            poolManager.swap(t.key, SwapParams(false, -int256(t.amountIn), TickMath.MAX_SQRT_PRICE - 1), "");
+        int128 native = _amount0(delta);
+        int128 tokens = _amount1(delta);
+        if (native < 0 || tokens > 0 || uint256(uint128(-tokens)) != t.amountIn) {
+            revert SwapNotFilled(t.amountIn, tokens > 0 ? 0 : uint256(uint128(-tokens)));
+        }
+        poolManager.sync(t.key.currency1);
+        if (!IERC20Minimal(t.key.currency1).transferFrom(t.payer, address(poolManager), t.amountIn)) {
+            revert TokenTransferFailed();
+        }
+        poolManager.settle();
+        grossNative = uint256(uint128(native));
+        fee = platformFeeOf(grossNative);
+        nativeOut = grossNative - fee;
+        if (nativeOut > 0) poolManager.take(address(0), t.recipient, nativeOut);
+        if (fee > 0) poolManager.mint(address(this), NATIVE_CLAIM_ID, fee);
     }
 
     function _deployGraph(LaunchParams calldata p, GraphTarget[] calldata targets) private returns (address[] memory) {

@@ -143,7 +143,7 @@ export interface CapabilitiesLimitsV2 {
   };
 }
 /**
- * Native20: 20 bps (0.20%) of the gross native amount, charged once per successful buy or sell, rounded up to the next wei. The full amount belongs to the platform and is paid only to one fixed recipient bound by the profile. Creator fees and pool LP fees are additional. Fees accrue as pool-manager native claims anyone may trigger; API keys cannot claim fees. Admission does not prove collected revenue.
+ * Native20: 20 bps (0.20%) of the gross native amount, charged once per successful buy or sell, rounded up to the next wei (a buy's gross amount is the native sent in; a sell's is the native the pool pays out, before the fee). The full amount belongs to the platform and is paid only to one fixed recipient bound by the profile. Creator fees and pool LP fees are additional. Fees accrue as pool-manager native claims anyone may trigger; API keys cannot claim fees. Admission does not prove collected revenue. Project design: the claims are held by the launch stamp router (chainDeployment.contracts.platformLaunchStampRouter) and its permissionless settlePlatformFees() burns them and pays the native to the fixed recipient only; the service has no claim route and the fees:claim scope stays reserved and disabled. chargedOn says which trades pay the fee.
  */
 export interface Native20FeePolicy {
   policyId: 'Native20';
@@ -151,6 +151,10 @@ export interface Native20FeePolicy {
   basis: 'gross_native_amount';
   rounding: 'up_to_next_wei';
   chargedPer: 'successful_buy_or_sell';
+  /**
+   * Project design: the trades the fee is charged on: the launch's atomic initial buy and every buy and sell made through the launch stamp router's buy and sell functions, for pools that router stamped. The pool's hook is project-owned and the pool key carries no platform contract, so a swap sent to the pool manager by any other router or contract pays no platform fee; the platform enforces nothing on that path.
+   */
+  chargedOn: 'launch_stamp_router_trades';
   /**
    * The one fixed fee recipient bound by the profile.
    */

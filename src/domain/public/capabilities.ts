@@ -48,6 +48,7 @@ export function capabilitiesV4(config: Config, evidence?: EvidenceStateKind | nu
       basis: 'gross_native_amount',
       rounding: 'up_to_next_wei',
       chargedPer: 'successful_buy_or_sell',
+      chargedOn: 'launch_stamp_router_trades',
       recipient: config.platformFeeRecipient,
       creatorFeesAdditional: true,
       lpFeesAdditional: true,
