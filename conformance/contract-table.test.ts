@@ -10,7 +10,7 @@ import { keccak256, toHex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findPrincipal } from '../src/auth/keys.ts';
 import { compileSolidityIsolated } from '../src/chain/compile-contracts.ts';
-import { bindRequestHashes } from '../src/domain/launches/request-hashes.ts';
+import { bindRequestHashes, launchIntentHashOf } from '../src/domain/launches/request-hashes.ts';
 import type { CreateRequestV4 } from '../src/domain/launches/request-rules.ts';
 import { decideReview, reviewerPolicy } from '../src/domain/modules/review.ts';
 import { ModuleReviewWorker } from '../src/domain/modules/review-worker.ts';
@@ -23,6 +23,7 @@ import {
   exampleBytes,
   startServer,
   type TestServer,
+  unboundReference,
   v4Example,
   v4FrozenExample,
 } from '../test/support/server.ts';
@@ -500,6 +501,70 @@ const rows: Row[] = [
       return after;
     },
     want: { status: 200 },
+  },
+  {
+    section: `${LT} What the service does 8: unbound references gain no trust (preflight without chain gates)`,
+    name: 'preflight reports the reference binding as not run, and the reference blocks',
+    given: (c) =>
+      preflight(
+        c,
+        edited((r) => {
+          r.externalContracts = [structuredClone(unboundReference)];
+        }),
+      ),
+    want: {
+      status: 200,
+      body: (j) => {
+        expect(j.externalReferenceBinding).toEqual({ status: 'not_run', reason: 'chain_gates_not_configured' });
+        expect(j.blockingFindingCodes).toContain('EXTERNAL_REFERENCE_UNBOUND');
+      },
+    },
+  },
+  ...[
+    ['a nonce not derived from the request (4.1.0)', `0x${'ab'.repeat(32)}`, ['FUNDING_NONCE_CONFORMANCE_UNPROVEN']],
+    ['a nonce derived as the packer derives it', null, []],
+  ].map(([name, nonce, warnings]) => ({
+    section: `${LT} Errors: FUNDING_NONCE_CONFORMANCE_UNPROVEN, a nonblocking tooling warning`,
+    name: name as string,
+    given: (c: Ctx) => {
+      // A fresh entropy half of this row's own, so no other row's stored request shares its nonce.
+      const r = JSON.parse(
+        edited((request) => {
+          request.nonce = `0x${'d1ce'.padEnd(32, '2')}${'0'.repeat(32)}`;
+        }),
+      );
+      if (nonce) r.nonce = nonce;
+      r.launchIntentHash = launchIntentHashOf(r);
+      return preflight(c, JSON.stringify(r));
+    },
+    want: {
+      status: 200,
+      body: (j: any) => {
+        expect(j.warningFindingCodes.filter((w: string) => w.startsWith('FUNDING_NONCE_'))).toEqual(warnings);
+        expect(j.blockingFindingCodes.filter((b: string) => b.startsWith('FUNDING_NONCE_'))).toEqual([]);
+      },
+    },
+  })),
+  {
+    section: `${LT} Errors: FUNDING_NONCE_DERIVATION_CONFLICT_SUSPECTED, a nonblocking tooling warning`,
+    name: 'another stored request of the wallet carries the same nonce',
+    given: async (c) => {
+      const build = (label: string) =>
+        edited((r) => {
+          r.projectMetadata.description += ` Contract row ${label}.`;
+          r.nonce = `0x${'c0ffee'.padEnd(32, '1')}${'0'.repeat(32)}`;
+        });
+      expect((await create(c, build('stored'))).status).toBe(202);
+      return preflight(c, build('preflighted'));
+    },
+    want: {
+      status: 200,
+      body: (j) => {
+        expect(j.warningFindingCodes).toContain('FUNDING_NONCE_DERIVATION_CONFLICT_SUSPECTED');
+        expect(j.warningFindingCodes).not.toContain('FUNDING_NONCE_CONFORMANCE_UNPROVEN');
+        expect(j.blockingFindingCodes).not.toContain('FUNDING_NONCE_DERIVATION_CONFLICT_SUSPECTED');
+      },
+    },
   },
   // Error codes.
   {

@@ -32,6 +32,7 @@ const app = createApp({
   config,
   ...(evidence ? { evidence: () => evidence.state().kind } : {}),
   reviewWorkerRunning: () => stopReviewWorker !== undefined,
+  referenceBinder: authorizer,
 });
 const workerId = `${hostname()}:${process.pid}:${randomUUID()}`;
 const worker = new LifecycleWorker({

@@ -5,7 +5,7 @@
  */
 export type CustomLaunchCreateRequestV4 = CustomLaunchCreateRequestV4Profile410 | CustomLaunchCreateRequestV4Profile400;
 /**
- * Client-chosen 32-byte request nonce: 0x + 64 lowercase hex digits, not all zeros. Never changed to work around an ambiguous result.
+ * Client-chosen 32-byte request nonce: 0x + 64 lowercase hex digits, not all zeros, chosen once per new request and never changed to work around an ambiguous result. Profile 4.1.0 (the funding nonce): the first 16 bytes are fresh entropy E drawn for this request and the last 16 bytes are the first 16 bytes of the SHA-256 of the RFC 8785 canonical JSON of {"schemaVersion": "platform.custom-launch-funding-nonce.v1", "chainId": "4663", "launchWallet": launchWallet in lowercase, "fundingPlanHash": fundingPlan.fundingPlanHash, "entropy": "0x" + E in lowercase hex}, so a rebuilt funding plan gets a new nonce. The reference packer derives it so. The server only warns, never blocks: FUNDING_NONCE_CONFORMANCE_UNPROVEN when the nonce does not follow this derivation, FUNDING_NONCE_DERIVATION_CONFLICT_SUSPECTED when it already holds another 4.1.0 request (another launchIntentHash) of the same launchWallet with the same nonce; neither is a conformance or a safety claim. Profile 4.0.0 keeps a plain random nonce.
  */
 export type LaunchNonce = string;
 /**

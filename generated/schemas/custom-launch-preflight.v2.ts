@@ -30,7 +30,7 @@ export type CustomLaunchPreflightV2 = {
   launchIntentHash: string;
   launchEligibility: LaunchEligibilityV2;
   /**
-   * How much server evidence backs the classification. declared: only the request's declarations were checked (structure, bindings). static_baseline: the server's static baseline over the exact bytecode and source also ran. verified_references: in addition, every bounded external reference was verified (address, runtime hash, source evidence, role, checkpoint). The exact router simulation is never part of preflight.
+   * How much server evidence backs the classification. declared: only the request's declarations were checked (structure, bindings). static_baseline: the server's static baseline over the exact bytecode and source also ran. verified_references: in addition, the request has external references and every one of them was bound by the server's read-only reference binding (externalReferenceBinding status ran, every reference bound). The exact router simulation is never part of preflight.
    */
   evidenceTier: 'declared' | 'static_baseline' | 'verified_references';
   disposition: 'supported' | 'supported_with_warnings' | 'needs_evidence' | 'unsupported';
@@ -41,6 +41,7 @@ export type CustomLaunchPreflightV2 = {
   riskClassification: RiskClassificationV2;
   behaviorEvidence: BehaviorEvidenceV2;
   productTruthAxes: ProductTruthAxesV2;
+  externalReferenceBinding: ExternalReferenceBindingV2;
   staticBaseline: StaticBaselineReportV2;
   /**
    * What to change for each blocking or needs-evidence finding; every fix is a rebuilt, new immutable request.
@@ -60,7 +61,7 @@ export type CustomLaunchPreflightV2 = {
  */
 export type FindingCodes = string[];
 /**
- * Nonblocking warnings (e.g. FUNDING_NONCE_DERIVATION_CONFLICT_SUSPECTED); neither a conformance nor a safety claim.
+ * Nonblocking warnings; neither a conformance nor a safety claim. Besides the static evidence duties, for profile 4.1.0: FUNDING_NONCE_CONFORMANCE_UNPROVEN when the request's nonce does not follow the documented funding-nonce derivation from its own launchWallet and fundingPlanHash (see LaunchNonce in custom-launch-create-request.v4), and FUNDING_NONCE_DERIVATION_CONFLICT_SUSPECTED when this server already holds another 4.1.0 launch request of the same launchWallet on this chain (another launchIntentHash) that carries the same nonce.
  *
  * @maxItems 128
  */
@@ -81,6 +82,10 @@ export type FindingCodes3 = string[];
  * @maxItems 128
  */
 export type FindingCodes4 = string[];
+/**
+ * Whether preflight ran the server's read-only binding of the request's externalContracts, the same binding the chain gates run before a wallet handoff (launch-transport What the service does 8), and its outcome per reference. Reading the chain persists nothing, allocates no nonce and signs nothing. ran: the binding ran against this server's chain gates at their agreed finalized checkpoint; references lists every entry of externalContracts in request order. not_run: no reference was checked, so every reference stays unbound and blocks admission with EXTERNAL_REFERENCE_UNBOUND; reason says why: no_external_references (the request has none), chain_gates_not_configured (this server is bound to no chain, so only the chain gates after create could bind; they never run here), chain_deployment_mismatch (the request binds another chainDeployment than the one this server serves), chain_unavailable (a provider could not be read or the providers disagree; preflight the same bytes again later).
+ */
+export type ExternalReferenceBindingV2 = ExternalReferenceBindingRanV2 | ExternalReferenceBindingNotRunV2;
 export type GraphTargetId = string;
 
 /**
@@ -137,6 +142,237 @@ export interface ProductTruthAxesV2 {
 export interface ProductTruthAxisV2 {
   status: 'not_evidenced' | 'not_applicable';
   findingCodes: FindingCodes4;
+}
+export interface ExternalReferenceBindingRanV2 {
+  status: 'ran';
+  /**
+   * @minItems 1
+   * @maxItems 16
+   */
+  references:
+    | [ExternalReferenceOutcomeV2]
+    | [ExternalReferenceOutcomeV2, ExternalReferenceOutcomeV2]
+    | [ExternalReferenceOutcomeV2, ExternalReferenceOutcomeV2, ExternalReferenceOutcomeV2]
+    | [ExternalReferenceOutcomeV2, ExternalReferenceOutcomeV2, ExternalReferenceOutcomeV2, ExternalReferenceOutcomeV2]
+    | [
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2
+      ]
+    | [
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2
+      ]
+    | [
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2
+      ]
+    | [
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2
+      ]
+    | [
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2
+      ]
+    | [
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2
+      ]
+    | [
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2
+      ]
+    | [
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2
+      ]
+    | [
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2
+      ]
+    | [
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2
+      ]
+    | [
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2
+      ]
+    | [
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2,
+        ExternalReferenceOutcomeV2
+      ];
+}
+/**
+ * The binding outcome of one externalContracts entry. bound: the exact chain address holds code with the declared runtime hash now and at the declared checkpoint on both providers, the checkpoint block is final with the declared hash, the declared role is auxiliary and the address is none of the launch's own or the platform's contracts, and the source-verification evidence is a record the server verified for that address and code. unbound: reasons lists every check that failed, in the server's words; the reference gains no trust and blocks (EXTERNAL_REFERENCE_UNBOUND).
+ */
+export interface ExternalReferenceOutcomeV2 {
+  referenceId: GraphTargetId;
+  /**
+   * EVM address: 0x followed by 40 hex digits (either case).
+   */
+  address: string;
+  status: 'bound' | 'unbound';
+  /**
+   * @maxItems 16
+   */
+  reasons:
+    | []
+    | [string]
+    | [string, string]
+    | [string, string, string]
+    | [string, string, string, string]
+    | [string, string, string, string, string]
+    | [string, string, string, string, string, string]
+    | [string, string, string, string, string, string, string]
+    | [string, string, string, string, string, string, string, string]
+    | [string, string, string, string, string, string, string, string, string]
+    | [string, string, string, string, string, string, string, string, string, string]
+    | [string, string, string, string, string, string, string, string, string, string, string]
+    | [string, string, string, string, string, string, string, string, string, string, string, string]
+    | [string, string, string, string, string, string, string, string, string, string, string, string, string]
+    | [string, string, string, string, string, string, string, string, string, string, string, string, string, string]
+    | [
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string
+      ]
+    | [
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string
+      ];
+}
+export interface ExternalReferenceBindingNotRunV2 {
+  status: 'not_run';
+  reason: 'no_external_references' | 'chain_gates_not_configured' | 'chain_deployment_mismatch' | 'chain_unavailable';
 }
 /**
  * The server's exact static baseline report over the request's bytecode and source.

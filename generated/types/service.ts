@@ -545,6 +545,9 @@ export type paths = {
          *     controller in launchWallet but gains no authority of that wallet; the server derives the immutable
          *     `partnerAttribution`, which no request can set. A partner credential (root or subkey) also spends its `prepareRequestsPerHour` budget here (429
          *     `RATE_LIMITED` with `Retry-After` when it is used up).
+         *     For profile 4.1.0, admission adds the nonblocking funding-nonce warnings (FUNDING_NONCE_CONFORMANCE_UNPROVEN,
+         *     FUNDING_NONCE_DERIVATION_CONFLICT_SUSPECTED; see LaunchNonce) to the launch's findings, never a block. Project
+         *     design.
          */
         post: operations["createCustomLaunchV4"];
         delete?: never;
@@ -648,6 +651,12 @@ export type paths = {
          *     a rebuilt, new immutable request. The path chainId must equal the body's chainId. Budgets do not prove
          *     available native funds. A partner credential (root or subkey) also spends its `prepareRequestsPerHour` budget here (429
          *     `RATE_LIMITED` with `Retry-After` when it is used up).
+         *     On a server with chain gates, preflight also runs the read-only binding of the request's `externalContracts`
+         *     (the same binding the chain gates run after create: chain reads only) and reports each reference as bound or
+         *     unbound with its reasons in `externalReferenceBinding`; without chain gates that field says the binding was not
+         *     run and why, and every reference stays unbound and blocks. For profile 4.1.0 the funding-nonce warnings
+         *     (FUNDING_NONCE_CONFORMANCE_UNPROVEN, FUNDING_NONCE_DERIVATION_CONFLICT_SUSPECTED; see LaunchNonce) are reported in
+         *     `warningFindingCodes` and never block. Project design.
          */
         post: operations["preflightCustomLaunchV4"];
         delete?: never;
@@ -1664,10 +1673,11 @@ export type components = {
             disposition: "supported" | "supported_with_warnings" | "needs_evidence" | "unsupported";
             evaluatedAt: components["schemas"]["Timestamp"];
             /**
-             * @description How much server evidence backs the classification. declared: only the request's declarations were checked (structure, bindings). static_baseline: the server's static baseline over the exact bytecode and source also ran. verified_references: in addition, every bounded external reference was verified (address, runtime hash, source evidence, role, checkpoint). The exact router simulation is never part of preflight.
+             * @description How much server evidence backs the classification. declared: only the request's declarations were checked (structure, bindings). static_baseline: the server's static baseline over the exact bytecode and source also ran. verified_references: in addition, the request has external references and every one of them was bound by the server's read-only reference binding (externalReferenceBinding status ran, every reference bound). The exact router simulation is never part of preflight.
              * @enum {string}
              */
             evidenceTier: "declared" | "static_baseline" | "verified_references";
+            externalReferenceBinding: components["schemas"]["ExternalReferenceBindingV2"];
             /** @description Informational findings, e.g. TX_SIMULATION_PENDING when deployable is true: submit the exact validated request for the remaining server simulation; no source rewrite. */
             informationalFindingCodes: components["schemas"]["FindingCodes2"];
             /**
@@ -1696,7 +1706,7 @@ export type components = {
             /** @constant */
             schemaVersion: "platform.custom-launch-preflight.v2";
             staticBaseline: components["schemas"]["StaticBaselineReportV2"];
-            /** @description Nonblocking warnings (e.g. FUNDING_NONCE_DERIVATION_CONFLICT_SUSPECTED); neither a conformance nor a safety claim. */
+            /** @description Nonblocking warnings; neither a conformance nor a safety claim. Besides the static evidence duties, for profile 4.1.0: FUNDING_NONCE_CONFORMANCE_UNPROVEN when the request's nonce does not follow the documented funding-nonce derivation from its own launchWallet and fundingPlanHash (see LaunchNonce in custom-launch-create-request.v4), and FUNDING_NONCE_DERIVATION_CONFLICT_SUSPECTED when this server already holds another 4.1.0 launch request of the same launchWallet on this chain (another launchIntentHash) that carries the same nonce. */
             warningFindingCodes: components["schemas"]["FindingCodes2"];
         } & (unknown & unknown & unknown & unknown & unknown);
         /**
@@ -2202,6 +2212,31 @@ export type components = {
             };
         };
         /**
+         * ExternalReferenceBindingV2
+         * @description Whether preflight ran the server's read-only binding of the request's externalContracts, the same binding the chain gates run before a wallet handoff (launch-transport What the service does 8), and its outcome per reference. Reading the chain persists nothing, allocates no nonce and signs nothing. ran: the binding ran against this server's chain gates at their agreed finalized checkpoint; references lists every entry of externalContracts in request order. not_run: no reference was checked, so every reference stays unbound and blocks admission with EXTERNAL_REFERENCE_UNBOUND; reason says why: no_external_references (the request has none), chain_gates_not_configured (this server is bound to no chain, so only the chain gates after create could bind; they never run here), chain_deployment_mismatch (the request binds another chainDeployment than the one this server serves), chain_unavailable (a provider could not be read or the providers disagree; preflight the same bytes again later).
+         */
+        ExternalReferenceBindingV2: {
+            references: components["schemas"]["ExternalReferenceOutcomeV2"][];
+            /** @constant */
+            status: "ran";
+        } | {
+            /** @enum {string} */
+            reason: "no_external_references" | "chain_gates_not_configured" | "chain_deployment_mismatch" | "chain_unavailable";
+            /** @constant */
+            status: "not_run";
+        };
+        /**
+         * ExternalReferenceOutcomeV2
+         * @description The binding outcome of one externalContracts entry. bound: the exact chain address holds code with the declared runtime hash now and at the declared checkpoint on both providers, the checkpoint block is final with the declared hash, the declared role is auxiliary and the address is none of the launch's own or the platform's contracts, and the source-verification evidence is a record the server verified for that address and code. unbound: reasons lists every check that failed, in the server's words; the reference gains no trust and blocks (EXTERNAL_REFERENCE_UNBOUND).
+         */
+        ExternalReferenceOutcomeV2: {
+            address: components["schemas"]["Address"];
+            reasons: string[];
+            referenceId: components["schemas"]["GraphTargetId"];
+            /** @enum {string} */
+            status: "bound" | "unbound";
+        };
+        /**
          * ExternalRootDeploymentEvidence
          * @description Evidence of the external root the platform depends on: the canonical pool manager's deployment on chain 4663.
          */
@@ -2639,7 +2674,7 @@ export type components = {
         };
         /**
          * LaunchNonce
-         * @description Client-chosen 32-byte request nonce: 0x + 64 lowercase hex digits, not all zeros. Never changed to work around an ambiguous result.
+         * @description Client-chosen 32-byte request nonce: 0x + 64 lowercase hex digits, not all zeros, chosen once per new request and never changed to work around an ambiguous result. Profile 4.1.0 (the funding nonce): the first 16 bytes are fresh entropy E drawn for this request and the last 16 bytes are the first 16 bytes of the SHA-256 of the RFC 8785 canonical JSON of {"schemaVersion": "platform.custom-launch-funding-nonce.v1", "chainId": "4663", "launchWallet": launchWallet in lowercase, "fundingPlanHash": fundingPlan.fundingPlanHash, "entropy": "0x" + E in lowercase hex}, so a rebuilt funding plan gets a new nonce. The reference packer derives it so. The server only warns, never blocks: FUNDING_NONCE_CONFORMANCE_UNPROVEN when the nonce does not follow this derivation, FUNDING_NONCE_DERIVATION_CONFLICT_SUSPECTED when it already holds another 4.1.0 request (another launchIntentHash) of the same launchWallet with the same nonce; neither is a conformance or a safety claim. Profile 4.0.0 keeps a plain random nonce.
          */
         LaunchNonce: string;
         /**

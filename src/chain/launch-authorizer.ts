@@ -12,7 +12,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { launchStampRouterAbi } from '../../generated/contracts/abis.ts';
 import type { components } from '../../generated/types/service.ts';
 import type { Config } from '../config.ts';
-import type { AdmissionFinding } from '../domain/admission/evaluate.ts';
+import { type AdmissionFinding, unboundReferenceFinding } from '../domain/admission/evaluate.ts';
 import { callbackFlags } from '../domain/launches/hook-permissions.ts';
 import { digestOf } from '../domain/launches/request-hashes.ts';
 import type { CreateRequestV4 } from '../domain/launches/request-rules.ts';
@@ -29,6 +29,9 @@ import { probeHookCallbacks } from './hook-probe.ts';
 import { describeRevert, revertDataOf } from './revert.ts';
 
 export type WalletTransaction = components['schemas']['CustomLaunchWalletTransactionV4'];
+/** The read-only binding of a request's external references (CustomLaunchPreflightV2 externalReferenceBinding). */
+export type ExternalReferenceBinding = components['schemas']['ExternalReferenceBindingV2'];
+type ExternalReferenceOutcome = components['schemas']['ExternalReferenceOutcomeV2'];
 
 /** What the chain gates concluded: the exact wallet transaction, or server-authored blocking findings. */
 export type ChainGateOutcome =
@@ -100,7 +103,7 @@ export class LaunchAuthorizer {
   async authorize(request: CreateRequestV4): Promise<ChainGateOutcome> {
     const deployment = this.config.chainDeployment;
     const boundDigest = digestOf(deployment);
-    if (digestOf(request.chainDeployment) !== boundDigest || request.chainDeploymentDescriptorDigest !== boundDigest) {
+    if (!this.bindsDeployment(request)) {
       return {
         kind: 'action_required',
         findings: [
@@ -111,7 +114,7 @@ export class LaunchAuthorizer {
         ],
       };
     }
-    const [primary, secondary] = this.clients;
+    const [primary] = this.clients;
     await this.checkRootCode();
     const finalized = await this.agreedFinalizedCheckpoint();
 
@@ -173,23 +176,8 @@ export class LaunchAuthorizer {
       }
     }
 
-    const reserved = [...addresses, router, factory, poolManager, deployment.contracts.permitAuthority.address].map(
-      (a) => a.toLowerCase(),
-    );
-    for (const ref of request.externalContracts) {
-      const reasons = await bindExternalReference([primary, secondary], ref, {
-        finalizedBlockNumber: finalized.number,
-        reservedAddresses: reserved,
-        registry: this.config.sourceVerificationRegistry,
-      });
-      if (reasons.length > 0) {
-        findings.push(
-          blocking(
-            'EXTERNAL_REFERENCE_UNBOUND',
-            `External reference ${ref.referenceId} at ${ref.address} does not bind: ${reasons.join('; ')}. It gains no trust.`,
-          ),
-        );
-      }
+    for (const outcome of await this.referenceOutcomes(request, finalized.number)) {
+      if (outcome.status === 'unbound') findings.push(unboundReferenceFinding(outcome, outcome.reasons));
     }
     if (findings.some((f) => f.severity === 'blocking')) return { kind: 'action_required', findings };
 
@@ -291,6 +279,64 @@ export class LaunchAuthorizer {
         simulationDigest,
       },
     };
+  }
+
+  /**
+   * The read-only binding of the request's external references, as the chain gates run it in `authorize` (same
+   * checks, same finalized checkpoint rule), for preflight: it reads the chain and nothing else (no permit, no
+   * signature, no write). Spec: custom-launch-preflight.v2.schema.json ExternalReferenceBinding; launch-transport.md
+   * What the service does 4 and 8. Infrastructure problems throw, as in `authorize`.
+   */
+  async bindExternalReferences(request: CreateRequestV4): Promise<ExternalReferenceBinding> {
+    if (request.externalContracts.length === 0) return { status: 'not_run', reason: 'no_external_references' };
+    if (!this.bindsDeployment(request)) return { status: 'not_run', reason: 'chain_deployment_mismatch' };
+    await this.checkRootCode();
+    const finalized = await this.agreedFinalizedCheckpoint();
+    return { status: 'ran', references: await this.referenceOutcomes(request, finalized.number) };
+  }
+
+  /** The request binds the chain deployment this server is bound to (the document and its descriptor digest). */
+  private bindsDeployment(request: CreateRequestV4): boolean {
+    const boundDigest = digestOf(this.config.chainDeployment);
+    return digestOf(request.chainDeployment) === boundDigest && request.chainDeploymentDescriptorDigest === boundDigest;
+  }
+
+  /**
+   * Binds each external reference (bindExternalReference) at the agreed finalized block, with the launch's own graph
+   * targets and the platform's contracts reserved; one outcome per reference, in request order.
+   */
+  private async referenceOutcomes(
+    request: CreateRequestV4,
+    finalizedBlockNumber: bigint,
+  ): Promise<ExternalReferenceOutcome[]> {
+    const { contracts } = this.config.chainDeployment;
+    const router = contracts.platformLaunchStampRouter.address as Address;
+    const factory = contracts.graphFactory.address as Address;
+    const targets = request.graphBundle.targets.map((t) =>
+      predictGraphTarget(factory, router, t.create2Salt as Hex | undefined, t.runtimeBytecode as Hex),
+    );
+    const reserved = [
+      ...targets,
+      router,
+      factory,
+      contracts.canonicalPoolManager.address,
+      contracts.permitAuthority.address,
+    ].map((a) => a.toLowerCase());
+    const outcomes: ExternalReferenceOutcome[] = [];
+    for (const ref of request.externalContracts) {
+      const reasons = await bindExternalReference(this.clients, ref, {
+        finalizedBlockNumber,
+        reservedAddresses: reserved,
+        registry: this.config.sourceVerificationRegistry,
+      });
+      outcomes.push({
+        referenceId: ref.referenceId,
+        address: ref.address,
+        status: reasons.length === 0 ? 'bound' : 'unbound',
+        reasons,
+      });
+    }
+    return outcomes;
   }
 
   /** Both providers must serve chain 4663 with the bound code at every root contract and the pool manager. */

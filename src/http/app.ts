@@ -4,6 +4,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import * as OpenApiValidator from 'express-openapi-validator';
 import { authenticate, authenticateModules } from '../auth/authenticate.ts';
 import type { Config } from '../config.ts';
+import type { ExternalReferenceBinder } from '../domain/launches/preflight.ts';
 import type { EvidenceStateKind } from '../domain/public/deployment-evidence-check.ts';
 import { ApiError } from '../errors/api-error.ts';
 import type { Db } from '../store/db.ts';
@@ -65,6 +66,8 @@ export function createApp(deps: {
   evidence?: () => EvidenceStateKind;
   /** The module review worker runs in this process (review capabilities' worker authority). */
   reviewWorkerRunning?: () => boolean;
+  /** The chain gates' read-only external-reference binding for preflight; absent on a server without chain gates. */
+  referenceBinder?: ExternalReferenceBinder | null;
 }) {
   const { db, config } = deps;
   const spec = loadServiceSpec();
@@ -79,6 +82,7 @@ export function createApp(deps: {
       now,
       evidence: deps.evidence,
       reviewWorkerRunning: deps.reviewWorkerRunning,
+      referenceBinder: deps.referenceBinder,
     });
 
   const app = express();

@@ -1,6 +1,7 @@
 import type { components } from '../../../generated/types/service.ts';
 import { addressHookBits } from '../../chain/graph-address.ts';
 import { findingCodes } from '../launches/finding-codes.ts';
+import { followsFundingNonceDerivation } from '../launches/funding-nonce.ts';
 import { callbackFlags } from '../launches/hook-permissions.ts';
 import { predictedHookAddress } from '../launches/request-hashes.ts';
 import type { CreateRequestV4 } from '../launches/request-rules.ts';
@@ -30,6 +31,26 @@ export interface AdmissionEvidence {
   minimumInitialBuyWei: bigint | null;
   /** The chain gates run next and bind external references themselves (the worker with a configured chain). */
   chainBindsExternalReferences?: boolean;
+  /** Preflight: the read-only reference binding's outcome (absent: not run, every reference stays unbound). */
+  externalReferenceBinding?: components['schemas']['ExternalReferenceBindingV2'];
+  /** This server holds another 4.1.0 request of the same wallet with the same nonce (funding-nonce-reuse.ts). */
+  fundingNonceConflict?: boolean;
+}
+
+/**
+ * The blocking finding of an external reference that does not bind (launch-transport.md What the service does 8),
+ * with the binding's reasons; the preflight report and the chain gates word it the same way.
+ */
+export function unboundReferenceFinding(
+  ref: { referenceId: string; address: string },
+  reasons: readonly string[],
+): AdmissionFinding {
+  return {
+    code: 'EXTERNAL_REFERENCE_UNBOUND',
+    severity: 'blocking',
+    targetId: null,
+    message: `External reference ${ref.referenceId} at ${ref.address} does not bind: ${reasons.join('; ')}. It gains no trust.`,
+  };
 }
 
 const severityOf = { hard_block: 'blocking', evidence_duty: 'warning', warning: 'warning', info: 'info' } as const;
@@ -42,8 +63,12 @@ const severityOf = { hard_block: 'blocking', evidence_duty: 'warning', warning: 
  * - the static baseline runs over every target's runtime code: its hard blocks block, its evidence duties warn;
  * - the hook's CREATE2 address (graph factory, router, salt, code) carries its permission mask in its low 14 bits;
  * - each enabled hook callback and its guard wait for the chain checks (needs evidence);
- * - an external contract reference gains no trust until the chain gates bind it: here it blocks (the worker's chain
- *   gates re-decide it, see LaunchAuthorizer);
+ * - an external contract reference gains no trust until it is bound: preflight passes the outcome of the read-only
+ *   binding (LaunchAuthorizer.bindExternalReferences), and a reference it did not bind, or every reference when the
+ *   binding did not run, blocks; the worker's chain gates bind them themselves (see LaunchAuthorizer);
+ * - 4.1.0: FUNDING_NONCE_CONFORMANCE_UNPROVEN when the nonce does not follow the funding-nonce derivation, and
+ *   FUNDING_NONCE_DERIVATION_CONFLICT_SUSPECTED on `evidence.fundingNonceConflict`; both warnings, never blocks
+ *   (spec/schemas/custom-launch-create-request.v4.schema.json LaunchNonce);
  * - 4.1.0: the initial buy is worth at least USD 1 by a fresh quote: below it blocks (the server never raises the
  *   amount); without a fresh quote it needs evidence.
  */
@@ -96,16 +121,32 @@ export function evaluateAdmission(
     }
   }
 
-  for (const ref of evidence.chainBindsExternalReferences ? [] : request.externalContracts) {
-    findings.push({
-      code: 'EXTERNAL_REFERENCE_UNBOUND',
-      severity: 'blocking',
-      targetId: null,
-      message: `External reference ${ref.referenceId} at ${ref.address} is not bound on the chain: it gains no trust.`,
-    });
-  }
+  const binding = evidence.externalReferenceBinding;
+  request.externalContracts.forEach((ref, i) => {
+    if (evidence.chainBindsExternalReferences) return;
+    const outcome = binding?.status === 'ran' ? binding.references[i] : undefined;
+    if (outcome?.status === 'bound' && outcome.referenceId === ref.referenceId) return;
+    const notRun = binding?.status === 'not_run' ? binding.reason : 'chain_gates_not_configured';
+    findings.push(unboundReferenceFinding(ref, outcome ? outcome.reasons : [`the binding did not run (${notRun})`]));
+  });
 
   if (request.profile === '4.1.0') {
+    if (!followsFundingNonceDerivation(request)) {
+      findings.push({
+        code: 'FUNDING_NONCE_CONFORMANCE_UNPROVEN',
+        severity: 'warning',
+        targetId: null,
+        message: `The nonce ${request.nonce} does not follow the funding-nonce derivation from its entropy half, launchWallet and fundingPlanHash; a tooling warning, neither a conformance nor a safety claim.`,
+      });
+    }
+    if (evidence.fundingNonceConflict) {
+      findings.push({
+        code: 'FUNDING_NONCE_DERIVATION_CONFLICT_SUSPECTED',
+        severity: 'warning',
+        targetId: null,
+        message: `This server holds another request of ${request.launchWallet} with the nonce ${request.nonce}; a tooling warning, neither a conformance nor a safety claim.`,
+      });
+    }
     if (request.fundingPlan.mode === 'build-only') {
       findings.push({
         code: 'BUILD_ONLY_PLAN',

@@ -114,11 +114,13 @@ export const findingCodes = {
   },
   FUNDING_NONCE_DERIVATION_CONFLICT_SUSPECTED: {
     classification: 'warning',
-    obligation: 'Tooling warning; neither a conformance nor a safety claim.',
+    obligation:
+      'Profile 4.1.0: the server holds another request of the same launchWallet (another launchIntentHash) with the same nonce; pack each new request with a fresh funding nonce. Tooling warning; neither a conformance nor a safety claim.',
   },
   FUNDING_NONCE_CONFORMANCE_UNPROVEN: {
     classification: 'warning',
-    obligation: 'Tooling warning; neither a conformance nor a safety claim.',
+    obligation:
+      'Profile 4.1.0: the nonce does not follow the funding-nonce derivation from its entropy half, launchWallet and fundingPlanHash (LaunchNonce); pack the request with the reference packer. Tooling warning; neither a conformance nor a safety claim.',
   },
   CHAIN_DEPLOYMENT_MISMATCH: {
     classification: 'hard_block',

@@ -1,5 +1,5 @@
 import type { components } from '../../../generated/types/service.ts';
-import type { Principal } from '../../auth/keys.ts';
+import { type Principal, redactKeys } from '../../auth/keys.ts';
 import {
   type AdmissionConfig,
   type AdmissionEvidence,
@@ -7,12 +7,49 @@ import {
   evaluateAdmission,
 } from '../admission/evaluate.ts';
 import { sha256Digest } from '../canonical-json.ts';
-import { findingCodes } from './finding-codes.ts';
+import { type FindingCode, findingCodes } from './finding-codes.ts';
 import { type CreateRequestV4, checkRequestRules } from './request-rules.ts';
 
 /** The preflight report, generated from spec/schemas/custom-launch-preflight.v2.schema.json. */
 export type CustomLaunchPreflightV2 = components['schemas']['CustomLaunchPreflightV2'];
 type Duty = CustomLaunchPreflightV2['behaviorEvidence']['mint'];
+type ExternalReferenceBinding = CustomLaunchPreflightV2['externalReferenceBinding'];
+
+/** The chain gates' read-only reference binding (LaunchAuthorizer.bindExternalReferences). */
+export interface ExternalReferenceBinder {
+  bindExternalReferences(request: CreateRequestV4): Promise<ExternalReferenceBinding>;
+}
+
+/** What preflight reads besides the request: the chain gates' binding (null: none configured) and stored requests. */
+export interface PreflightSources {
+  binder: ExternalReferenceBinder | null;
+  /** Whether this server holds another 4.1.0 request of the same wallet with the same nonce (read only). */
+  fundingNonceConflict: (request: CreateRequestV4) => boolean;
+}
+
+/** Tooling warnings: neither a conformance nor a safety claim, so they are no basis of the risk classification. */
+const toolingWarnings: readonly FindingCode[] = [
+  'FUNDING_NONCE_CONFORMANCE_UNPROVEN',
+  'FUNDING_NONCE_DERIVATION_CONFLICT_SUSPECTED',
+];
+
+/** Runs the binding; a chain that cannot be read is reported as such (never its error text, which may name a URL). */
+async function bindReferences(request: CreateRequestV4, binder: ExternalReferenceBinder | null) {
+  if (request.externalContracts.length === 0) return { status: 'not_run', reason: 'no_external_references' } as const;
+  if (!binder) return { status: 'not_run', reason: 'chain_gates_not_configured' } as const;
+  try {
+    return await binder.bindExternalReferences(request);
+  } catch (err) {
+    console.error(
+      JSON.stringify({
+        level: 'error',
+        msg: 'preflight reference binding failed',
+        detail: redactKeys(String(err)).slice(0, 500),
+      }),
+    );
+    return { status: 'not_run', reason: 'chain_unavailable' } as const;
+  }
+}
 
 const codes = (findings: AdmissionFinding[], severity: AdmissionFinding['severity']) => [
   ...new Set(findings.filter((f) => f.severity === severity).map((f) => f.code)),
@@ -31,26 +68,39 @@ const dutyCodes: Record<Exclude<keyof CustomLaunchPreflightV2['behaviorEvidence'
 };
 
 /**
- * preflightCustomLaunchV4: the request rules (400 on a broken one), then the admission gates that need no chain,
- * reported without side effects: no launch is persisted, no nonce allocated, nothing broadcast.
+ * preflightCustomLaunchV4: the request rules (400 on a broken one), then, with chain gates configured, the read-only
+ * binding of the external references (reported per reference in externalReferenceBinding), then the admission gates,
+ * reported without side effects: no launch is persisted, no nonce allocated, nothing signed or broadcast (the
+ * binding and the funding-nonce lookup only read).
  * Disposition: any blocking finding → unsupported; else any needs-evidence finding → needs_evidence; else any
  * warning → supported_with_warnings; else supported. Deployable means nothing blocks and nothing needs evidence,
  * and then TX_SIMULATION_PENDING says the exact router simulation follows submission.
- * Spec: launch-transport.md What the service does 4, 7; Response resources (preflight); Errors (TX_SIMULATION_PENDING).
+ * The evidence tier is verified_references when the binding ran and bound every reference; bound references are
+ * the external-dependency duty's bound evidence. The funding-nonce warnings count as warnings but are no risk basis.
+ * Spec: launch-transport.md What the service does 4, 7, 8; Response resources (preflight); Errors
+ * (TX_SIMULATION_PENDING, the funding-nonce warnings); custom-launch-preflight.v2.schema.json.
  */
-export function preflightV4(
+export async function preflightV4(
   principal: Principal,
   request: CreateRequestV4,
   rawBody: Buffer,
   nowMs: number,
   config: AdmissionConfig,
   evidence: AdmissionEvidence,
-): CustomLaunchPreflightV2 {
+  sources: PreflightSources,
+): Promise<CustomLaunchPreflightV2> {
   checkRequestRules(principal, request);
-  const { findings, staticReport, staticHardBlocks } = evaluateAdmission(request, config, 'preflight', evidence);
+  const binding = await bindReferences(request, sources.binder);
+  const allBound = binding.status === 'ran' && binding.references.every((r) => r.status === 'bound');
+  const { findings, staticReport, staticHardBlocks } = evaluateAdmission(request, config, 'preflight', {
+    ...evidence,
+    externalReferenceBinding: binding,
+    fundingNonceConflict: sources.fundingNonceConflict(request),
+  });
   const blocking = codes(findings, 'blocking');
   const needsEvidence = codes(findings, 'needs_evidence');
   const warnings = codes(findings, 'warning');
+  const riskWarnings = warnings.filter((code) => !toolingWarnings.includes(code));
   const deployable = blocking.length === 0 && needsEvidence.length === 0;
   const informational = [...codes(findings, 'info'), ...(deployable ? ['TX_SIMULATION_PENDING' as const] : [])];
   const disposition =
@@ -63,7 +113,10 @@ export function preflightV4(
           : 'supported';
   const duty = (dutyFindings: string[]): Duty => {
     const found = [...new Set(findings.filter((f) => dutyFindings.includes(f.code)).map((f) => f.code))];
-    return { status: found.length > 0 ? 'evidence_required' : 'not_observed', findingCodes: found };
+    if (found.length > 0) return { status: 'evidence_required', findingCodes: found };
+    // Bound external references are external dependencies whose evidence the server bound.
+    const bound = allBound && dutyFindings.includes('EXTERNAL_REFERENCE_UNBOUND');
+    return { status: bound ? 'evidence_bound' : 'not_observed', findingCodes: [] };
   };
   const behaviorEvidence = Object.fromEntries(
     Object.entries(dutyCodes).map(([name, dutyFindings]) => [name, duty(dutyFindings)]),
@@ -78,18 +131,19 @@ export function preflightV4(
     requestDigest: sha256Digest(rawBody),
     launchIntentHash: request.launchIntentHash,
     launchEligibility: { deployable, routable: deployable, featured: false },
-    evidenceTier: 'static_baseline',
+    evidenceTier: allBound ? 'verified_references' : 'static_baseline',
     disposition,
     blockingFindingCodes: blocking,
     warningFindingCodes: warnings,
     needsEvidenceFindingCodes: needsEvidence,
     informationalFindingCodes: informational,
     riskClassification: {
-      level: blocking.length > 0 ? 'high' : needsEvidence.length + warnings.length > 0 ? 'elevated' : 'standard',
-      basisFindingCodes: [...blocking, ...needsEvidence, ...warnings],
+      level: blocking.length > 0 ? 'high' : needsEvidence.length + riskWarnings.length > 0 ? 'elevated' : 'standard',
+      basisFindingCodes: [...blocking, ...needsEvidence, ...riskWarnings],
       safetyClaim: false,
     },
     behaviorEvidence: { ...behaviorEvidence, feeBehaviorClaim: false },
+    externalReferenceBinding: binding,
     productTruthAxes: {
       deployment: axis,
       trading: axis,

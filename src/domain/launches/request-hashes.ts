@@ -2,6 +2,7 @@ import { type Hex, keccak256 } from 'viem';
 import type { components } from '../../../generated/types/service.ts';
 import { addressHookBits, mineHookSalt, predictGraphTarget } from '../../chain/graph-address.ts';
 import { canonicalJson, sha256Digest } from '../canonical-json.ts';
+import { fundingNonceEntropy, fundingNonceOf } from './funding-nonce.ts';
 
 type CreateRequestV4 = components['schemas']['CustomLaunchCreateRequestV4'];
 type FundingPlan = components['schemas']['FundingPlanV2'];
@@ -68,7 +69,8 @@ export function predictedHookAddress(request: CreateRequestV4): Hex | null {
 /**
  * Recomputes every binding of a request after an edit, inner ones first: the hook's CREATE2 salt is mined again when
  * the hook's address no longer carries its permission mask (unless `keepHookSalt`), then the chain-deployment,
- * graph, source-manifest, metadata and plan digests, then the intent hash over them. Packers and tests use it; the server only ever checks bindings.
+ * graph, source-manifest, metadata and plan digests, the 4.1.0 funding nonce (funding-nonce.ts), then the intent hash
+ * over them. Packers and tests use it; the server only ever checks bindings.
  */
 export function bindRequestHashes(request: CreateRequestV4, options: { keepHookSalt?: boolean } = {}): CreateRequestV4 {
   const bound = structuredClone(request);
@@ -94,6 +96,12 @@ export function bindRequestHashes(request: CreateRequestV4, options: { keepHookS
   if (bound.profile === '4.1.0') {
     bound.fundingPlan.fundingPlanHash = fundingPlanHashOf(bound.fundingPlan);
     bound.funding.fundingPlanHash = bound.fundingPlan.fundingPlanHash;
+    // 4.1.0: the funding nonce keeps its entropy half and re-derives the other from the wallet and the plan.
+    bound.nonce = fundingNonceOf(
+      fundingNonceEntropy(bound.nonce),
+      bound.launchWallet,
+      bound.fundingPlan.fundingPlanHash,
+    );
   }
   bound.launchIntentHash = launchIntentHashOf(bound);
   return bound;

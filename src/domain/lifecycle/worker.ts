@@ -6,6 +6,7 @@ import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
 import { type AdmissionConfig, type AdmissionFinding, evaluateAdmission } from '../admission/evaluate.ts';
 import { type FindingCode, findingCodes } from '../launches/finding-codes.ts';
+import { fundingNonceSeenInOtherRequest } from '../launches/funding-nonce-reuse.ts';
 import type { CreateRequestV4 } from '../launches/request-rules.ts';
 import { pollUntilStopped } from './poll-loop.ts';
 
@@ -119,6 +120,7 @@ export class LifecycleWorker {
     const { findings } = evaluateAdmission(request, this.deps.admission, 'permit', {
       minimumInitialBuyWei,
       chainBindsExternalReferences: Boolean(authorizer),
+      fundingNonceConflict: fundingNonceSeenInOtherRequest(this.deps.db, request),
     });
     if (findings.some((f) => f.severity === 'blocking')) return { kind: 'action_required', findings };
     if (!authorizer) return { kind: 'awaiting_chain', findings };

@@ -1,6 +1,8 @@
 import { priceFeedFromConfig } from '../../chain/price-feed.ts';
 import type { Config } from '../../config.ts';
+import { fundingNonceSeenInOtherRequest } from '../../domain/launches/funding-nonce-reuse.ts';
 import { LaunchService } from '../../domain/launches/launch-service.ts';
+import type { ExternalReferenceBinder } from '../../domain/launches/preflight.ts';
 import { SubkeyService } from '../../domain/partners/subkeys.ts';
 import type { EvidenceStateKind } from '../../domain/public/deployment-evidence-check.ts';
 import type { Db } from '../../store/db.ts';
@@ -23,6 +25,8 @@ export function buildOperations(deps: {
   evidence?: (() => EvidenceStateKind) | undefined;
   /** The module review worker runs in this process. */
   reviewWorkerRunning?: (() => boolean) | undefined;
+  /** The chain gates' read-only external-reference binding; absent on a server without chain gates. */
+  referenceBinder?: ExternalReferenceBinder | null | undefined;
 }): Record<string, OperationHandler> {
   const launches = new LaunchService(
     deps.db,
@@ -41,6 +45,10 @@ export function buildOperations(deps: {
       deps.now,
       { canonicalPoolManager: deps.config.canonicalPoolManager },
       priceFeed,
+      {
+        binder: deps.referenceBinder ?? null,
+        fundingNonceConflict: (request) => fundingNonceSeenInOtherRequest(deps.db, request),
+      },
       deps.evidence,
     ),
     ...legacyOperations,

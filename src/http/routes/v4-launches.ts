@@ -1,7 +1,7 @@
 import { minimumInitialBuyWei, type PriceFeed } from '../../chain/price-feed.ts';
 import type { AdmissionConfig } from '../../domain/admission/evaluate.ts';
 import type { LaunchService } from '../../domain/launches/launch-service.ts';
-import { preflightV4 } from '../../domain/launches/preflight.ts';
+import { type PreflightSources, preflightV4 } from '../../domain/launches/preflight.ts';
 import type { CreateRequestV4 } from '../../domain/launches/request-rules.ts';
 import { type EvidenceStateKind, evidenceCheck } from '../../domain/public/deployment-evidence-check.ts';
 import { ApiError } from '../../errors/api-error.ts';
@@ -13,6 +13,7 @@ export function v4LaunchOperations(
   now: () => number,
   admission: AdmissionConfig,
   priceFeed: PriceFeed | null,
+  preflightSources: PreflightSources,
   evidence?: () => EvidenceStateKind,
 ): Record<string, OperationHandler> {
   /** Preflight and create need verified deployment evidence on a server bound to a chain (issue 7 item 5). */
@@ -27,7 +28,15 @@ export function v4LaunchOperations(
       const evidence = { minimumInitialBuyWei: await minimumInitialBuyWei(priceFeed, now()) };
       return {
         status: 200,
-        body: preflightV4(principalOf(ctx), ctx.body as CreateRequestV4, rawBodyOf(ctx), now(), admission, evidence),
+        body: await preflightV4(
+          principalOf(ctx),
+          ctx.body as CreateRequestV4,
+          rawBodyOf(ctx),
+          now(),
+          admission,
+          evidence,
+          preflightSources,
+        ),
       };
     },
     createCustomLaunchV4: (ctx) => {
