@@ -60,7 +60,12 @@ export function evaluateAdmission(
 
   const targets = request.graphBundle.targets;
   const staticFindings = evaluateStaticBaseline(
-    targets.map((t) => ({ targetId: t.targetId, role: t.role, runtimeBytecode: t.runtimeBytecode })),
+    targets.map((t) => ({
+      targetId: t.targetId,
+      role: t.role,
+      runtimeBytecode: t.runtimeBytecode,
+      hookPermissionMask: t.hookPermissions?.mask,
+    })),
     config,
   ).findings;
   const staticReport = buildStaticBaselineReport(staticFindings);
