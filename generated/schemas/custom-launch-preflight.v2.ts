@@ -153,7 +153,7 @@ export interface ProductTruthAxisV2 {
   findingCodes: FindingCodes4;
 }
 /**
- * The server's exact static baseline report over the request's bytecode and source.
+ * The server's exact static baseline report over the request's runtime bytecode and hook permissions (the sources reach the server only after create, so the source SELFDESTRUCT rule is decided at the permit stage, not here).
  */
 export interface StaticBaselineReportV2 {
   schemaVersion: 'platform.custom-launch-static-baseline-report.v1';
@@ -220,7 +220,7 @@ export interface PlatformAdmissionActionRequiredV2 {
   feeBehaviorClaim: false;
 }
 /**
- * The server's exact static baseline report over the request's bytecode and source.
+ * The server's exact static baseline report over the request's runtime bytecode and hook permissions (the sources reach the server only after create, so the source SELFDESTRUCT rule is decided at the permit stage, not here).
  */
 export interface StaticBaselineReportV21 {
   schemaVersion: 'platform.custom-launch-static-baseline-report.v1';

@@ -3993,7 +3993,7 @@ export type components = {
         };
         /**
          * StaticBaselineReportV2
-         * @description The server's exact static baseline report over the request's bytecode and source.
+         * @description The server's exact static baseline report over the request's runtime bytecode and hook permissions (the sources reach the server only after create, so the source SELFDESTRUCT rule is decided at the permit stage, not here).
          */
         StaticBaselineReportV2: {
             findings: components["schemas"]["StaticBaselineFindingV2"][];

@@ -245,6 +245,11 @@ describe('the hook address carries its permission mask (issue 4 item 4)', () => 
       body: JSON.stringify(unmined),
     });
     expect(blocked.json.blockingFindingCodes).toEqual(['HOOK_ROLE_BINDING_INVALID']);
+    // A role-bound rule of the static baseline: in the static report, so platformAdmission requires action.
+    expect(blocked.json.platformAdmission).toMatchObject({
+      status: 'action_required',
+      blockingFindingCodes: ['HOOK_ROLE_BINDING_INVALID'],
+    });
     const mined = bindRequestHashes(request);
     expect(addressHookBits(predictedHookAddress(mined) as Hex)).toBe(hook.hookPermissions.mask);
     const admitted = await call(`${s.url}/v4/chains/4663/custom-launches/preflight`, {
@@ -253,6 +258,7 @@ describe('the hook address carries its permission mask (issue 4 item 4)', () => 
       body: JSON.stringify(mined),
     });
     expect(admitted.json.blockingFindingCodes).toEqual([]);
+    expect(admitted.json.platformAdmission.status).toBe('no_blocking_static_finding');
   });
 });
 

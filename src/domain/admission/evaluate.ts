@@ -40,7 +40,8 @@ const severityOf = { hard_block: 'blocking', evidence_duty: 'warning', warning: 
  * Request rules 4-5; Errors (hard-block rules and evidence duties).
  * - the metadata image is decoded (PNG or single-frame GIF only);
  * - the static baseline runs over every target's runtime code: its hard blocks block, its evidence duties warn;
- * - the hook's CREATE2 address (graph factory, router, salt, code) carries its permission mask in its low 14 bits;
+ *   its report also holds the role-bound rule on the hook's CREATE2 address (graph factory, router, salt, code),
+ *   which must carry the permission mask in its low 14 bits;
  * - each enabled hook callback and its guard wait for the chain checks (needs evidence);
  * - an external contract reference gains no trust until the chain gates bind it: here it blocks (the worker's chain
  *   gates re-decide it, see LaunchAuthorizer);
@@ -68,6 +69,18 @@ export function evaluateAdmission(
     })),
     config,
   ).findings;
+  // The role-bound rule on the hook's address belongs to the same static baseline: it is in the report.
+  const hookAddress = predictedHookAddress(request);
+  for (const target of targets) {
+    const flags = target.hookPermissions;
+    if (!flags || !hookAddress || addressHookBits(hookAddress) === flags.mask) continue;
+    staticFindings.push({
+      code: 'HOOK_ROLE_BINDING_INVALID',
+      severity: 'hard_block',
+      targetId: target.targetId,
+      detail: `The graph factory puts the hook at ${hookAddress}, whose low 14 bits are ${addressHookBits(hookAddress)}, not its permission mask ${flags.mask}: mine its CREATE2 salt for the mask.`,
+    });
+  }
   const staticReport = buildStaticBaselineReport(staticFindings);
   for (const f of staticReport.findings) {
     findings.push({
@@ -78,18 +91,9 @@ export function evaluateAdmission(
     });
   }
 
-  const hookAddress = predictedHookAddress(request);
   for (const target of targets) {
     const flags = target.hookPermissions;
     if (!flags) continue;
-    if (hookAddress && addressHookBits(hookAddress) !== flags.mask) {
-      findings.push({
-        code: 'HOOK_ROLE_BINDING_INVALID',
-        severity: 'blocking',
-        targetId: target.targetId,
-        message: `The graph factory puts the hook at ${hookAddress}, whose low 14 bits are ${addressHookBits(hookAddress)}, not its permission mask ${flags.mask}: mine its CREATE2 salt for the mask.`,
-      });
-    }
     const enabled = callbackFlags.filter((flag) => flags[flag] === true);
     if (enabled.length > 0) {
       findings.push({
