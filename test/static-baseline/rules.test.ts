@@ -24,6 +24,7 @@ const config = { canonicalPoolManager };
 
 let withCbor: Record<string, CompiledFixture>;
 let withoutCbor: Record<string, CompiledFixture>;
+let viaIr: Record<string, CompiledFixture> | undefined;
 
 beforeAll(() => {
   withCbor = compileFixtures({ appendCBOR: true });
@@ -276,6 +277,11 @@ describe('role-bound rules and pool duties over solc fixtures', () => {
 
   it.each(roleAndPoolCases)('without CBOR trailer: %s', (_name, given, want) => {
     expect(codesOf(given(withoutCbor), devnetManager)).toEqual(want);
+  });
+
+  it.each(roleAndPoolCases)('via IR: %s', (_name, given, want) => {
+    viaIr ??= compileFixtures({ appendCBOR: true, viaIR: true });
+    expect(codesOf(given(viaIr), devnetManager)).toEqual(want);
   });
 
   it('classifies the role-bound rules as hard blocks and the pool duties as evidence duties', () => {
