@@ -625,8 +625,8 @@ export type paths = {
          *
          *     Source SELFDESTRUCT (project design of the reference's "runtime or source SELFDESTRUCT" hard block): whenever the
          *     lifecycle worker decides a launch's permit and the server holds every manifest file, it analyses them with the
-         *     pinned solc (names resolved, no code generated) and finds each `FunctionCall` whose callee is the identifier
-         *     `selfdestruct` bound to the global builtin (negative `referencedDeclaration`). Each is a blocking finding
+         *     pinned solc (names resolved, no code generated) and finds each `FunctionCall` whose callee, through any
+         *     parentheses, is the identifier `selfdestruct` bound to the global builtin (negative `referencedDeclaration`). Each is a blocking finding
          *     SOURCE_SELFDESTRUCT on the launch (on the target whose verificationBundle entry names the file, else on none):
          *     the launch moves to `action_required` and gets no permit. The word in a comment, a string or a user function
          *     that shadows the builtin never matches; sources that do not analyse leave the rule undecided (source

@@ -23,6 +23,11 @@ const cases: Array<[name: string, sources: Record<string, string>, want: string[
     ['contracts/lib/Exit.sol:4:33'],
   ],
   [
+    'a call of the parenthesised builtin',
+    { 'p.sol': `${pragma}contract P { function f() external { (selfdestruct)(payable(msg.sender)); } }\n` },
+    ['p.sol:3:38'],
+  ],
+  [
     'two calls, sorted by unit, line and column',
     {
       'b.sol': `${pragma}contract B { function f() external { selfdestruct(payable(msg.sender)); } }\n`,

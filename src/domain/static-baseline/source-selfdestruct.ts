@@ -16,8 +16,8 @@ interface AstNode {
 }
 
 /**
- * Finds every source-level SELFDESTRUCT: a `FunctionCall` whose callee is the identifier `selfdestruct` resolved to
- * solc's global builtin (a negative `referencedDeclaration`). Only the analysed AST counts, so the word in a
+ * Finds every source-level SELFDESTRUCT: a `FunctionCall` whose callee, through any parentheses, is the identifier
+ * `selfdestruct` resolved to solc's global builtin (a negative `referencedDeclaration`). Only the analysed AST counts, so the word in a
  * comment, a string, an event or a user function that shadows the builtin (positive `referencedDeclaration`) never
  * matches. Spec: launch-transport.md Errors (runtime or source SELFDESTRUCT hard-blocks deployment);
  * spec/openapi/paths/v4-custom-launch-source-file.yaml (when the server evaluates it).
@@ -53,7 +53,11 @@ export function findSourceSelfdestructs(
 
 function isBuiltinSelfdestruct(expression: unknown): boolean {
   if (expression === null || typeof expression !== 'object') return false;
-  const e = expression as AstNode;
+  const e = expression as AstNode & { components?: unknown };
+  // `(selfdestruct)(...)` calls the builtin too: a parenthesised callee is a one-component TupleExpression.
+  if (e.nodeType === 'TupleExpression' && Array.isArray(e.components) && e.components.length === 1) {
+    return isBuiltinSelfdestruct(e.components[0]);
+  }
   return (
     e.nodeType === 'Identifier' &&
     e.name === 'selfdestruct' &&
