@@ -1002,7 +1002,7 @@ export type components = {
             externalDependencies: components["schemas"]["BehaviorEvidenceDutyV2"];
             /** @constant */
             feeBehaviorClaim: false;
-            /** @description Project design: LIQUIDITY_CUSTODY, emitted for any graph target whose runtime code pushes, in a reachable PUSH4 outside embedded creation code, the selector of a v4 PoolManager function that moves or holds pool assets or ERC-6909 claims: unlock, modifyLiquidity, swap, donate, take, settle, settleFor, sync, clear, mint, burn, transfer or transferFrom (v4-core IPoolManager and IERC6909Claims signatures). Presence binds the duty; absence proves nothing. */
+            /** @description Project design: LIQUIDITY_CUSTODY, emitted for any graph target whose runtime code pushes, in a reachable PUSH4 (embedded creation code of a child it deploys included), the selector of a v4 PoolManager function that moves or holds pool assets or ERC-6909 claims: unlock, modifyLiquidity, swap, donate, take, settle, settleFor, sync, clear, mint, burn, transfer or transferFrom (v4-core IPoolManager and IERC6909Claims signatures). Presence binds the duty; absence proves nothing. */
             liquidityCustody: components["schemas"]["BehaviorEvidenceDutyV2"];
             mint: components["schemas"]["BehaviorEvidenceDutyV2"];
             pause: components["schemas"]["BehaviorEvidenceDutyV2"];

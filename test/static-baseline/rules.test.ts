@@ -253,6 +253,8 @@ const roleAndPoolCases: Array<[name: string, given: Given, want: string[]]> = [
     ['LIQUIDITY_CUSTODY', 'POOL_MANAGER_NOT_STATIC'],
   ],
   ['custody is role-agnostic', runtime('CustodyHook', 'auxiliary'), ['LIQUIDITY_CUSTODY']],
+  ['a factory of a custody hook: custody from its embedded code', runtime('CustodyFactory'), ['LIQUIDITY_CUSTODY']],
+  ['a factory of a selfdestructing child: no custody', runtime('Factory'), ['RUNTIME_SELFDESTRUCT']],
   [
     'beforeSwapReturnDelta with beforeSwap in the code: return-delta duty',
     hookWith('HalfSwapHook', 0x88),

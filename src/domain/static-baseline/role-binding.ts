@@ -128,16 +128,17 @@ export function roleBindingFindings(input: RoleBindingInput): Array<{ code: Find
  * The liquidity-custody and return-delta-accounting evidence duties, never blocks. Spec: launch-transport.md Errors
  * (bound evidence duties); project design of what they check:
  *
- * - `LIQUIDITY_CUSTODY` on any target whose runtime code pushes, in a reachable PUSH4 outside embedded creation code,
- *   a selector of `poolCustodySelectors` (it calls, or serves, a PoolManager function that moves or holds pool
- *   assets or ERC-6909 claims). An over-approximation: presence binds the duty, absence proves nothing.
+ * - `LIQUIDITY_CUSTODY` on any target whose runtime code pushes, in a reachable PUSH4 (embedded creation code
+ *   included: a child the target deploys is covered too), a selector of `poolCustodySelectors` (it calls, or serves,
+ *   a PoolManager function that moves or holds pool assets or ERC-6909 claims). An over-approximation: presence
+ *   binds the duty, absence proves nothing.
  * - `RETURN_DELTA_ACCOUNTING` on the hook for each returns-delta permission enabled in its mask whose callback
  *   selector its runtime code pushes in such a PUSH4 (the callback that returns the delta is there to run).
  */
 export function poolDutyFindings(input: RoleBindingInput): Array<{ code: FindingCode; detail: string }> {
   const found: Array<{ code: FindingCode; detail: string }> = [];
+  const custody = poolCustodySelectors.filter((s) => input.scan.selectors.some((r) => r.selector === s.selector));
   const reachable = input.scan.selectors.filter((s) => s.embeddedStart === null);
-  const custody = poolCustodySelectors.filter((s) => reachable.some((r) => r.selector === s.selector));
   if (custody.length > 0) {
     found.push({
       code: 'LIQUIDITY_CUSTODY',
