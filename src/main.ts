@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { compileSolidityIsolated, pinnedCompilerVersion } from './chain/compile-contracts.ts';
+import { compileSolidityIsolated, pinnedCompilerVersion, solidityAstsIsolated } from './chain/compile-contracts.ts';
 import { authorizerFromConfig } from './chain/launch-authorizer.ts';
 import { viemLaunchObserver } from './chain/launch-observer.ts';
 import { minimumInitialBuyWei, priceFeedFromConfig } from './chain/price-feed.ts';
@@ -43,6 +43,7 @@ const worker = new LifecycleWorker({
   workerId,
   minimumInitialBuyWei: () => minimumInitialBuyWei(priceFeed, Date.now()),
   authorizer,
+  sourceAsts: solidityAstsIsolated,
 });
 // The post-authorization tracker follows the chain the gates are bound to; without chain gates nothing is authorized.
 const observer = authorizer ? viemLaunchObserver(config.chain4663RpcUrls) : null;

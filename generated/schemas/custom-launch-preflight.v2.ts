@@ -113,15 +113,29 @@ export interface BehaviorEvidenceV2 {
   tax: BehaviorEvidenceDutyV2;
   pause: BehaviorEvidenceDutyV2;
   transferControls: BehaviorEvidenceDutyV2;
-  liquidityCustody: BehaviorEvidenceDutyV2;
+  liquidityCustody: BehaviorEvidenceDutyV21;
   externalDependencies: BehaviorEvidenceDutyV2;
-  returnDeltaAccounting: BehaviorEvidenceDutyV2;
+  returnDeltaAccounting: BehaviorEvidenceDutyV22;
   feeBehaviorClaim: false;
 }
 /**
  * A bound evidence duty, not a categorical block. not_observed: the static baseline found no such behavior. evidence_bound: the behavior is present and its required evidence is bound. evidence_required: the behavior is present or cannot be excluded and evidence is missing.
  */
 export interface BehaviorEvidenceDutyV2 {
+  status: 'not_observed' | 'evidence_bound' | 'evidence_required';
+  findingCodes: FindingCodes4;
+}
+/**
+ * A bound evidence duty, not a categorical block. not_observed: the static baseline found no such behavior. evidence_bound: the behavior is present and its required evidence is bound. evidence_required: the behavior is present or cannot be excluded and evidence is missing.
+ */
+export interface BehaviorEvidenceDutyV21 {
+  status: 'not_observed' | 'evidence_bound' | 'evidence_required';
+  findingCodes: FindingCodes4;
+}
+/**
+ * A bound evidence duty, not a categorical block. not_observed: the static baseline found no such behavior. evidence_bound: the behavior is present and its required evidence is bound. evidence_required: the behavior is present or cannot be excluded and evidence is missing.
+ */
+export interface BehaviorEvidenceDutyV22 {
   status: 'not_observed' | 'evidence_bound' | 'evidence_required';
   findingCodes: FindingCodes4;
 }
@@ -375,7 +389,7 @@ export interface ExternalReferenceBindingNotRunV2 {
   reason: 'no_external_references' | 'chain_gates_not_configured' | 'chain_deployment_mismatch' | 'chain_unavailable';
 }
 /**
- * The server's exact static baseline report over the request's bytecode and source.
+ * The server's exact static baseline report over the request's runtime bytecode and hook permissions (the sources reach the server only after create, so the source SELFDESTRUCT rule is decided at the permit stage, not here).
  */
 export interface StaticBaselineReportV2 {
   schemaVersion: 'platform.custom-launch-static-baseline-report.v1';
@@ -392,6 +406,9 @@ export interface StaticBaselineReportV2 {
    */
   findings: StaticBaselineFindingV2[];
 }
+/**
+ * Project design. The two role-bound rules check exactly this over the runtime code. TOKEN_ROLE_BINDING_INVALID (token target): a reachable PUSH4 outside embedded creation code is missing for any ERC-20 core selector (transfer, transferFrom, approve, balanceOf, allowance, totalSupply), unless the code has a reachable DELEGATECALL (a proxy: the PROXY_OR_DELEGATECALL duty instead); or the top-level dispatcher branches on any Uniswap v4 IHooks callback selector (a shared token and hook belongs to the MultiRole V2 lane). HOOK_ROLE_BINDING_INVALID (hook target): the dispatcher branches on all six ERC-20 core selectors, or the hook's CREATE2 address does not carry its permission mask in its low 14 bits. The dispatcher branches on a selector when solc's shape follows its PUSH4: an optional DUP, EQ, a PUSH of a valid JUMPDEST, JUMPI. A missing enabled callback is ENABLED_CALLBACK_MISSING, decided on the chain, not a role-bound rule. SOURCE_SELFDESTRUCT is not part of this report: the sources reach the server after create (putCustomLaunchSourceFileV4), so the permit stage decides it on the launch resource.
+ */
 export interface StaticBaselineFindingV2 {
   /**
    * Public finding code: upper snake case.
@@ -439,7 +456,7 @@ export interface PlatformAdmissionActionRequiredV2 {
   feeBehaviorClaim: false;
 }
 /**
- * The server's exact static baseline report over the request's bytecode and source.
+ * The server's exact static baseline report over the request's runtime bytecode and hook permissions (the sources reach the server only after create, so the source SELFDESTRUCT rule is decided at the permit stage, not here).
  */
 export interface StaticBaselineReportV21 {
   schemaVersion: 'platform.custom-launch-static-baseline-report.v1';

@@ -625,6 +625,17 @@ export type paths = {
          *     receipt counts. Files may be delivered in any state of the launch, before or after `finalized`; verification
          *     starts only after `finalized` and waits (component status `queued`, reason SOURCE_FILES_MISSING) until every
          *     file is held. Only launches in the credential's lineage are visible (404 NOT_FOUND otherwise).
+         *
+         *     Source SELFDESTRUCT (project design of the reference's "runtime or source SELFDESTRUCT" hard block): whenever the
+         *     lifecycle worker decides a launch's permit and the server holds every manifest file, it analyses them with the
+         *     pinned solc (names resolved, no code generated) and finds each `FunctionCall` whose callee, through any
+         *     parentheses, is the identifier `selfdestruct` bound to the global builtin (negative `referencedDeclaration`). Each is a blocking finding
+         *     SOURCE_SELFDESTRUCT on the launch (on the target whose verificationBundle entry names the file, else on none):
+         *     the launch moves to `action_required` and gets no permit. The word in a comment, a string or a user function
+         *     that shadows the builtin never matches; sources that do not analyse leave the rule undecided (source
+         *     verification reports SOURCE_COMPILE_FAILED). The delivery that completes the manifest of a launch still
+         *     `received` or `validating` whose lifecycle step waits (for the chain gates) schedules the step again. A launch
+         *     already past its permit when the last file arrives is not reopened.
          */
         put: operations["putCustomLaunchSourceFileV4"];
         post?: never;
@@ -1000,10 +1011,12 @@ export type components = {
             externalDependencies: components["schemas"]["BehaviorEvidenceDutyV2"];
             /** @constant */
             feeBehaviorClaim: false;
+            /** @description Project design: LIQUIDITY_CUSTODY, emitted for any graph target whose runtime code pushes, in a reachable PUSH4 (embedded creation code of a child it deploys included), the selector of a v4 PoolManager function that moves or holds pool assets or ERC-6909 claims: unlock, modifyLiquidity, swap, donate, take, settle, settleFor, sync, clear, mint, burn, transfer or transferFrom (v4-core IPoolManager and IERC6909Claims signatures). Presence binds the duty; absence proves nothing. */
             liquidityCustody: components["schemas"]["BehaviorEvidenceDutyV2"];
             mint: components["schemas"]["BehaviorEvidenceDutyV2"];
             pause: components["schemas"]["BehaviorEvidenceDutyV2"];
             proxyOrDelegatecall: components["schemas"]["BehaviorEvidenceDutyV2"];
+            /** @description Project design: RETURN_DELTA_ACCOUNTING, emitted on the hook for each returns-delta permission enabled in its mask (beforeSwapReturnDelta, afterSwapReturnDelta, afterAddLiquidityReturnDelta, afterRemoveLiquidityReturnDelta) whose callback (beforeSwap, afterSwap, afterAddLiquidity, afterRemoveLiquidity) the hook's runtime code pushes as an IHooks selector in a reachable PUSH4 outside embedded creation code. */
             returnDeltaAccounting: components["schemas"]["BehaviorEvidenceDutyV2"];
             tax: components["schemas"]["BehaviorEvidenceDutyV2"];
             transferControls: components["schemas"]["BehaviorEvidenceDutyV2"];
@@ -4007,7 +4020,10 @@ export type components = {
             /** @description The latest component updatedAt. */
             updatedAt: components["schemas"]["Timestamp"];
         };
-        /** StaticBaselineFindingV2 */
+        /**
+         * StaticBaselineFindingV2
+         * @description Project design. The two role-bound rules check exactly this over the runtime code. TOKEN_ROLE_BINDING_INVALID (token target): a reachable PUSH4 outside embedded creation code is missing for any ERC-20 core selector (transfer, transferFrom, approve, balanceOf, allowance, totalSupply), unless the code has a reachable DELEGATECALL (a proxy: the PROXY_OR_DELEGATECALL duty instead); or the top-level dispatcher branches on any Uniswap v4 IHooks callback selector (a shared token and hook belongs to the MultiRole V2 lane). HOOK_ROLE_BINDING_INVALID (hook target): the dispatcher branches on all six ERC-20 core selectors, or the hook's CREATE2 address does not carry its permission mask in its low 14 bits. The dispatcher branches on a selector when solc's shape follows its PUSH4: an optional DUP, EQ, a PUSH of a valid JUMPDEST, JUMPI. A missing enabled callback is ENABLED_CALLBACK_MISSING, decided on the chain, not a role-bound rule. SOURCE_SELFDESTRUCT is not part of this report: the sources reach the server after create (putCustomLaunchSourceFileV4), so the permit stage decides it on the launch resource.
+         */
         StaticBaselineFindingV2: {
             code: components["schemas"]["FindingCode"];
             detail: string;
@@ -4017,7 +4033,7 @@ export type components = {
         };
         /**
          * StaticBaselineReportV2
-         * @description The server's exact static baseline report over the request's bytecode and source.
+         * @description The server's exact static baseline report over the request's runtime bytecode and hook permissions (the sources reach the server only after create, so the source SELFDESTRUCT rule is decided at the permit stage, not here).
          */
         StaticBaselineReportV2: {
             findings: components["schemas"]["StaticBaselineFindingV2"][];

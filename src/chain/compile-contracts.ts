@@ -157,6 +157,41 @@ export function compileSolidityIsolated(
   });
 }
 
+/** One source unit's solc AST (compact JSON form), as solc's standard JSON output gives it. */
+export type SolidityAst = Record<string, unknown>;
+
+/**
+ * Parses and analyses a closed set of sources (imports resolve only among them) with the pinned solc-js in a worker
+ * thread and returns each unit's AST, with names resolved (an identifier's `referencedDeclaration` is negative for a
+ * global builtin). No code is generated. Rejects with solc's messages when the sources do not analyse.
+ */
+export function solidityAstsIsolated(
+  sources: Record<string, string>,
+  settings: SolidityBuildSettings,
+): Promise<Record<string, SolidityAst>> {
+  const input = JSON.stringify({
+    language: 'Solidity',
+    sources: Object.fromEntries(Object.entries(sources).map(([path, content]) => [path, { content }])),
+    settings: { evmVersion: settings.evmVersion, outputSelection: { '*': { '': ['ast'] } } },
+  });
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL('./solc-worker.mjs', import.meta.url), { workerData: { input } });
+    worker.once('message', (m: { output: string }) => {
+      const output = JSON.parse(m.output) as {
+        errors?: Array<{ severity: string; formattedMessage: string }>;
+        sources?: Record<string, { ast: SolidityAst }>;
+      };
+      const errors = (output.errors ?? []).filter((e) => e.severity === 'error');
+      if (errors.length > 0) reject(new Error(errors.map((e) => e.formattedMessage).join('\n')));
+      else resolve(Object.fromEntries(Object.entries(output.sources ?? {}).map(([path, u]) => [path, u.ast])));
+    });
+    worker.once('error', reject);
+    worker.once('exit', (code) => {
+      if (code !== 0) reject(new Error(`the solc worker exited with code ${code}`));
+    });
+  });
+}
+
 function solFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const path = join(dir, e.name);

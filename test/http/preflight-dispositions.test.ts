@@ -17,6 +17,7 @@ import {
 let s: TestServer;
 let key: string;
 let cleanHookCode: Hex;
+let cleanTokenCode: Hex;
 beforeAll(async () => {
   s = await startServer();
   key = s.key();
@@ -25,6 +26,8 @@ beforeAll(async () => {
   const cleanHook = fixtures.CleanHook;
   if (!cleanHook) throw new Error('the CleanHook fixture did not compile');
   cleanHookCode = fillImmutables(cleanHook, s.config.canonicalPoolManager) as Hex;
+  // A compiled fixed-supply ERC-20 with no finding of its own: the token role needs the ERC-20 core.
+  cleanTokenCode = fixtures.CleanToken?.runtime as Hex;
 });
 afterAll(() => s.close());
 
@@ -34,14 +37,15 @@ const compiledHook: Edit = (r) => {
   hook.runtimeBytecode = cleanHookCode;
   hook.runtimeCodeHash = keccak256(cleanHookCode);
 };
-// Token and initializer as minimal codes with no finding of their own, so each case shows only its own findings.
+// Token and initializer with no finding of their own, so each case shows only its own findings: the compiled
+// CleanToken (an ERC-20, as the token role needs) and a minimal initializer code.
 const plainTargets: Edit = (r) => {
-  for (const [role, tag] of [
-    ['token', '01010101'],
-    ['initializer', '03030303'],
+  for (const [role, code] of [
+    ['token', cleanTokenCode],
+    ['initializer', '0x60806040526303030303505f80fd'],
   ]) {
     const target = r.graphBundle.targets.find((t: { role: string }) => t.role === role);
-    target.runtimeBytecode = `0x608060405263${tag}505f80fd`;
+    target.runtimeBytecode = code;
     target.runtimeCodeHash = keccak256(target.runtimeBytecode);
   }
 };
@@ -241,6 +245,11 @@ describe('the hook address carries its permission mask (issue 4 item 4)', () => 
       body: JSON.stringify(unmined),
     });
     expect(blocked.json.blockingFindingCodes).toEqual(['HOOK_ROLE_BINDING_INVALID']);
+    // A role-bound rule of the static baseline: in the static report, so platformAdmission requires action.
+    expect(blocked.json.platformAdmission).toMatchObject({
+      status: 'action_required',
+      blockingFindingCodes: ['HOOK_ROLE_BINDING_INVALID'],
+    });
     const mined = bindRequestHashes(request);
     expect(addressHookBits(predictedHookAddress(mined) as Hex)).toBe(hook.hookPermissions.mask);
     const admitted = await call(`${s.url}/v4/chains/4663/custom-launches/preflight`, {
@@ -249,5 +258,67 @@ describe('the hook address carries its permission mask (issue 4 item 4)', () => 
       body: JSON.stringify(mined),
     });
     expect(admitted.json.blockingFindingCodes).toEqual([]);
+    expect(admitted.json.platformAdmission.status).toBe('no_blocking_static_finding');
+  });
+});
+
+describe('the role-bound rules and the pool duties in preflight (launch-transport.md Errors)', () => {
+  const fixtures = compileFixtures({ appendCBOR: true });
+  const withCode =
+    (role: string, name: string, mask?: number): Edit =>
+    (r) => {
+      const target = r.graphBundle.targets.find((t: { role: string }) => t.role === role);
+      target.runtimeBytecode = fixtures[name]?.runtime;
+      target.runtimeCodeHash = keccak256(target.runtimeBytecode);
+      if (mask === undefined) return;
+      // afterSwap (0x40) and afterSwapReturnDelta (0x04); bindRequestHashes mines the hook salt for the mask.
+      for (const flag of Object.keys(target.hookPermissions)) target.hookPermissions[flag] = false;
+      Object.assign(target.hookPermissions, { mask, afterSwap: true, afterSwapReturnDelta: true });
+    };
+  const preflight = async (edits: Edit[]) => {
+    const request = example(v4FrozenExample) as any;
+    for (const edit of [compiledHook, plainTargets, noExternalReferences, ...edits]) edit(request);
+    const r = await call(`${s.url}/v4/chains/4663/custom-launches/preflight`, {
+      method: 'POST',
+      headers: auth(key),
+      body: JSON.stringify(bindRequestHashes(request)),
+    });
+    expect(r.status, r.text.slice(0, 500)).toBe(200);
+    return r.json;
+  };
+
+  it.each([
+    ['token', 'SharedTokenHook', 'TOKEN_ROLE_BINDING_INVALID'],
+    ['hook', 'SharedTokenHook', 'HOOK_ROLE_BINDING_INVALID'],
+    ['token', 'HalfSwapHook', 'TOKEN_ROLE_BINDING_INVALID'],
+  ])('a %s target that is %s: %s is a static hard block', async (role, name, code) => {
+    const json = await preflight([noHookCallbacks, withCode(role, name)]);
+    expect(json.disposition).toBe('unsupported');
+    expect(json.blockingFindingCodes).toEqual([code]);
+    expect(json.platformAdmission).toMatchObject({ status: 'action_required', blockingFindingCodes: [code] });
+  });
+
+  it('the ERC-20 token and the compiled hook of the other cases: no role-bound finding', async () => {
+    const json = await preflight([noHookCallbacks]);
+    expect(json.blockingFindingCodes).toEqual([]);
+    expect(json.platformAdmission.status).toBe('no_blocking_static_finding');
+  });
+
+  it('a hook that takes from the pool manager with afterSwapReturnDelta: both duties observed', async () => {
+    const json = await preflight([withCode('hook', 'CustodyHook', 0x44)]);
+    expect(json.behaviorEvidence).toMatchObject({
+      liquidityCustody: { status: 'evidence_required', findingCodes: ['LIQUIDITY_CUSTODY'] },
+      returnDeltaAccounting: { status: 'evidence_required', findingCodes: ['RETURN_DELTA_ACCOUNTING'] },
+    });
+    expect(json.warningFindingCodes).toEqual(expect.arrayContaining(['LIQUIDITY_CUSTODY', 'RETURN_DELTA_ACCOUNTING']));
+    expect(json.blockingFindingCodes).toEqual([]);
+  });
+
+  it('the same mask on a hook that neither calls the pool manager nor carries afterSwap: neither duty', async () => {
+    const json = await preflight([withCode('hook', 'CleanHook', 0x44), compiledHook]);
+    expect(json.behaviorEvidence).toMatchObject({
+      liquidityCustody: { status: 'not_observed', findingCodes: [] },
+      returnDeltaAccounting: { status: 'not_observed', findingCodes: [] },
+    });
   });
 });

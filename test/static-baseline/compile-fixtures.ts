@@ -13,9 +13,9 @@ export interface CompiledFixture {
 /**
  * Compiles every fixture with solc-js standard JSON, optimizer on: the `.sol` files as Solidity, the `.yul`
  * objects in Yul mode. `appendCBOR: false` drops the metadata trailer from the Solidity builds (Yul builds never
- * have one).
+ * have one); `viaIR` compiles the Solidity builds through the IR pipeline.
  */
-export function compileFixtures(options: { appendCBOR: boolean }): Record<string, CompiledFixture> {
+export function compileFixtures(options: { appendCBOR: boolean; viaIR?: boolean }): Record<string, CompiledFixture> {
   const files = readdirSync(contractsDir).sort();
   const read = (name: string) => ({ content: readFileSync(contractsDir + name, 'utf8') });
   const selection = { '*': { '*': ['evm.deployedBytecode.object', 'evm.deployedBytecode.immutableReferences'] } };
@@ -26,6 +26,7 @@ export function compileFixtures(options: { appendCBOR: boolean }): Record<string
       optimizer: { enabled: true, runs: 200 },
       evmVersion: 'cancun',
       metadata: options.appendCBOR ? { appendCBOR: true, bytecodeHash: 'ipfs' } : { appendCBOR: false },
+      ...(options.viaIR ? { viaIR: true } : {}),
       outputSelection: selection,
     },
   };

@@ -22,7 +22,7 @@ describe('buildStaticBaselineReport', () => {
     const { reportSha256, ...unsigned } = report;
     expect(unsigned).toEqual({
       schemaVersion: 'platform.custom-launch-static-baseline-report.v1',
-      rulesetId: 'platform.static-baseline.v1',
+      rulesetId: 'platform.static-baseline.v2',
       findings: [selfdestruct],
     });
     expect(reportSha256).toBe(sha256Digest(canonicalJson(unsigned)));
@@ -45,7 +45,7 @@ describe('buildStaticBaselineReport', () => {
   it('has a stable digest for no findings', () => {
     const unsigned = {
       schemaVersion: 'platform.custom-launch-static-baseline-report.v1',
-      rulesetId: 'platform.static-baseline.v1',
+      rulesetId: 'platform.static-baseline.v2',
       findings: [],
     };
     expect(buildStaticBaselineReport([]).reportSha256).toBe(sha256Digest(canonicalJson(unsigned)));

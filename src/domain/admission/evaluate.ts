@@ -61,7 +61,8 @@ const severityOf = { hard_block: 'blocking', evidence_duty: 'warning', warning: 
  * Request rules 4-5; Errors (hard-block rules and evidence duties).
  * - the metadata image is decoded (PNG or single-frame GIF only);
  * - the static baseline runs over every target's runtime code: its hard blocks block, its evidence duties warn;
- * - the hook's CREATE2 address (graph factory, router, salt, code) carries its permission mask in its low 14 bits;
+ *   its report also holds the role-bound rule on the hook's CREATE2 address (graph factory, router, salt, code),
+ *   which must carry the permission mask in its low 14 bits;
  * - each enabled hook callback and its guard wait for the chain checks (needs evidence);
  * - an external contract reference gains no trust until it is bound: preflight passes the outcome of the read-only
  *   binding (LaunchAuthorizer.bindExternalReferences), and a reference it did not bind, or every reference when the
@@ -85,9 +86,26 @@ export function evaluateAdmission(
 
   const targets = request.graphBundle.targets;
   const staticFindings = evaluateStaticBaseline(
-    targets.map((t) => ({ targetId: t.targetId, role: t.role, runtimeBytecode: t.runtimeBytecode })),
+    targets.map((t) => ({
+      targetId: t.targetId,
+      role: t.role,
+      runtimeBytecode: t.runtimeBytecode,
+      hookPermissionMask: t.hookPermissions?.mask,
+    })),
     config,
   ).findings;
+  // The role-bound rule on the hook's address belongs to the same static baseline: it is in the report.
+  const hookAddress = predictedHookAddress(request);
+  for (const target of targets) {
+    const flags = target.hookPermissions;
+    if (!flags || !hookAddress || addressHookBits(hookAddress) === flags.mask) continue;
+    staticFindings.push({
+      code: 'HOOK_ROLE_BINDING_INVALID',
+      severity: 'hard_block',
+      targetId: target.targetId,
+      detail: `The graph factory puts the hook at ${hookAddress}, whose low 14 bits are ${addressHookBits(hookAddress)}, not its permission mask ${flags.mask}: mine its CREATE2 salt for the mask.`,
+    });
+  }
   const staticReport = buildStaticBaselineReport(staticFindings);
   for (const f of staticReport.findings) {
     findings.push({
@@ -98,18 +116,9 @@ export function evaluateAdmission(
     });
   }
 
-  const hookAddress = predictedHookAddress(request);
   for (const target of targets) {
     const flags = target.hookPermissions;
     if (!flags) continue;
-    if (hookAddress && addressHookBits(hookAddress) !== flags.mask) {
-      findings.push({
-        code: 'HOOK_ROLE_BINDING_INVALID',
-        severity: 'blocking',
-        targetId: target.targetId,
-        message: `The graph factory puts the hook at ${hookAddress}, whose low 14 bits are ${addressHookBits(hookAddress)}, not its permission mask ${flags.mask}: mine its CREATE2 salt for the mask.`,
-      });
-    }
     const enabled = callbackFlags.filter((flag) => flags[flag] === true);
     if (enabled.length > 0) {
       findings.push({

@@ -15,7 +15,8 @@ export const findingCodes = {
   },
   SOURCE_SELFDESTRUCT: {
     classification: 'hard_block',
-    obligation: 'SELFDESTRUCT in source blocks deployment; rebuild without it.',
+    obligation:
+      'A selfdestruct(...) call of the builtin in the delivered sources (by the solc AST, never a comment or string) blocks the permit; rebuild without it.',
   },
   CALLBACK_GUARD_MISSING: {
     classification: 'hard_block',
@@ -31,11 +32,13 @@ export const findingCodes = {
   },
   TOKEN_ROLE_BINDING_INVALID: {
     classification: 'hard_block',
-    obligation: 'The token role must be one project-owned physical target.',
+    obligation:
+      'The token role must be one project-owned ERC-20 target: its code carries transfer, transferFrom, approve, balanceOf, allowance and totalSupply (unless it delegates) and dispatches no v4 hook callback; a shared token and hook belongs to the MultiRole V2 lane.',
   },
   HOOK_ROLE_BINDING_INVALID: {
     classification: 'hard_block',
-    obligation: 'The hook role must be one project-owned physical target whose address bits equal its mask.',
+    obligation:
+      'The hook role must be one project-owned physical target whose address bits equal its mask and whose dispatcher does not serve the whole ERC-20 core; a shared token and hook belongs to the MultiRole V2 lane.',
   },
   PROXY_OR_DELEGATECALL: {
     classification: 'evidence_duty',
@@ -45,7 +48,11 @@ export const findingCodes = {
   TAX_CONTROL: { classification: 'evidence_duty', obligation: 'Bind evidence for transfer taxes.' },
   PAUSE_CONTROL: { classification: 'evidence_duty', obligation: 'Bind evidence for pause controls.' },
   TRANSFER_CONTROL: { classification: 'evidence_duty', obligation: 'Bind evidence for transfer controls.' },
-  LIQUIDITY_CUSTODY: { classification: 'evidence_duty', obligation: 'Bind evidence for liquidity custody.' },
+  LIQUIDITY_CUSTODY: {
+    classification: 'evidence_duty',
+    obligation:
+      'Bind evidence for liquidity custody: the code pushes a PoolManager selector that moves or holds pool assets or ERC-6909 claims (unlock, modifyLiquidity, swap, donate, take, settle, settleFor, sync, clear, mint, burn, transfer, transferFrom).',
+  },
   EXTERNAL_DEPENDENCY: { classification: 'evidence_duty', obligation: 'Bind evidence for external dependencies.' },
   POOL_MANAGER_NOT_STATIC: {
     classification: 'evidence_duty',
@@ -53,7 +60,8 @@ export const findingCodes = {
   },
   RETURN_DELTA_ACCOUNTING: {
     classification: 'evidence_duty',
-    obligation: 'Bind evidence for return-delta accounting.',
+    obligation:
+      "Bind evidence for return-delta accounting: a returns-delta permission is enabled and the hook's code carries the callback that returns the delta.",
   },
   EXTERNAL_REFERENCE_UNBOUND: {
     classification: 'hard_block',

@@ -6,6 +6,7 @@ import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
 import { utf8Order } from '../canonical-json.ts';
 import { bringVerificationForward } from '../lifecycle/source-verifier.ts';
+import { wakeBeforePermit } from '../lifecycle/worker.ts';
 import { storedRequest, visibility } from './launch-resource.ts';
 import type { CreateRequestV4 } from './request-rules.ts';
 
@@ -24,7 +25,8 @@ function receivedHashes(db: Db, launchId: string): Set<string> {
  * bytes of one file of the launch's sourceBundleManifest, addressed by its SHA-256. A launch outside the
  * credential's visibility is 404; a hash the manifest does not list is 409 SOURCE_FILE_NOT_IN_MANIFEST; bytes with
  * another hash are 400 SOURCE_FILE_DIGEST_MISMATCH; neither persists anything. 201 is answered only after the
- * commit is on disk (synchronous=FULL); a file already held answers 200.
+ * commit is on disk (synchronous=FULL); a file already held answers 200. The delivery that completes the manifest
+ * of a launch still waiting before its permit schedules its lifecycle step again (the source SELFDESTRUCT rule).
  */
 export function receiveSourceFile(
   db: Db,
@@ -65,9 +67,12 @@ export function receiveSourceFile(
         'INSERT OR IGNORE INTO launch_source_files (launch_id, sha256, received_at) VALUES (?, ?, ?)',
       ).run(input.launchId, input.sha256, at).changes;
       const held = receivedHashes(db, input.launchId);
-      // The delivery that completes the manifest brings a finalized launch's verification attempt forward.
-      if (changes === 1 && manifest.files.every((f) => held.has(f.sha256)))
+      // The delivery that completes the manifest brings a finalized launch's verification attempt forward, and a
+      // launch still before its permit back to the source SELFDESTRUCT rule.
+      if (changes === 1 && manifest.files.every((f) => held.has(f.sha256))) {
         bringVerificationForward(db, input.launchId, at);
+        wakeBeforePermit(db, input.launchId, input.now);
+      }
       return { changes, held };
     })
     .immediate();

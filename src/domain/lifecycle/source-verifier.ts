@@ -281,7 +281,7 @@ export function bringVerificationForward(db: Db, launchId: string, at: string): 
  * The delivered text of every manifest file by path, or the paths still missing. Source text is UTF-8 (solc reads
  * sources as text; the packer hashed the UTF-8 bytes of the text it compiled).
  */
-function heldSources(
+export function heldSources(
   db: Db,
   launchId: string,
   manifest: CreateRequestV4['sourceBundleManifest'],

@@ -1,5 +1,6 @@
 import type { components } from '../../../generated/types/service.ts';
 import { redactKeys } from '../../auth/keys.ts';
+import type { SolidityAst, SolidityBuildSettings } from '../../chain/compile-contracts.ts';
 import type { LaunchAuthorizer, WalletTransaction } from '../../chain/launch-authorizer.ts';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../store/db.ts';
@@ -8,7 +9,9 @@ import { type AdmissionConfig, type AdmissionFinding, evaluateAdmission } from '
 import { type FindingCode, findingCodes } from '../launches/finding-codes.ts';
 import { fundingNonceSeenInOtherRequest } from '../launches/funding-nonce-reuse.ts';
 import type { CreateRequestV4 } from '../launches/request-rules.ts';
+import { findSourceSelfdestructs } from '../static-baseline/source-selfdestruct.ts';
 import { pollUntilStopped } from './poll-loop.ts';
+import { heldSources } from './source-verifier.ts';
 
 /** What a lifecycle step concluded for one launch. */
 type Outcome =
@@ -53,6 +56,11 @@ export class LifecycleWorker {
       minimumInitialBuyWei?: () => Promise<bigint | null>;
       /** The chain gates; null when no chain is configured. */
       authorizer?: LaunchAuthorizer | null;
+      /** solc's analysed ASTs of a closed source set, for the source SELFDESTRUCT rule; absent: the rule is off. */
+      sourceAsts?: (
+        sources: Record<string, string>,
+        settings: SolidityBuildSettings,
+      ) => Promise<Record<string, SolidityAst>>;
     },
   ) {}
 
@@ -122,6 +130,7 @@ export class LifecycleWorker {
       chainBindsExternalReferences: Boolean(authorizer),
       fundingNonceConflict: fundingNonceSeenInOtherRequest(this.deps.db, request),
     });
+    findings.push(...(await this.sourceSelfdestructFindings(launchId, request)));
     if (findings.some((f) => f.severity === 'blocking')) return { kind: 'action_required', findings };
     if (!authorizer) return { kind: 'awaiting_chain', findings };
     if (request.profile === '4.1.0' && request.fundingPlan.mode !== 'build-only' && minimumInitialBuyWei === null) {
@@ -134,6 +143,27 @@ export class LifecycleWorker {
     return chain.kind === 'authorized'
       ? { kind: 'authorized', findings: merged, walletTransaction: chain.walletTransaction }
       : { kind: 'action_required', findings: merged };
+  }
+
+  /**
+   * The source SELFDESTRUCT hard block (launch-transport.md Errors), decided over the delivered sources: only once every
+   * file of the sourceBundleManifest is held, and only when the pinned solc analyses them (sources that do not
+   * analyse leave the rule undecided here; source verification reports them). Each call is a blocking finding on
+   * the target whose verificationBundle entry names its file, else on no target.
+   */
+  private async sourceSelfdestructFindings(launchId: string, request: CreateRequestV4): Promise<AdmissionFinding[]> {
+    const { sourceAsts } = this.deps;
+    if (!sourceAsts) return [];
+    const { sources, missing } = heldSources(this.deps.db, launchId, request.sourceBundleManifest);
+    if (missing.length > 0) return [];
+    const asts = await sourceAsts(sources, request.sourceDescriptor).catch(() => null);
+    if (!asts) return [];
+    return findSourceSelfdestructs(asts, sources).map((call) => ({
+      code: 'SOURCE_SELFDESTRUCT',
+      severity: 'blocking',
+      targetId: request.verificationBundle.targets.find((t) => t.sourcePath === call.path)?.targetId ?? null,
+      message: `selfdestruct(...) is called in the source at ${call.path}:${call.line}:${call.column}.`,
+    }));
   }
 
   private complete(job: ClaimedJob, outcome: Outcome): void {
@@ -239,4 +269,19 @@ export class LifecycleWorker {
       ).run(launchId, from, to, this.deps.workerId, at);
     }
   }
+}
+
+/**
+ * Brings a launch that waits before its permit back to the lifecycle worker (the delivery that completes its
+ * sourceBundleManifest), so the source SELFDESTRUCT rule runs over the sources before any permit: only a launch still
+ * `received` or `validating` whose job is idle (waiting for the chain gates); a due or running job reads the sources
+ * anyway, and a launch past its permit is not reopened.
+ */
+export function wakeBeforePermit(db: Db, launchId: string, nowMs: number): void {
+  statement(
+    db,
+    `UPDATE lifecycle_jobs SET state = 'scheduled', next_attempt_ms = ?, updated_at = ?
+       WHERE launch_id = ? AND state = 'idle'
+         AND EXISTS (SELECT 1 FROM launches l WHERE l.launch_id = ? AND l.status IN ('received', 'validating'))`,
+  ).run(nowMs, new Date(nowMs).toISOString(), launchId, launchId);
 }

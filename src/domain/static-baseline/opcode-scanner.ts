@@ -162,6 +162,34 @@ export function decodeAt(code: Uint8Array, offset: number): { opcode: number; im
 }
 
 /**
+ * The selectors the top-level dispatcher branches on: a reachable PUSH4 outside embedded creation code that solc's
+ * dispatcher shape follows, `PUSH4 sel [DUP1..DUP16] EQ PUSH1..PUSH32 dest JUMPI` with dest a valid JUMPDEST. A
+ * selector only pushed as data or as an outgoing call's selector (`PUSH4 sel PUSH1 0xe0 SHL ...`) is not dispatched,
+ * and neither is a binary-search pivot (compared with GT or LT). Spec: CHAIN-NOTES.md Static bytecode checks.
+ *
+ * @param code Runtime bytecode.
+ * @param scan Its scan result.
+ * @returns Lowercase `0x` + 8 hex digit selectors.
+ */
+export function dispatchedSelectors(code: Uint8Array, scan: ScanResult): Set<string> {
+  const destinations = validJumpDestinations(code);
+  const dispatched = new Set<string>();
+  for (const pushed of scan.selectors) {
+    if (pushed.embeddedStart !== null) continue;
+    let next = decodeAt(code, pushed.offset + 5);
+    if (next.opcode >= 0x80 && next.opcode <= 0x8f) next = decodeAt(code, next.next);
+    if (next.opcode !== 0x14) continue;
+    const push = decodeAt(code, next.next);
+    const jumpi = decodeAt(code, push.next);
+    if (push.immediate.length === 0 || jumpi.opcode !== opcodes.JUMPI) continue;
+    let dest = 0;
+    for (const byte of push.immediate) dest = dest * 256 + byte;
+    if (destinations.has(dest)) dispatched.add(pushed.selector);
+  }
+  return dispatched;
+}
+
+/**
  * Offsets of valid jump destinations as the EVM decides them: 0x5b bytes that are not inside a PUSH immediate.
  *
  * @param code Runtime bytecode.

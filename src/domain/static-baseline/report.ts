@@ -6,7 +6,7 @@ import { type StaticBaselineFinding, sortFindings } from './rules.ts';
 export type StaticBaselineReport = components['schemas']['StaticBaselineReportV2'];
 
 /** Identifier and revision of the rule set in `rules.ts`; bump the revision when a rule's outcome can change. */
-export const staticBaselineRulesetId = 'platform.static-baseline.v1';
+export const staticBaselineRulesetId = 'platform.static-baseline.v2';
 
 /**
  * Builds the exact static baseline report that the preflight result carries as `staticBaseline` and that

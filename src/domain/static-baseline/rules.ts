@@ -3,12 +3,14 @@ import type { components } from '../../../generated/types/service.ts';
 import { type FindingCode, findingCodes } from '../launches/finding-codes.ts';
 import {
   decodeAt,
+  dispatchedSelectors,
   type OpcodeHit,
   opcodes,
   type ScanResult,
   scanRuntime,
   validJumpDestinations,
 } from './opcode-scanner.ts';
+import { poolDutyFindings, roleBindingFindings } from './role-binding.ts';
 
 /** A finding of the static baseline report, generated from the spec. */
 export type StaticBaselineFinding = components['schemas']['StaticBaselineFindingV2'];
@@ -24,6 +26,8 @@ export interface StaticBaselineTarget {
   runtimeBytecode: string;
   /** The target's chain address when known; a literal equal to it is not an external dependency. */
   address?: string;
+  /** The hook's Uniswap v4 permission mask (the hook target only); the return-delta duty reads it. */
+  hookPermissionMask?: number;
 }
 
 /** Configuration the rules need: the chain's canonical Uniswap v4 pool manager. */
@@ -81,12 +85,14 @@ const maxOffsetsInDetail = 8;
  *
  * Hard blocks: a reachable CALLCODE (`RUNTIME_CALLCODE`); a reachable SELFDESTRUCT, including one inside embedded
  * creation code (`RUNTIME_SELFDESTRUCT`); a `poolManager()` getter that returns a single constant address other
- * than the canonical pool manager (`NONCANONICAL_POOL_MANAGER`, see `decidePoolManager`).
+ * than the canonical pool manager (`NONCANONICAL_POOL_MANAGER`, see `decidePoolManager`); the two role-bound rules
+ * (`TOKEN_ROLE_BINDING_INVALID`, `HOOK_ROLE_BINDING_INVALID`, see `roleBindingFindings`).
  *
  * Evidence duties, never blocks: a reachable DELEGATECALL or an upgrade selector (`PROXY_OR_DELEGATECALL`);
  * mint, pause, transfer-control and tax selectors (`selectorDuties`); address literals that are neither the
  * canonical pool manager nor a graph target (`EXTERNAL_DEPENDENCY`); a hook whose pool manager the getter rule
- * cannot decide statically (`POOL_MANAGER_NOT_STATIC`).
+ * cannot decide statically (`POOL_MANAGER_NOT_STATIC`); PoolManager custody selectors and enabled returns-delta
+ * callbacks (`LIQUIDITY_CUSTODY`, `RETURN_DELTA_ACCOUNTING`, see `poolDutyFindings`).
  *
  * @param targets The graph targets with their runtime code.
  * @param config The canonical pool manager of the chain.
@@ -145,6 +151,16 @@ export function evaluateStaticBaseline(
       if (hits.length > 0) {
         add(duty.code, `selector ${duty.selector} ${duty.signature} pushed at ${describeHits(hits)}`);
       }
+    }
+
+    const roleInput = {
+      role: target.role,
+      hookPermissionMask: target.hookPermissionMask,
+      scan,
+      dispatched: dispatchedSelectors(code, scan),
+    };
+    for (const finding of [...roleBindingFindings(roleInput), ...poolDutyFindings(roleInput)]) {
+      add(finding.code, finding.detail);
     }
   }
   return { findings: sortFindings(findings) };
