@@ -33,11 +33,12 @@ let outage: { server: ServerProcess; key: string; a: TcpProxy; b: TcpProxy };
 let deadline: { server: ServerProcess; key: string; a: TcpProxy; b: TcpProxy };
 /** The launch the first test hands off to the wallet; the later ones follow it. */
 let launchId: string;
+/** The example project packed for this devnet, once (packing compiles). */
+let packed: ReturnType<typeof packLaunchProject>;
 
 /** A server process whose two provider URLs go through their own relays, with its own database and wallet key. */
-async function startServer(name: string, env: Record<string, string>) {
-  const [a, b] = await Promise.all([startTcpProxy(devnet.deployment.rpcUrl), startTcpProxy(devnet.deployment.rpcUrl)]);
-  proxies.push(a, b);
+async function startServer(name: string, [a, b]: TcpProxy[], env: Record<string, string>) {
+  if (!a || !b) throw new Error('two relays');
   const databasePath = join(dir, `${name}.sqlite`);
   const db = openDatabase(databasePath);
   const key = mintWalletKey(db, {
@@ -62,10 +63,14 @@ async function startServer(name: string, env: Record<string, string>) {
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'custom-launch-outage-'));
   [devnet, bare] = await Promise.all([startDevnet({ outputDir: dir }), startAnvil()]);
-  [outage, deadline] = await Promise.all([
-    startServer('outage', { LIFECYCLE_VALIDATION_DEADLINE_MS: '600000' }),
-    startServer('deadline', { LIFECYCLE_VALIDATION_DEADLINE_MS: '4000' }),
+  proxies.push(...(await Promise.all([1, 2, 3, 4].map(() => startTcpProxy(devnet.deployment.rpcUrl)))));
+  // The processes are spawned before the example is packed (packing compiles, on this thread): both proceed at once.
+  const servers = Promise.all([
+    startServer('outage', proxies.slice(0, 2), { LIFECYCLE_VALIDATION_DEADLINE_MS: '600000' }),
+    startServer('deadline', proxies.slice(2, 4), { LIFECYCLE_VALIDATION_DEADLINE_MS: '4000' }),
   ]);
+  packed = packLaunchProject(project, { chainDeployment: devnet.chainDeployment });
+  [outage, deadline] = await servers;
 }, 120_000);
 afterAll(async () => {
   await Promise.all([outage?.server.stop(), deadline?.server.stop()]);
@@ -74,12 +79,13 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** Creates a launch of the example project, its request edited first if asked. */
 async function create(on: { server: ServerProcess; key: string }, edit?: (r: CreateRequestV4) => void) {
-  const packed = packLaunchProject(project, { chainDeployment: devnet.chainDeployment });
   let body: Buffer = packed.bytes;
   if (edit) {
-    edit(packed.request);
-    body = Buffer.from(JSON.stringify(bindRequestHashes(packed.request)));
+    const request = structuredClone(packed.request);
+    edit(request);
+    body = Buffer.from(JSON.stringify(bindRequestHashes(request)));
   }
   const r = await call(`${on.server.url}/v4/chains/4663/custom-launches`, {
     method: 'POST',

@@ -1,6 +1,7 @@
 import type { components } from '../../../generated/types/service.ts';
 import { redactKeys } from '../../auth/keys.ts';
 import type { LaunchAuthorizer, WalletTransaction } from '../../chain/launch-authorizer.ts';
+import { describeRevert, revertDataOf } from '../../chain/revert.ts';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
@@ -74,11 +75,12 @@ export class LifecycleWorker {
     } catch (err) {
       const failure = classifyStepFailure(err);
       if (failure.kind === 'definitive') {
+        // The decoded reason only: an error's own text can carry a provider URL, which may hold its API key.
         const finding: AdmissionFinding = {
           code: failure.code,
           severity: 'blocking',
           targetId: null,
-          message: `The lifecycle step ended definitively: ${redactKeys(String(err)).slice(0, 400)}`,
+          message: `A call of the lifecycle step reverted: ${describeRevert(revertDataOf(err))}.`,
         };
         this.complete(job, { kind: 'action_required', findings: [finding] });
       } else {
@@ -108,12 +110,15 @@ export class LifecycleWorker {
         // Only launches before authorized: from there the tracker owns the job's retry state.
         const due = statement(
           db,
-          `SELECT j.launch_id, j.attempt, j.deadline_ms FROM lifecycle_jobs j JOIN launches l ON l.launch_id = j.launch_id
+          `SELECT j.launch_id, j.attempt, j.deadline_ms, l.created_at FROM lifecycle_jobs j
+             JOIN launches l ON l.launch_id = j.launch_id
              WHERE l.status IN ('received', 'validating')
                AND ((j.state IN ('scheduled', 'retry_wait') AND j.next_attempt_ms <= ?)
                  OR (j.state = 'running' AND j.lease_expires_ms <= ?))
              ORDER BY j.next_attempt_ms LIMIT 1`,
-        ).get(nowMs, nowMs) as { launch_id: string; attempt: number; deadline_ms: number } | undefined;
+        ).get(nowMs, nowMs) as
+          | { launch_id: string; attempt: number; deadline_ms: number | null; created_at: string }
+          | undefined;
         if (!due) return null;
         const at = new Date(nowMs).toISOString();
         const attempt = Math.min(due.attempt + 1, maxShownAttempt);
@@ -123,7 +128,9 @@ export class LifecycleWorker {
              next_attempt_ms = NULL, updated_at = ? WHERE launch_id = ?`,
         ).run(attempt, workerId, nowMs + lifecycle.leaseMs, at, due.launch_id);
         this.transition(due.launch_id, 'received', 'validating', at);
-        return { launchId: due.launch_id, attempt, deadlineMs: due.deadline_ms };
+        // Every job is created with its deadline; the configured one covers a row written without it.
+        const deadlineMs = due.deadline_ms ?? Date.parse(due.created_at) + lifecycle.validationDeadlineMs;
+        return { launchId: due.launch_id, attempt, deadlineMs };
       })
       .immediate();
   }
