@@ -30,12 +30,18 @@ export interface Config {
   modulesReviewPollMs: number;
   /** The exact source digest of the fixed quote test environment (MODULES_QUOTE_ENVIRONMENT_SOURCE_DIGEST), or null. */
   modulesQuoteEnvironmentSourceDigest: string | null;
-  /** Lifecycle worker: attempts per launch, lease, first retry delay (doubling), idle poll, and an optional pause
-   * between claiming and evaluating a job (a knob for the crash-resume test and demos; 0 in production). */
+  /** Lifecycle worker: the validation deadline, lease, first retry delay (doubling up to the cap), idle poll, and an
+   * optional pause between claiming and evaluating a job (a knob for the crash-resume test and demos; 0 in
+   * production). Transient failures are retried until the deadline; there is no attempt bound (it replaced
+   * LIFECYCLE_MAX_ATTEMPTS). */
   lifecycle: {
-    maxAttempts: number;
+    /** How long after acceptance a launch may stay in received/validating on transient failures
+     * (LIFECYCLE_VALIDATION_DEADLINE_MS); then it fails with LIFECYCLE_VALIDATION_DEADLINE_PASSED. */
+    validationDeadlineMs: number;
     leaseMs: number;
     backoffBaseMs: number;
+    /** The longest wait between two attempts (LIFECYCLE_BACKOFF_MAX_MS). */
+    backoffMaxMs: number;
     pollMs: number;
     stepDelayMs: number;
     /** How often the post-authorization tracker polls the chain (LIFECYCLE_TRACKER_POLL_MS). */
@@ -86,6 +92,12 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   if (raw === undefined || raw === '') return fallback;
   if (!/^[0-9]+$/.test(raw)) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
   return Number(raw);
+}
+
+function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const value = int(env, name, fallback);
+  if (value < 1) throw new Error(`${name} must be at least 1, got "${env[name]}"`);
+  return value;
 }
 
 function address(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
@@ -140,6 +152,12 @@ export const defaultPlatformFeeRecipient = '0x70997970C51812dc3A010C7d01b50e0d17
 /** Builds the configuration from environment variables with the embedded defaults. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const inCi = env.CI === 'true' || env.NODE_ENV === 'test' || env.VITEST === 'true';
+  if (env.LIFECYCLE_MAX_ATTEMPTS) {
+    // Silently ignoring it would let an operator believe launches still fail after a few attempts.
+    throw new Error(
+      'LIFECYCLE_MAX_ATTEMPTS was replaced: transient failures are retried until LIFECYCLE_VALIDATION_DEADLINE_MS (README "Configuration")',
+    );
+  }
   return {
     host: env.HOST ?? '127.0.0.1',
     port: int(env, 'PORT', 8787),
@@ -163,9 +181,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     modulesQuoteEnvironmentSourceDigest: sha256DigestEnv(env, 'MODULES_QUOTE_ENVIRONMENT_SOURCE_DIGEST'),
     quoteRetryAfterSeconds: int(env, 'QUOTE_RETRY_AFTER_SECONDS', 30),
     lifecycle: {
-      maxAttempts: int(env, 'LIFECYCLE_MAX_ATTEMPTS', 5),
+      validationDeadlineMs: positiveInt(env, 'LIFECYCLE_VALIDATION_DEADLINE_MS', 24 * 3_600_000),
       leaseMs: int(env, 'LIFECYCLE_LEASE_MS', 30_000),
-      backoffBaseMs: int(env, 'LIFECYCLE_BACKOFF_MS', 1_000),
+      backoffBaseMs: positiveInt(env, 'LIFECYCLE_BACKOFF_MS', 1_000),
+      backoffMaxMs: positiveInt(env, 'LIFECYCLE_BACKOFF_MAX_MS', 60_000),
       pollMs: int(env, 'LIFECYCLE_POLL_MS', 250),
       stepDelayMs: int(env, 'LIFECYCLE_STEP_DELAY_MS', 0),
       trackerPollMs: int(env, 'LIFECYCLE_TRACKER_POLL_MS', 2000),

@@ -55,6 +55,7 @@ const tracker =
         finalityPolicy: authorizer.chainDeployment.finality,
         now: Date.now,
         workerId,
+        pollMs: config.lifecycle.trackerPollMs,
       })
     : null;
 // Source verification of finalized launches: the delivered sources, the pinned compiler, the finalized code on both
@@ -90,7 +91,7 @@ let stopVerifier: (() => Promise<void>) | undefined;
 const server = keepIdleConnections(app.listen(config.port, config.host));
 server.once('listening', () => {
   stopWorker = worker.start();
-  stopTracker = tracker?.start(config.lifecycle.trackerPollMs);
+  stopTracker = tracker?.start();
   stopVerifier = verifier?.start(config.lifecycle.sourceVerificationPollMs);
   stopReviewWorker = reviewWorker.start(config.modulesReviewPollMs);
   const address = server.address();

@@ -199,18 +199,21 @@ export interface CustomLaunchFailureV4 {
   remediation: CustomLaunchRemediationV4;
 }
 /**
- * Bounded worker scheduling and retry state. Never changes launch status.
+ * Bounded worker scheduling and retry state. Never changes launch status: a transient failure (a provider unreachable or timing out, the two providers disagreeing with each other or with the bound chain deployment, no fresh native/USD quote, an unexplained step failure) only schedules the next attempt with a capped, jittered exponential backoff; only a definitive outcome (a hard-blocking finding, a simulation revert, a reverted or foreign stamp transaction, the permit's expiry before the exact transaction was mined, deadlineAt passing) changes the status.
  */
 export interface CustomLaunchLifecycleQueueV4 {
   state: 'idle' | 'scheduled' | 'running' | 'retry_wait' | 'exhausted';
   /**
-   * Attempts made for the current step, 0 before the first.
+   * Attempts made for the current stage, 0 before the first: validation steps before authorized; then, while the wallet transaction is followed, one more for each chain poll that failed since the last one that succeeded. Saturates at 1000000.
    */
   attempt: number;
-  maxAttempts: number;
+  /**
+   * Until when transient failures are waited out. In received and validating, while a step is scheduled, running or waiting for its retry: the validation deadline, createdAt plus LIFECYCLE_VALIDATION_DEADLINE_MS (default 24 hours) as configured when the request was accepted; a step still failing transiently then fails the launch with LIFECYCLE_VALIDATION_DEADLINE_PASSED. From authorized until the exact transaction is mined: the permit's expiry (walletTransaction.permitExpiresAt, chain time: LAUNCH_PERMIT_EXPIRED once the chain's head is past it and no block up to the head holds the exact transaction; failed chain polls until then keep the status). Null otherwise (no chain gates configured, mined, action_required, failed, finalized).
+   */
+  deadlineAt: null | string;
   nextAttemptAt: null | string;
   /**
-   * Public code of the last failed attempt, or null.
+   * Public code of the last failed attempt (CHAIN_RPC_UNAVAILABLE, CHAIN_PROVIDERS_DISAGREE, INITIAL_BUY_QUOTE_UNAVAILABLE, LIFECYCLE_STEP_FAILED), CHAIN_NOT_CONFIGURED while a launch waits for chain gates this server lacks, or null.
    */
   lastErrorCode: null | string;
 }

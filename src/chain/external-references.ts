@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { type Address, type Hex, keccak256, type PublicClient } from 'viem';
+import { type Address, BlockNotFoundError, type Hex, keccak256, type PublicClient } from 'viem';
 import type { components } from '../../generated/types/service.ts';
 
 type ExternalReference = components['schemas']['ExternalContractReference'];
@@ -84,7 +84,11 @@ export async function bindExternalReference(
     reasons.push(`checkpoint ${checkpointNumber} is not final (finalized block ${context.finalizedBlockNumber})`);
   } else {
     for (const [i, client] of clients.entries()) {
-      const block = await client.getBlock({ blockNumber: checkpointNumber }).catch(() => null);
+      const block = await client.getBlock({ blockNumber: checkpointNumber }).catch((err: unknown) => {
+        // No such block is a verdict; a provider that did not answer is not (the step is retried).
+        if (err instanceof BlockNotFoundError) return null;
+        throw err;
+      });
       if (!block || block.hash?.toLowerCase() !== ref.checkpoint.blockHash.toLowerCase()) {
         reasons.push(`provider ${i + 1}: the checkpoint block hash differs`);
         continue;

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { type Abi, type Address, encodeFunctionData, type Hex, type PublicClient } from 'viem';
 import type { CallbackFlag } from '../domain/launches/hook-permissions.ts';
+import { isExecutionRevert } from './chain-failure.ts';
 import { revertDataOf } from './revert.ts';
 
 const require = createRequire(import.meta.url);
@@ -76,6 +77,8 @@ export async function probeHookCallbacks(
       await client.call({ account: from, to: input.hookAddress, data, stateOverride });
       return { ok: true };
     } catch (err) {
+      // A provider that did not answer decides nothing: the step fails and is retried.
+      if (!isExecutionRevert(err)) throw err;
       return { ok: false, data: revertDataOf(err) };
     }
   };

@@ -18,6 +18,7 @@ import { digestOf } from '../domain/launches/request-hashes.ts';
 import type { CreateRequestV4 } from '../domain/launches/request-rules.ts';
 import { schemaProblems } from '../spec/schema-registry.ts';
 import { chain4663 } from './chain.ts';
+import { isExecutionRevert, ProviderDisagreement } from './chain-failure.ts';
 import type { ChainDeployment } from './deployment-evidence.ts';
 import {
   bindExternalReference,
@@ -99,7 +100,10 @@ export class LaunchAuthorizer {
     this.attester = privateKeyToAccount(config.permitAttesterKey);
   }
 
-  /** Infrastructure problems (a provider down, providers disagreeing, bound code missing) throw: the worker retries. */
+  /**
+   * Infrastructure problems throw and the worker retries them (a provider down: viem's error; providers disagreeing
+   * with each other or the bound deployment: ProviderDisagreement); only the gates' own verdicts are returned.
+   */
   async authorize(request: CreateRequestV4): Promise<ChainGateOutcome> {
     const deployment = this.config.chainDeployment;
     const boundDigest = digestOf(deployment);
@@ -241,6 +245,8 @@ export class LaunchAuthorizer {
       await primary.call({ ...simulation, stateOverride });
       gasUsed = await primary.estimateGas({ ...simulation, stateOverride });
     } catch (err) {
+      // Only the EVM's revert is the simulation's verdict; a provider that did not answer proves nothing.
+      if (!isExecutionRevert(err)) throw err;
       const reason = describeRevert(revertDataOf(err));
       return {
         kind: 'action_required',
@@ -344,11 +350,13 @@ export class LaunchAuthorizer {
     const { contracts } = this.config.chainDeployment;
     for (const [i, client] of this.clients.entries()) {
       const chainId = await client.getChainId();
-      if (chainId !== 4663) throw new Error(`provider ${i + 1} serves chain ${chainId}, not 4663`);
+      if (chainId !== 4663) throw new ProviderDisagreement(`provider ${i + 1} serves chain ${chainId}, not 4663`);
       for (const [name, binding] of Object.entries(contracts)) {
         const code = await client.getCode({ address: binding.address as Address });
         if (keccak256(code ?? '0x') !== binding.runtimeCodeHash.toLowerCase()) {
-          throw new Error(`provider ${i + 1}: ${name} at ${binding.address} does not hold the bound runtime code`);
+          throw new ProviderDisagreement(
+            `provider ${i + 1}: ${name} at ${binding.address} does not hold the bound runtime code`,
+          );
         }
       }
     }
@@ -361,7 +369,7 @@ export class LaunchAuthorizer {
     for (const head of heads) if (head.number < number) number = head.number;
     const blocks = await Promise.all(this.clients.map((c) => c.getBlock({ blockNumber: number })));
     if (blocks[0]?.hash !== blocks[1]?.hash)
-      throw new Error(`providers disagree on the hash of finalized block ${number}`);
+      throw new ProviderDisagreement(`providers disagree on the hash of finalized block ${number}`);
     return { number, hash: blocks[0]?.hash as Hex };
   }
 }

@@ -238,4 +238,16 @@ export const migrations: ReadonlyArray<{ version: number; name: string; sql: str
       CREATE INDEX api_keys_issuer ON api_keys (issuer_key_id, created_at) WHERE issuer_key_id IS NOT NULL;
     `,
   },
+  {
+    version: 11,
+    name: 'lifecycle: the validation deadline replaces the attempt bound',
+    sql: `
+      -- When a launch still in received/validating stops waiting out transient failures (epoch ms). Launches accepted
+      -- before this migration take the default deadline, 24 hours after acceptance. max_attempts is no longer read.
+      ALTER TABLE lifecycle_jobs ADD COLUMN deadline_ms INTEGER;
+      UPDATE lifecycle_jobs SET deadline_ms =
+        (SELECT CAST(strftime('%s', l.created_at) AS INTEGER) * 1000 + 86400000 FROM launches l
+          WHERE l.launch_id = lifecycle_jobs.launch_id);
+    `,
+  },
 ];

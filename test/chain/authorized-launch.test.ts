@@ -16,14 +16,11 @@ const example = JSON.parse(
   readFileSync(new URL('../../spec/examples/custom-launch-create-request.v4.json', import.meta.url), 'utf8'),
 );
 
-/** Polls a launch until it leaves received/validating. */
+/** Polls a launch until it leaves received/validating, or until a failed step waits for its retry. */
 async function settle(url: string, key: string, launchId: string): Promise<any> {
   for (let i = 0; i < 200; i++) {
     const r = await call(`${url}/v4/chains/4663/custom-launches/${launchId}`, { headers: auth(key) });
-    if (
-      !['received', 'validating'].includes(r.json.status) ||
-      r.json.lifecycleQueue.lastErrorCode === 'LIFECYCLE_STEP_FAILED'
-    )
+    if (!['received', 'validating'].includes(r.json.status) || r.json.lifecycleQueue.state === 'retry_wait')
       return r.json;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

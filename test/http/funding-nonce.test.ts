@@ -24,9 +24,10 @@ let key: string;
 let otherKey: string;
 let n = 0;
 const lifecycle = {
-  maxAttempts: 3,
+  validationDeadlineMs: 20_000,
   leaseMs: 30_000,
   backoffBaseMs: 1_000,
+  backoffMaxMs: 4_000,
   pollMs: 10,
   stepDelayMs: 0,
   trackerPollMs: 10,

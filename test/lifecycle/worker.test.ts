@@ -19,9 +19,10 @@ let key: string;
 let n = 0;
 
 const lifecycle = {
-  maxAttempts: 3,
+  validationDeadlineMs: 20_000,
   leaseMs: 30_000,
   backoffBaseMs: 1_000,
+  backoffMaxMs: 4_000,
   pollMs: 10,
   stepDelayMs: 0,
   trackerPollMs: 10,
@@ -36,6 +37,8 @@ const worker = (id: string) =>
     admission: { canonicalPoolManager: s.config.canonicalPoolManager },
     now,
     workerId: id,
+    // No jitter: the backoff's exact times are asserted.
+    random: () => 0,
   });
 const create = async (body = exampleWithUnboundReference()) => {
   const r = await call(`${s.url}/v4/chains/4663/custom-launches`, {
@@ -71,7 +74,7 @@ describe('durable lifecycle (launch-transport.md States; Response resources: lif
     expect(launch.lifecycleQueue).toMatchObject({
       state: 'scheduled',
       attempt: 0,
-      maxAttempts: 3,
+      deadlineAt: new Date(nowMs + lifecycle.validationDeadlineMs).toISOString(),
       lastErrorCode: null,
     });
     expect(launch.lifecycleQueue.nextAttemptAt).toBe(new Date(nowMs).toISOString());
@@ -117,40 +120,57 @@ describe('durable lifecycle (launch-transport.md States; Response resources: lif
     const launch = await read(launchId);
     expect(launch.status).toBe('validating');
     expect(launch.walletTransaction).toBeNull();
-    expect(launch.lifecycleQueue).toMatchObject({ state: 'idle', lastErrorCode: 'CHAIN_NOT_CONFIGURED' });
+    expect(launch.lifecycleQueue).toMatchObject({
+      state: 'idle',
+      lastErrorCode: 'CHAIN_NOT_CONFIGURED',
+      deadlineAt: null,
+    });
     expect(transitions(launchId)).toEqual([{ from_status: 'received', to_status: 'validating' }]);
   });
 
-  it('retries a failing step with doubling backoff, then fails the launch with a bound failure', async () => {
+  it('retries a transient failure with capped doubling backoff past the old attempt bound, then fails it at the validation deadline', async () => {
+    const createdMs = nowMs;
     const launchId = await create();
+    // An unexplained failure (the stored request unreadable) proves nothing about the launch: it is transient.
     s.db.prepare("UPDATE launches SET request_bytes = CAST('not json' AS BLOB) WHERE launch_id = ?").run(launchId);
+    const deadlineMs = createdMs + lifecycle.validationDeadlineMs;
     const w = worker('w-retry');
     const logged = console.error;
     console.error = () => undefined;
     try {
+      // Each wait doubles from 1 s up to the 4 s cap; the last one is cut short at the deadline.
+      const waits = [1_000, 2_000, 4_000, 4_000, 4_000, 4_000, 1_000];
+      for (const [i, wait] of waits.entries()) {
+        expect(await w.tick()).toBe(true);
+        const launch = await read(launchId);
+        expect(launch.status).toBe('validating');
+        expect(launch.failure).toBeNull();
+        expect(launch.lifecycleQueue).toEqual({
+          state: 'retry_wait',
+          attempt: i + 1,
+          deadlineAt: new Date(deadlineMs).toISOString(),
+          nextAttemptAt: new Date(nowMs + wait).toISOString(),
+          lastErrorCode: 'LIFECYCLE_STEP_FAILED',
+        });
+        nowMs += wait - 1;
+        expect(await w.tick()).toBe(false);
+        nowMs += 1;
+      }
+      expect(nowMs).toBe(deadlineMs);
+      // The attempt at the deadline still fails: now the launch fails, with the documented code.
       expect(await w.tick()).toBe(true);
-      let launch = await read(launchId);
-      expect(launch.status).toBe('validating');
-      expect(launch.lifecycleQueue).toMatchObject({
-        state: 'retry_wait',
-        attempt: 1,
+      const launch = await read(launchId);
+      expect(launch.status).toBe('failed');
+      expect(launch.lifecycleQueue).toEqual({
+        state: 'exhausted',
+        attempt: waits.length + 1,
+        deadlineAt: null,
+        nextAttemptAt: null,
         lastErrorCode: 'LIFECYCLE_STEP_FAILED',
       });
-      expect(launch.lifecycleQueue.nextAttemptAt).toBe(new Date(nowMs + 1_000).toISOString());
-      nowMs += 999;
-      expect(await w.tick()).toBe(false);
-      nowMs += 1;
-      expect(await w.tick()).toBe(true);
-      launch = await read(launchId);
-      expect(launch.lifecycleQueue.nextAttemptAt).toBe(new Date(nowMs + 2_000).toISOString());
-      nowMs += 2_000;
-      expect(await w.tick()).toBe(true);
-      launch = await read(launchId);
-      expect(launch.status).toBe('failed');
-      expect(launch.lifecycleQueue).toMatchObject({ state: 'exhausted', attempt: 3, nextAttemptAt: null });
       expect(launch.failure).toMatchObject({
-        code: 'LIFECYCLE_RETRIES_EXHAUSTED',
-        remediation: { newRequestRequired: true },
+        code: 'LIFECYCLE_VALIDATION_DEADLINE_PASSED',
+        remediation: { findingCodes: ['LIFECYCLE_VALIDATION_DEADLINE_PASSED'], newRequestRequired: true },
       });
       expect(transitions(launchId)).toEqual([
         { from_status: 'received', to_status: 'validating' },
@@ -159,6 +179,32 @@ describe('durable lifecycle (launch-transport.md States; Response resources: lif
     } finally {
       console.error = logged;
     }
+  });
+
+  it('moves on at the last attempt before the deadline when the step succeeds', async () => {
+    const createdMs = nowMs;
+    const launchId = await create();
+    const stored = s.db.prepare('SELECT request_bytes FROM launches WHERE launch_id = ?').get(launchId) as {
+      request_bytes: Buffer;
+    };
+    s.db.prepare("UPDATE launches SET request_bytes = CAST('not json' AS BLOB) WHERE launch_id = ?").run(launchId);
+    const w = worker('w-recover');
+    const logged = console.error;
+    console.error = () => undefined;
+    try {
+      while ((await read(launchId)).lifecycleQueue.nextAttemptAt !== new Date(createdMs + 20_000).toISOString()) {
+        expect(await w.tick()).toBe(true);
+        nowMs = Date.parse((await read(launchId)).lifecycleQueue.nextAttemptAt);
+      }
+    } finally {
+      console.error = logged;
+    }
+    expect(nowMs).toBe(createdMs + lifecycle.validationDeadlineMs);
+    s.db.prepare('UPDATE launches SET request_bytes = ? WHERE launch_id = ?').run(stored.request_bytes, launchId);
+    expect(await w.tick()).toBe(true);
+    const launch = await read(launchId);
+    expect(launch.status).toBe('action_required');
+    expect(launch.lifecycleQueue).toMatchObject({ state: 'idle', attempt: 8, lastErrorCode: null, deadlineAt: null });
   });
 
   it('resumes a job whose worker died once its lease expires, applying the outcome once', async () => {

@@ -96,12 +96,29 @@ export const findingCodes = {
   },
   LIFECYCLE_STEP_FAILED: {
     classification: 'info',
-    obligation: 'A lifecycle step failed and is retried with backoff; no request change is needed.',
+    obligation:
+      'A lifecycle step failed for an unexplained reason; it is retried with backoff until the validation deadline, and no request change is needed.',
+  },
+  CHAIN_RPC_UNAVAILABLE: {
+    classification: 'info',
+    obligation:
+      'A chain provider did not answer; the step is retried with backoff until the deadline, and no request change is needed.',
+  },
+  CHAIN_PROVIDERS_DISAGREE: {
+    classification: 'info',
+    obligation:
+      'The two chain providers disagree with each other or with the bound chain deployment; the step is retried with backoff until the deadline.',
+  },
+  INITIAL_BUY_QUOTE_UNAVAILABLE: {
+    classification: 'info',
+    obligation:
+      'No fresh native/USD quote exists for the USD 1 initial-buy check; the step is retried with backoff until the validation deadline.',
   },
   DATABASE_UNAVAILABLE: { classification: 'info', obligation: 'The database does not answer or lacks a migration.' },
-  LIFECYCLE_RETRIES_EXHAUSTED: {
+  LIFECYCLE_VALIDATION_DEADLINE_PASSED: {
     classification: 'info',
-    obligation: 'Validation failed on every attempt; read the failure and submit a new immutable request.',
+    obligation:
+      'Validation still failed transiently when its deadline (LIFECYCLE_VALIDATION_DEADLINE_MS after acceptance) passed; submit a new immutable request.',
   },
   BUILD_ONLY_PLAN: {
     classification: 'info',

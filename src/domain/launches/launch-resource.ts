@@ -31,7 +31,7 @@ export interface LaunchRow {
   finalized_item_json: string | null;
   job_state: string | null;
   job_attempt: number | null;
-  job_max_attempts: number | null;
+  job_deadline_ms: number | null;
   job_next_attempt_ms: number | null;
   job_last_error_code: string | null;
 }
@@ -39,7 +39,7 @@ export interface LaunchRow {
 /** The one SELECT of a launch with its job; callers add `WHERE` and `ORDER BY`. */
 export const launchSelect = `SELECT l.seq, l.launch_id, l.chain_id, l.lineage_id, l.partner_id, l.owner_key_id, l.profile,
   l.status, l.launch_wallet, l.request_digest, l.launch_intent_hash, l.created_at, l.updated_at, l.findings_json,
-  l.remediation_json, l.failure_json, l.wallet_transaction_json, l.chain_evidence_json, j.state AS job_state, j.attempt AS job_attempt, j.max_attempts AS job_max_attempts,
+  l.remediation_json, l.failure_json, l.wallet_transaction_json, l.chain_evidence_json, j.state AS job_state, j.attempt AS job_attempt, j.deadline_ms AS job_deadline_ms,
   j.next_attempt_ms AS job_next_attempt_ms, j.last_error_code AS job_last_error_code,
   f.item_json AS finalized_item_json, k.kind AS owner_kind
   FROM launches l LEFT JOIN lifecycle_jobs j ON j.launch_id = l.launch_id
@@ -77,7 +77,7 @@ export function toLaunchResource(row: LaunchRow): CustomLaunchResourceV4 {
     lifecycleQueue: {
       state,
       attempt: row.job_attempt ?? 0,
-      maxAttempts: row.job_max_attempts ?? 1,
+      deadlineAt: deadlineOf(row),
       nextAttemptAt: waits && row.job_next_attempt_ms !== null ? new Date(row.job_next_attempt_ms).toISOString() : null,
       lastErrorCode: row.job_last_error_code,
     },
@@ -86,6 +86,21 @@ export function toLaunchResource(row: LaunchRow): CustomLaunchResourceV4 {
       ? { sourceVerification: JSON.parse(row.finalized_item_json).sourceVerification }
       : {}),
   } as CustomLaunchResourceV4;
+}
+
+/**
+ * Until when the lifecycle waits out transient failures (LifecycleQueue.deadlineAt): the validation deadline stored
+ * with the job before authorized, the permit's expiry while the exact transaction is not yet mined, else none.
+ */
+function deadlineOf(row: LaunchRow): string | null {
+  if (row.status === 'received' || row.status === 'validating') {
+    // An idle job (no chain gates configured) has nothing to wait out and is never failed by the deadline.
+    if (row.job_state === 'idle' || row.job_deadline_ms === null) return null;
+    return new Date(row.job_deadline_ms).toISOString();
+  }
+  const awaitingMined = ['authorized', 'awaiting_wallet_signature', 'wallet_action_required'].includes(row.status);
+  if (!awaitingMined || !row.wallet_transaction_json) return null;
+  return (JSON.parse(row.wallet_transaction_json) as { permitExpiresAt: string }).permitExpiresAt;
 }
 
 /**

@@ -23,7 +23,11 @@ const createOperation = 'createCustomLaunchV4';
 export class LaunchService {
   constructor(
     private readonly db: Db,
-    private readonly limits: { admissionPerHour: number; admissionPerDay: number; lifecycleMaxAttempts: number },
+    private readonly limits: {
+      admissionPerHour: number;
+      admissionPerDay: number;
+      lifecycleValidationDeadlineMs: number;
+    },
     private readonly now: () => number,
   ) {}
 
@@ -77,9 +81,10 @@ export class LaunchService {
         // The durable job that moves the launch on, committed with it: nothing is lost if the process dies.
         statement(
           this.db,
-          `INSERT INTO lifecycle_jobs (launch_id, state, attempt, max_attempts, next_attempt_ms, updated_at)
-             VALUES (?, 'scheduled', 0, ?, ?, ?)`,
-        ).run(launchId, this.limits.lifecycleMaxAttempts, nowMs, at);
+          // max_attempts is no longer read (the deadline replaced the attempt bound); 0 fills the old NOT NULL column.
+          `INSERT INTO lifecycle_jobs (launch_id, state, attempt, max_attempts, next_attempt_ms, deadline_ms, updated_at)
+             VALUES (?, 'scheduled', 0, 0, ?, ?, ?)`,
+        ).run(launchId, nowMs, nowMs + this.limits.lifecycleValidationDeadlineMs, at);
         const row = statement(this.db, `${launchSelect} WHERE l.launch_id = ?`).get(launchId) as LaunchRow;
         recordAdmission(this.db, nowMs, launchId);
         const body = JSON.stringify(toLaunchResource(row));

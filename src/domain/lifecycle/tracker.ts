@@ -13,6 +13,7 @@ import type { FindingCode } from '../launches/finding-codes.ts';
 import { findingCodes } from '../launches/finding-codes.ts';
 import { storedRequest } from '../launches/launch-resource.ts';
 import { pollUntilStopped } from './poll-loop.ts';
+import { classifyStepFailure, maxShownAttempt } from './retry-policy.ts';
 
 type WalletTransaction = NonNullable<components['schemas']['CustomLaunchResourceV4']['walletTransaction']>;
 type ChainEvidence = NonNullable<components['schemas']['CustomLaunchResourceV4']['chainEvidence']>;
@@ -76,6 +77,8 @@ export class LaunchTracker {
       finalityPolicy: FinalityPolicyRef;
       now: () => number;
       workerId: string;
+      /** The interval between polls (LIFECYCLE_TRACKER_POLL_MS), also the wait shown after a failed one. */
+      pollMs: number;
       /** Blocks scanned per launch and poll at most, so one far-behind launch cannot stall the others. */
       maxBlocksPerPoll?: number;
     },
@@ -91,15 +94,56 @@ export class LaunchTracker {
          AND wallet_transaction_json IS NOT NULL ORDER BY seq`,
     ).all(...trackedStatuses) as TrackedRow[];
     if (rows.length === 0) return 0;
-    const head = await this.deps.observer.head();
-    const checkpoints = await this.deps.observer.checkpoints();
-    for (const row of rows) await this.follow(row, head, checkpoints);
+    let head: { number: bigint; timestamp: bigint };
+    let checkpoints: { safe: bigint; finalized: bigint };
+    try {
+      head = await this.deps.observer.head();
+      checkpoints = await this.deps.observer.checkpoints();
+    } catch (err) {
+      for (const row of rows) this.recordPoll(row, err);
+      throw err;
+    }
+    // One launch's failed poll neither stops the others nor changes its status: it is shown and retried next poll.
+    let failed: unknown;
+    for (const row of rows) {
+      try {
+        await this.follow(row, head, checkpoints);
+        this.recordPoll(row, null);
+      } catch (err) {
+        this.recordPoll(row, err);
+        failed ??= err;
+      }
+    }
+    if (failed !== undefined) throw failed;
     return rows.length;
   }
 
   /** Polls until stopped. Returns the stop function. */
-  start(pollMs: number): () => Promise<void> {
-    return pollUntilStopped('launch tracker poll', () => this.tick(), pollMs);
+  start(): () => Promise<void> {
+    return pollUntilStopped('launch tracker poll', () => this.tick(), this.deps.pollMs);
+  }
+
+  /**
+   * Shows a poll's outcome in the launch's lifecycleQueue without touching its status: a failed poll is `retry_wait`
+   * with one more attempt, its transient code and the next poll's time (the tracker's fixed interval is its backoff);
+   * a successful poll after failures clears them. The permit's expiry bounds the wait (checkExpiry).
+   */
+  private recordPoll(row: TrackedRow, err: unknown): void {
+    const nowMs = this.deps.now();
+    const at = new Date(nowMs).toISOString();
+    if (err === null) {
+      statement(
+        this.deps.db,
+        `UPDATE lifecycle_jobs SET state = 'idle', attempt = 0, next_attempt_ms = NULL, last_error_code = NULL,
+           updated_at = ? WHERE launch_id = ? AND state = 'retry_wait'`,
+      ).run(at, row.launch_id);
+      return;
+    }
+    statement(
+      this.deps.db,
+      `UPDATE lifecycle_jobs SET state = 'retry_wait', attempt = MIN(attempt + 1, ?), next_attempt_ms = ?,
+         last_error_code = ?, updated_at = ? WHERE launch_id = ?`,
+    ).run(maxShownAttempt, nowMs + this.deps.pollMs, classifyStepFailure(err).code, at, row.launch_id);
   }
 
   private async follow(
@@ -181,7 +225,8 @@ export class LaunchTracker {
         this.commit(row, { through: ['wallet_action_required'], trackedTo: to });
     }
     this.commit(row, { trackedTo: to });
-    await this.checkExpiry(row, exact, head);
+    // Only once every block up to the head was searched: after an outage the exact transaction may lie further on.
+    if (to === head.number) await this.checkExpiry(row, exact, head);
   }
 
   private async checkExpiry(row: TrackedRow, exact: WalletTransaction, head: { timestamp: bigint }): Promise<void> {

@@ -2,6 +2,7 @@ import type { components } from '../../../generated/types/service.ts';
 import { redactKeys } from '../../auth/keys.ts';
 import type { SolidityAst, SolidityBuildSettings } from '../../chain/compile-contracts.ts';
 import type { LaunchAuthorizer, WalletTransaction } from '../../chain/launch-authorizer.ts';
+import { describeRevert, revertDataOf } from '../../chain/revert.ts';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
@@ -11,6 +12,7 @@ import { fundingNonceSeenInOtherRequest } from '../launches/funding-nonce-reuse.
 import type { CreateRequestV4 } from '../launches/request-rules.ts';
 import { findSourceSelfdestructs } from '../static-baseline/source-selfdestruct.ts';
 import { pollUntilStopped } from './poll-loop.ts';
+import { backoffDelayMs, classifyStepFailure, maxShownAttempt, QuoteUnavailable } from './retry-policy.ts';
 import { heldSources } from './source-verifier.ts';
 
 /** What a lifecycle step concluded for one launch. */
@@ -22,27 +24,30 @@ type Outcome =
 interface ClaimedJob {
   launchId: string;
   attempt: number;
-  maxAttempts: number;
+  /** The validation deadline (epoch ms): a transient failure after it fails the launch. */
+  deadlineMs: number;
 }
 
 type Remediation = components['schemas']['CustomLaunchRemediationV4'];
 type Failure = components['schemas']['CustomLaunchFailureV4'];
 const chainNotConfigured: FindingCode = 'CHAIN_NOT_CONFIGURED';
-const stepFailed: FindingCode = 'LIFECYCLE_STEP_FAILED';
-const retriesExhausted: FindingCode = 'LIFECYCLE_RETRIES_EXHAUSTED';
+const deadlinePassed: FindingCode = 'LIFECYCLE_VALIDATION_DEADLINE_PASSED';
 
 /**
  * The durable lifecycle worker. Jobs live in SQLite (`lifecycle_jobs`); a worker claims one due job under a lease
  * in one transaction (moving a `received` launch to `validating`), evaluates it outside any transaction, and commits
  * the outcome only while it still holds the lease, so a process killed mid-step loses nothing and a resumed step is
- * never applied twice (every status change is one row of `launch_transitions`). Failures retry with doubling
- * backoff up to the attempt bound, then the launch fails with a bound failure.
+ * never applied twice (every status change is one row of `launch_transitions`). A failed step is classified
+ * (classifyStepFailure): a transient failure keeps the status and is retried with capped, jittered exponential backoff
+ * (shown in lifecycleQueue) until the validation deadline stored with the job, after which the launch fails with
+ * LIFECYCLE_VALIDATION_DEADLINE_PASSED; a definitive one (an EVM revert) gives `action_required`.
  * Outcomes: a blocking finding → `action_required` with the findings and a remediation; otherwise the chain gates
  * run (LaunchAuthorizer: deployment binding, hook probes, external references, the permit and the exact router
  * simulation) → `authorized` with the exact wallet transaction, or `action_required`. Without a configured chain the
  * launch waits in `validating` with lastErrorCode CHAIN_NOT_CONFIGURED.
  * Spec: launch-transport.md States (received, validating, action_required, failed), Response resources
- * (lifecycleQueue: bounded worker scheduling and retry state that never changes launch status).
+ * (lifecycleQueue: bounded worker scheduling and retry state that never changes launch status);
+ * spec/schemas/custom-launch-resource.v4.schema.json LifecycleQueue.
  */
 export class LifecycleWorker {
   constructor(
@@ -61,6 +66,8 @@ export class LifecycleWorker {
         sources: Record<string, string>,
         settings: SolidityBuildSettings,
       ) => Promise<Record<string, SolidityAst>>;
+      /** The backoff's jitter source, in [0, 1) (Math.random unless a test fixes it). */
+      random?: () => number;
     },
   ) {}
 
@@ -75,7 +82,19 @@ export class LifecycleWorker {
       const minimum = (await this.deps.minimumInitialBuyWei?.()) ?? null;
       outcome = await this.evaluate(job.launchId, minimum);
     } catch (err) {
-      this.retryOrFail(job, err);
+      const failure = classifyStepFailure(err);
+      if (failure.kind === 'definitive') {
+        // The decoded reason only: an error's own text can carry a provider URL, which may hold its API key.
+        const finding: AdmissionFinding = {
+          code: failure.code,
+          severity: 'blocking',
+          targetId: null,
+          message: `A call of the lifecycle step reverted: ${describeRevert(revertDataOf(err))}.`,
+        };
+        this.complete(job, { kind: 'action_required', findings: [finding] });
+      } else {
+        this.retryOrFail(job, failure.code, err);
+      }
       return true;
     }
     this.complete(job, outcome);
@@ -97,22 +116,30 @@ export class LifecycleWorker {
     return db
       .transaction((): ClaimedJob | null => {
         const nowMs = now();
+        // Only launches before authorized: from there the tracker owns the job's retry state.
         const due = statement(
           db,
-          `SELECT launch_id, attempt, max_attempts FROM lifecycle_jobs
-             WHERE (state IN ('scheduled', 'retry_wait') AND next_attempt_ms <= ?)
-                OR (state = 'running' AND lease_expires_ms <= ?)
-             ORDER BY next_attempt_ms LIMIT 1`,
-        ).get(nowMs, nowMs) as { launch_id: string; attempt: number; max_attempts: number } | undefined;
+          `SELECT j.launch_id, j.attempt, j.deadline_ms, l.created_at FROM lifecycle_jobs j
+             JOIN launches l ON l.launch_id = j.launch_id
+             WHERE l.status IN ('received', 'validating')
+               AND ((j.state IN ('scheduled', 'retry_wait') AND j.next_attempt_ms <= ?)
+                 OR (j.state = 'running' AND j.lease_expires_ms <= ?))
+             ORDER BY j.next_attempt_ms LIMIT 1`,
+        ).get(nowMs, nowMs) as
+          | { launch_id: string; attempt: number; deadline_ms: number | null; created_at: string }
+          | undefined;
         if (!due) return null;
         const at = new Date(nowMs).toISOString();
+        const attempt = Math.min(due.attempt + 1, maxShownAttempt);
         statement(
           db,
-          `UPDATE lifecycle_jobs SET state = 'running', attempt = attempt + 1, lease_owner = ?, lease_expires_ms = ?,
+          `UPDATE lifecycle_jobs SET state = 'running', attempt = ?, lease_owner = ?, lease_expires_ms = ?,
              next_attempt_ms = NULL, updated_at = ? WHERE launch_id = ?`,
-        ).run(workerId, nowMs + lifecycle.leaseMs, at, due.launch_id);
+        ).run(attempt, workerId, nowMs + lifecycle.leaseMs, at, due.launch_id);
         this.transition(due.launch_id, 'received', 'validating', at);
-        return { launchId: due.launch_id, attempt: due.attempt + 1, maxAttempts: due.max_attempts };
+        // Every job is created with its deadline; the configured one covers a row written without it.
+        const deadlineMs = due.deadline_ms ?? Date.parse(due.created_at) + lifecycle.validationDeadlineMs;
+        return { launchId: due.launch_id, attempt, deadlineMs };
       })
       .immediate();
   }
@@ -134,8 +161,8 @@ export class LifecycleWorker {
     if (findings.some((f) => f.severity === 'blocking')) return { kind: 'action_required', findings };
     if (!authorizer) return { kind: 'awaiting_chain', findings };
     if (request.profile === '4.1.0' && request.fundingPlan.mode !== 'build-only' && minimumInitialBuyWei === null) {
-      // No permit without a fresh quote (never a stale value): a retryable step failure.
-      throw new Error('no fresh native/USD quote for the USD 1 initial-buy check');
+      // No permit without a fresh quote (never a stale value): a transient step failure.
+      throw new QuoteUnavailable('no fresh native/USD quote for the USD 1 initial-buy check');
     }
     const chain = await authorizer.authorize(request);
     // The chain probes decided what the chain-free gates could only mark as needing evidence.
@@ -193,15 +220,22 @@ export class LifecycleWorker {
       );
       if (outcome.kind === 'action_required') this.transition(job.launchId, 'validating', 'action_required', at);
       if (outcome.kind === 'authorized') this.transition(job.launchId, 'validating', 'authorized', at);
+      // From authorized on, attempt counts the tracker's failed polls: the new stage starts at 0.
       statement(
         db,
         `UPDATE lifecycle_jobs SET state = 'idle', lease_owner = NULL, lease_expires_ms = NULL, last_error_code = ?,
-           updated_at = ? WHERE launch_id = ?`,
-      ).run(outcome.kind === 'awaiting_chain' ? chainNotConfigured : null, at, job.launchId);
+           attempt = CASE WHEN ? THEN 0 ELSE attempt END, updated_at = ? WHERE launch_id = ?`,
+      ).run(
+        outcome.kind === 'awaiting_chain' ? chainNotConfigured : null,
+        outcome.kind === 'authorized' ? 1 : 0,
+        at,
+        job.launchId,
+      );
     })();
   }
 
-  private retryOrFail(job: ClaimedJob, err: unknown): void {
+  /** A transient failure: the next attempt (never after the deadline), or, once the deadline has passed, `failed`. */
+  private retryOrFail(job: ClaimedJob, code: FindingCode, err: unknown): void {
     const { db, now, lifecycle } = this.deps;
     console.error(
       JSON.stringify({
@@ -209,6 +243,7 @@ export class LifecycleWorker {
         msg: 'lifecycle step failed',
         launchId: job.launchId,
         attempt: job.attempt,
+        code,
         detail: redactKeys(String(err)).slice(0, 500),
       }),
     );
@@ -216,21 +251,27 @@ export class LifecycleWorker {
       if (!this.holdsLease(job.launchId)) return;
       const nowMs = now();
       const at = new Date(nowMs).toISOString();
-      if (job.attempt < job.maxAttempts) {
+      if (nowMs < job.deadlineMs) {
+        const delay = backoffDelayMs(
+          job.attempt,
+          { baseMs: lifecycle.backoffBaseMs, maxMs: lifecycle.backoffMaxMs },
+          this.deps.random,
+        );
         statement(
           db,
           `UPDATE lifecycle_jobs SET state = 'retry_wait', next_attempt_ms = ?, lease_owner = NULL, lease_expires_ms = NULL,
              last_error_code = ?, updated_at = ? WHERE launch_id = ?`,
-        ).run(nowMs + lifecycle.backoffBaseMs * 2 ** (job.attempt - 1), stepFailed, at, job.launchId);
+        ).run(Math.min(nowMs + delay, job.deadlineMs), code, at, job.launchId);
         return;
       }
+      const deadline = new Date(job.deadlineMs).toISOString();
       const failure: Failure = {
-        code: retriesExhausted,
-        message: `Validation failed ${job.attempt} times; the launch cannot proceed.`,
+        code: deadlinePassed,
+        message: `Validation still failed transiently (${code}) after its deadline ${deadline}, on attempt ${job.attempt}; the launch cannot proceed.`,
         failedAt: at,
         remediation: {
-          findingCodes: [retriesExhausted],
-          action: 'Read the failure, then submit a new immutable request; quote the launchId to support.',
+          findingCodes: [deadlinePassed],
+          action: `${findingCodes[deadlinePassed].obligation} Quote the launchId to support.`,
           newRequestRequired: true,
         },
       };
@@ -244,7 +285,7 @@ export class LifecycleWorker {
         db,
         `UPDATE lifecycle_jobs SET state = 'exhausted', lease_owner = NULL, lease_expires_ms = NULL,
            last_error_code = ?, updated_at = ? WHERE launch_id = ?`,
-      ).run(stepFailed, at, job.launchId);
+      ).run(code, at, job.launchId);
     })();
   }
 

@@ -33,7 +33,7 @@ export function buildOperations(deps: {
     {
       admissionPerHour: deps.config.admissionPerHour,
       admissionPerDay: deps.config.admissionPerDay,
-      lifecycleMaxAttempts: deps.config.lifecycle.maxAttempts,
+      lifecycleValidationDeadlineMs: deps.config.lifecycle.validationDeadlineMs,
     },
     deps.now,
   );
