@@ -65,7 +65,7 @@ export interface ApiErrorBody {
    */
   message: string;
   /**
-   * Per-call correlation id for support. Not a launch identifier.
+   * Per-call correlation id for support (req_ and 32 lowercase hex digits). Not a launch identifier: it never matches the UUID of a launchId.
    */
   requestId: string;
   /**

@@ -54,6 +54,10 @@ export type CustomLaunchResourceV4 = {
    */
   walletTransaction: null | CustomLaunchWalletTransactionV4;
   /**
+   * The launch metadata the request bound by projectMetadataHash, copied read-only from the stored request, for the wallet review beside walletTransaction (launch-transport.md What the service does 9). Null exactly when walletTransaction is null. The image bytes stay in the stored request; image.sha256 names them.
+   */
+  boundMetadata: null | CustomLaunchBoundMetadataV4;
+  /**
    * Null before submitted. From submitted on: the observed transaction and, from sequencer_soft_confirmed on, its block.
    */
   chainEvidence: null | CustomLaunchChainEvidenceV4;
@@ -155,6 +159,100 @@ export interface CustomLaunchWalletTransactionV4 {
    * SHA-256 digest of the exact router simulation evidence that passed.
    */
   simulationDigest: string;
+}
+/**
+ * Read-only: the stored request's projectMetadataHash and projectMetadata, unchanged. A client checks that the digest of projectMetadata's RFC 8785 canonical JSON equals projectMetadataHash before showing it.
+ */
+export interface CustomLaunchBoundMetadataV4 {
+  /**
+   * SHA-256 digest: sha256: followed by 64 lowercase hex digits.
+   */
+  projectMetadataHash: string;
+  projectMetadata: ProjectMetadata;
+}
+/**
+ * Launch metadata bound by projectMetadataHash: token name, symbol, description, an actual image, one website and one X profile; other links optional.
+ */
+export interface ProjectMetadata {
+  name: string;
+  symbol: string;
+  description: string;
+  image: ProjectMetadataImage;
+  links: ProjectMetadataLinks;
+}
+export interface ProjectMetadataImage {
+  /**
+   * Public URI of the image.
+   */
+  uri: string;
+  /**
+   * PNG or single-frame GIF. JPEG, WebP and animated GIF are rejected (single frame: packer and server rule).
+   */
+  mediaType: 'image/png' | 'image/gif';
+  /**
+   * SHA-256 digest: sha256: followed by 64 lowercase hex digits.
+   */
+  sha256: string;
+}
+export interface ProjectMetadataLinks {
+  /**
+   * Public https URI.
+   */
+  website: string;
+  /**
+   * X profile URL: https://x.com/<handle>.
+   */
+  x: string;
+  /**
+   * @maxItems 8
+   */
+  other?:
+    | []
+    | [ProjectMetadataOtherLink]
+    | [ProjectMetadataOtherLink, ProjectMetadataOtherLink]
+    | [ProjectMetadataOtherLink, ProjectMetadataOtherLink, ProjectMetadataOtherLink]
+    | [ProjectMetadataOtherLink, ProjectMetadataOtherLink, ProjectMetadataOtherLink, ProjectMetadataOtherLink]
+    | [
+        ProjectMetadataOtherLink,
+        ProjectMetadataOtherLink,
+        ProjectMetadataOtherLink,
+        ProjectMetadataOtherLink,
+        ProjectMetadataOtherLink
+      ]
+    | [
+        ProjectMetadataOtherLink,
+        ProjectMetadataOtherLink,
+        ProjectMetadataOtherLink,
+        ProjectMetadataOtherLink,
+        ProjectMetadataOtherLink,
+        ProjectMetadataOtherLink
+      ]
+    | [
+        ProjectMetadataOtherLink,
+        ProjectMetadataOtherLink,
+        ProjectMetadataOtherLink,
+        ProjectMetadataOtherLink,
+        ProjectMetadataOtherLink,
+        ProjectMetadataOtherLink,
+        ProjectMetadataOtherLink
+      ]
+    | [
+        ProjectMetadataOtherLink,
+        ProjectMetadataOtherLink,
+        ProjectMetadataOtherLink,
+        ProjectMetadataOtherLink,
+        ProjectMetadataOtherLink,
+        ProjectMetadataOtherLink,
+        ProjectMetadataOtherLink,
+        ProjectMetadataOtherLink
+      ];
+}
+export interface ProjectMetadataOtherLink {
+  label: string;
+  /**
+   * Public https URI.
+   */
+  uri: string;
 }
 export interface CustomLaunchChainEvidenceV4 {
   /**

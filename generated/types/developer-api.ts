@@ -101,8 +101,8 @@ export type components = {
                 }[];
                 /** @description Human-readable explanation. Never carries a key, a secret or a stack trace. */
                 message: string;
-                /** @description Per-call correlation id for support. Not a launch identifier. */
-                requestId: components["schemas"]["Uuid"];
+                /** @description Per-call correlation id for support (req_ and 32 lowercase hex digits). Not a launch identifier: it never matches the UUID of a launchId. */
+                requestId: components["schemas"]["RequestId"];
                 /** @description True only when retrying the same request bytes may succeed. */
                 retryable: boolean;
                 /** @description Seconds to wait before a retry; mirrors the Retry-After header of a 429 or 503. */
@@ -189,6 +189,8 @@ export type components = {
                 patch: number;
             };
         };
+        /** @description Per-call support correlation id: req_ followed by 32 lowercase hex digits (128 random bits). It never matches Uuid, so a requestId can never be taken for a launchId or any other resource identifier. */
+        RequestId: string;
         /**
          * Format: date-time
          * @description UTC timestamp, RFC 3339, millisecond precision, Z suffix.
@@ -236,8 +238,8 @@ export type components = {
     parameters: never;
     requestBodies: never;
     headers: {
-        /** @description Correlation id of this call, equal to error.requestId on errors. Quote it to support. */
-        RequestId: components["schemas"]["Uuid"];
+        /** @description Correlation id of this call (req_ and 32 lowercase hex digits; never a launchId), equal to error.requestId on errors. Quote it to support. */
+        RequestId: components["schemas"]["RequestId"];
         /** @description Seconds to wait (delta-seconds) or an HTTP date before retrying the same request bytes. */
         RetryAfter: string;
     };

@@ -973,8 +973,8 @@ export type components = {
                 }[];
                 /** @description Human-readable explanation. Never carries a key, a secret or a stack trace. */
                 message: string;
-                /** @description Per-call correlation id for support. Not a launch identifier. */
-                requestId: components["schemas"]["Uuid"];
+                /** @description Per-call correlation id for support (req_ and 32 lowercase hex digits). Not a launch identifier: it never matches the UUID of a launchId. */
+                requestId: components["schemas"]["RequestId"];
                 /** @description True only when retrying the same request bytes may succeed. */
                 retryable: boolean;
                 /** @description Seconds to wait before a retry; mirrors the Retry-After header of a 429 or 503. */
@@ -1237,6 +1237,14 @@ export type components = {
             mode: "additive" | "inclusive";
             recipient: components["schemas"]["Address"];
             sellRateHundredthsBip: number;
+        };
+        /**
+         * CustomLaunchBoundMetadataV4
+         * @description Read-only: the stored request's projectMetadataHash and projectMetadata, unchanged. A client checks that the digest of projectMetadata's RFC 8785 canonical JSON equals projectMetadataHash before showing it.
+         */
+        CustomLaunchBoundMetadataV4: {
+            projectMetadata: components["schemas"]["ProjectMetadata2"];
+            projectMetadataHash: components["schemas"]["Sha256Digest"];
         };
         /**
          * CustomLaunchCapabilitiesV2
@@ -1839,6 +1847,8 @@ export type components = {
         CustomLaunchResourceV4: {
             /** @constant */
             apiVersion: 4;
+            /** @description The launch metadata the request bound by projectMetadataHash, copied read-only from the stored request, for the wallet review beside walletTransaction (launch-transport.md What the service does 9). Null exactly when walletTransaction is null. The image bytes stay in the stored request; image.sha256 names them. */
+            boundMetadata: null | components["schemas"]["CustomLaunchBoundMetadataV4"];
             caip2: components["schemas"]["Caip2Chain4663"];
             /** @description Null before submitted. From submitted on: the observed transaction and, from sequencer_soft_confirmed on, its block. */
             chainEvidence: null | components["schemas"]["CustomLaunchChainEvidenceV4"];
@@ -1876,7 +1886,7 @@ export type components = {
             updatedAt: components["schemas"]["Timestamp"];
             /** @description Null before authorized. From authorized on: the exact wallet transaction bound by the server gates, not signed or broadcast by the service. */
             walletTransaction: null | components["schemas"]["CustomLaunchWalletTransactionV4"];
-        } & (unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown);
+        } & (unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown);
         /**
          * CustomLaunchSourceFileReceiptV1
          * @description The server holds the bytes of one source file of a launch's sourceBundleManifest. paths are the manifest paths with this hash (sorted by UTF-8 bytes); filesReceived counts the manifest files whose bytes the server holds, filesExpected all of them. Verification can compile only when the two are equal.
@@ -3785,6 +3795,8 @@ export type components = {
          * @description Read budget per minute; at most the root budget.
          */
         ReadRequestsPerMinute: number;
+        /** @description Per-call support correlation id: req_ followed by 32 lowercase hex digits (128 random bits). It never matches Uuid, so a requestId can never be taken for a launchId or any other resource identifier. */
+        RequestId: string;
         /**
          * RiskClassificationV2
          * @description Bounded server classification of the request's risk at the evidence tier. Not an audit and not a safety claim.
@@ -4229,8 +4241,8 @@ export type components = {
     };
     requestBodies: never;
     headers: {
-        /** @description Correlation id of this call, equal to error.requestId on errors. Quote it to support. */
-        RequestId: components["schemas"]["Uuid"];
+        /** @description Correlation id of this call (req_ and 32 lowercase hex digits; never a launchId), equal to error.requestId on errors. Quote it to support. */
+        RequestId: components["schemas"]["RequestId"];
         /** @description Seconds to wait (delta-seconds) or an HTTP date before retrying the same request bytes. */
         RetryAfter: string;
     };

@@ -46,8 +46,12 @@ Usage:
   custom-launch wait <launchId> [--until authorized|finalized] [--interval <seconds>] [--max-wait <seconds>]
       Poll by launchId (never a requestId), pinned to API version 4 and chain 4663, showing the status and the
       elapsed time. Defaults: --until authorized, --interval 2, --max-wait 900.
-  custom-launch handoff <launchId>
-      Print the exact wallet transaction for the controller to review and send from the wallet.
+  custom-launch handoff <launchId> [--journal <file> | --request <request.json>]
+      Print the exact wallet transaction for the controller to review and send from the wallet, and beside it,
+      read-only, the launch metadata the request bound (name, symbol, description, links, image digest and URI),
+      shown only when it matches projectMetadataHash. With the submit journal or the request file (its exact
+      bytes, checked against the launch's requestDigest) the image itself is shown on a terminal that supports
+      inline images (iTerm2, WezTerm, kitty; never inside tmux or screen or when stdout is not a terminal).
   custom-launch sources <launchId> --request <request.json> --project <project-folder>
       Deliver the files of the request's source manifest, read from the project it was packed from and checked
       against their hashes first, for source verification (it starts once the launch is finalized). Safe to rerun.
@@ -93,7 +97,11 @@ Partner subkeys (a partner root's bounded child credentials; the root key only f
       replay answers already-delivered and shows no key (rotate the subkey if its key was lost).
   custom-launch subkeys revoke <subkeyId>
       Revoke at once; revoking again is safe.
-  Refusals name the status, the code and the requestId (exit 5); no definite answer is exit 6.
+  Refusals name the status and the code and end with the support line (exit 5); no definite answer is exit 6.
+
+Support: every refusal ends with "support: requestId <id>, HTTP <status>, <UTC time>, <code>", all a support
+request needs (never quote a key). A requestId (req_ and 32 hex digits) is no launchId: status, wait, handoff and
+sources refuse one before sending anything.
 
 Options: --json (one JSON object on stdout; messages stay on stderr), --timeout-ms <1..120000> per request
 (default 30000; modules 20000), --help, --version.
@@ -234,7 +242,10 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
         return 0;
       }
       case 'handoff':
-        await handoffCommand({ launchId: one('launchId') }, remote());
+        await handoffCommand(
+          { launchId: one('launchId'), journal: values.journal, request: values.request, terminal: env },
+          remote(),
+        );
         return 0;
       case 'sources': {
         if (!values.request || !values.project) {

@@ -1,8 +1,12 @@
 /** Where a command writes: results to stdout (one JSON object with --json), progress and messages to stderr. */
 export interface Output {
   json: boolean;
+  /** Whether stdout is a terminal (only then may a command write terminal escapes such as an inline image). */
+  stdoutIsTTY: boolean;
   /** A human line on stdout (skipped with --json). */
   line(text: string): void;
+  /** Text for a terminal, written to stdout as it is (skipped with --json). */
+  raw(text: string): void;
   /** The machine result (only with --json): one JSON object on stdout. */
   result(value: unknown): void;
   /** A progress or status message on stderr. */
@@ -19,6 +23,7 @@ export function elapsed(ms: number): string {
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
 }
 
+/** The CLI's Output over the process streams (or the given ones). */
 export function createOutput(json: boolean, stdout = process.stdout, stderr = process.stderr): Output {
   const tty = Boolean(stderr.isTTY);
   let lastKey: string | undefined;
@@ -26,8 +31,12 @@ export function createOutput(json: boolean, stdout = process.stdout, stderr = pr
   let open = false;
   return {
     json,
+    stdoutIsTTY: Boolean(stdout.isTTY),
     line: (text) => {
       if (!json) stdout.write(`${text}\n`);
+    },
+    raw: (text) => {
+      if (!json) stdout.write(text);
     },
     result: (value) => {
       if (json) stdout.write(`${JSON.stringify(value, null, 2)}\n`);

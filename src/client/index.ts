@@ -1,7 +1,11 @@
 import createClient, { type Client } from 'openapi-fetch';
 import type { components, paths } from '../../generated/types/service.ts';
 import { checkOrigin } from './origin.ts';
+import { checkLaunchId } from './poll.ts';
 
+/** The wallet review's metadata check, the launchId check and the support line (launch-transport.md Errors). */
+export { BoundMetadataMismatch, type CheckedMetadata, checkBoundMetadata } from './bound-metadata.ts';
+export { checkLaunchId } from './poll.ts';
 /** The partner subkey client: list, issue, rotate and revoke with a partner root's key. */
 export {
   type DeliveredSubkey,
@@ -21,6 +25,7 @@ export {
   type SubkeyWriteResult,
   subkeyRequestBytes,
 } from './subkeys.ts';
+export { type SupportFacts, supportLine } from './support.ts';
 export { checkOrigin };
 
 /** Types of the client's bodies, all generated from spec/. */
@@ -70,9 +75,13 @@ export function createLaunchClient(options: LaunchClientOptions) {
       }),
     list: (query: { limit?: number; cursor?: string } = {}) =>
       client.GET('/v4/chains/{chainId}/custom-launches', { params: { path: chain, query } }),
-    /** Poll with the launchId of the resource, never the per-call requestId. */
-    get: (launchId: string) =>
-      client.GET('/v4/chains/{chainId}/custom-launches/{launchId}', { params: { path: { ...chain, launchId } } }),
+    /** Poll with the launchId of the resource; a requestId (or anything else) throws before any request. */
+    get: (launchId: string) => {
+      checkLaunchId(launchId);
+      return client.GET('/v4/chains/{chainId}/custom-launches/{launchId}', {
+        params: { path: { ...chain, launchId } },
+      });
+    },
     listFinalized: (query: { limit?: number; cursor?: string } = {}) =>
       client.GET('/v4/chains/{chainId}/finalized-custom-launches', { params: { path: chain, query } }),
     initialBuyQuote: () => client.GET('/v4/chains/{chainId}/initial-buy-quote', { params: { path: chain } }),

@@ -1,5 +1,6 @@
 import type { components } from '../../generated/types/service.ts';
 import { retryAfterMs } from './retry-after.ts';
+import { utcNow } from './support.ts';
 import {
   apiErrorOf,
   type CallOptions,
@@ -7,13 +8,30 @@ import {
   type Refusal,
   redirectRefusal,
   refusalOf,
+  requestIdPattern,
   uuidPattern,
 } from './transport.ts';
 
 type LaunchResourceV4 = components['schemas']['CustomLaunchResourceV4'];
 export type LaunchStatusV4 = LaunchResourceV4['status'];
 
-/** launch-transport.md Parameter shapes: a lowercase UUID, version 1 to 8, variant 8, 9, a or b. */
+/**
+ * Refuses, before any request, what is not a launchId (launch-transport.md Endpoints: client flow, "Set the polling
+ * identifier to the returned launchId, not requestId"): a launchId is a lowercase UUID (common.schema.json
+ * $defs.Uuid); a request id (`req_…`, $defs.RequestId) is named as one. Throws TypeError (misuse); sends nothing.
+ */
+export function checkLaunchId(launchId: string): void {
+  if (requestIdPattern.test(launchId)) {
+    throw new TypeError(
+      `"${launchId}" is a requestId (the per-call support correlation id), not a launchId; nothing was sent. Use the launchId of the create answer (launch.launchId, or outcome.launchId in the submit journal)`,
+    );
+  }
+  if (!uuidPattern.test(launchId)) {
+    throw new TypeError(
+      `"${launchId.slice(0, 80)}" is not a launchId: poll with the launchId (a lowercase UUID), never a requestId; nothing was sent`,
+    );
+  }
+}
 
 /** The statuses at or past each goal a wait can have (launch-transport.md States). */
 const reached: Record<'authorized' | 'finalized', ReadonlySet<LaunchStatusV4>> = {
@@ -47,11 +65,7 @@ export interface ReadOptions extends CallOptions {
  * `retry`; a 404 is a refusal (check launchId, chain and credential lineage; never create a replacement to poll).
  */
 export async function readLaunch(options: ReadOptions): Promise<ReadResult> {
-  if (!uuidPattern.test(options.launchId)) {
-    throw new TypeError(
-      `"${options.launchId}" is not a launchId: poll with the launchId (a lowercase UUID), never a requestId`,
-    );
-  }
+  checkLaunchId(options.launchId);
   const reply = await exchange({
     origin: options.origin,
     method: 'GET',
@@ -73,7 +87,8 @@ export async function readLaunch(options: ReadOptions): Promise<ReadResult> {
         status: 200,
         code: 'PINNED_RESOURCE_MISMATCH',
         message: 'the answer is not the V4 launch on chain 4663 that was asked for',
-        requestId: null,
+        requestId: reply.headers.get('x-request-id'),
+        at: utcNow(),
       };
     }
     return { kind: 'launch', launch };

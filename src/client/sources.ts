@@ -4,6 +4,7 @@ import type { components } from '../../generated/types/service.ts';
 import type { CreateRequestV4 } from '../domain/launches/request-rules.ts';
 import { LocalCheckError } from './local-check-error.ts';
 import { projectSourcePath } from './pack/pack.ts';
+import { checkLaunchId } from './poll.ts';
 import { type CallOptions, exchange, type Refusal, redirectRefusal, refusalOf } from './transport.ts';
 
 type SourceFileReceiptV1 = components['schemas']['CustomLaunchSourceFileReceiptV1'];
@@ -57,6 +58,7 @@ export async function deliverSourceFile(
   file: { sha256: string; bytes: Buffer },
   options: CallOptions,
 ): Promise<Delivery> {
+  checkLaunchId(launchId);
   const reply = await exchange({
     origin,
     method: 'PUT',

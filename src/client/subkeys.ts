@@ -2,6 +2,7 @@ import type { components, paths } from '../../generated/types/service.ts';
 import { schemaProblems } from '../spec/schema-registry.ts';
 import { idempotencyKeyPattern } from './journal.ts';
 import { seconds, sendResending } from './resend.ts';
+import { utcNow } from './support.ts';
 import {
   apiErrorOf,
   type Exchange,
@@ -42,7 +43,15 @@ export type SubkeyFailure =
    * No definite answer within the max wait, or a 500: a write may have been committed. Resend the same bytes with the
    * same Idempotency-Key (an exact replay answers 200 and never issues a second subkey).
    */
-  | { kind: 'unresolved'; reason: string; status: number | null; code: string | null; requestId: string | null };
+  | {
+      kind: 'unresolved';
+      reason: string;
+      status: number | null;
+      code: string | null;
+      requestId: string | null;
+      /** When the client gave up or the last answer came, UTC (for the support line). */
+      at: string;
+    };
 
 /** The result of issue and rotate. */
 export type SubkeyWriteResult =
@@ -237,6 +246,7 @@ async function withRetries(
         status: null,
         code: null,
         requestId: null,
+        at: utcNow(),
       };
     }
     const refusal = refusalOf(last, options.apiKey);
@@ -247,6 +257,7 @@ async function withRetries(
           status: refusal.status,
           code: refusal.code,
           requestId: refusal.requestId,
+          at: refusal.at,
         }
       : { ...refusal, message: `${refusal.message} (Retry-After ${seconds(resent.waitMs)} passes the max wait)` };
   }
@@ -260,6 +271,7 @@ async function withRetries(
       status: 500,
       code: error?.code ?? null,
       requestId: error?.requestId ?? null,
+      at: utcNow(),
     };
   }
   return { kind: 'answer', reply };
@@ -272,6 +284,7 @@ function invalid(reply: { status: number; headers: Headers }, message: string): 
     code: 'SUBKEY_RESPONSE_INVALID',
     message,
     requestId: reply.headers.get('x-request-id'),
+    at: utcNow(),
   };
 }
 

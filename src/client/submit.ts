@@ -1,6 +1,7 @@
 import type { components } from '../../generated/types/service.ts';
 import { type LaunchSubmitJournalV1, saveJournal } from './journal.ts';
 import { seconds, sendResending } from './resend.ts';
+import { supportLine, utcNow } from './support.ts';
 import { apiErrorOf, type CallOptions, type Exchange, type Refusal, refusalOf } from './transport.ts';
 
 type LaunchResourceV4 = components['schemas']['CustomLaunchResourceV4'];
@@ -88,10 +89,13 @@ export async function submitWithJournal(options: SubmitOptions): Promise<SubmitR
   }
   const error = apiErrorOf(reply);
   if (reply.status === 500) {
-    return {
-      kind: 'unresolved',
-      reason: `the service answered 500 (requestId ${error?.requestId ?? 'unknown'}); the launch may exist`,
-    };
+    const support = supportLine({
+      requestId: error?.requestId ?? null,
+      status: 500,
+      at: utcNow(),
+      code: error?.code ?? null,
+    });
+    return { kind: 'unresolved', reason: `the service answered 500 (${support}); the launch may exist` };
   }
   journal.outcome = {
     state: 'refused',

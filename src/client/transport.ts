@@ -1,4 +1,5 @@
 import type { components } from '../../generated/types/service.ts';
+import { utcNow } from './support.ts';
 
 type ApiErrorBody = components['schemas']['ApiError'];
 
@@ -134,8 +135,11 @@ export const clientRefusalCodes: readonly ClientRefusalCode[] = [
   'SUBKEY_RESPONSE_INVALID',
 ];
 
-/** The contract's UUID (common.schema.json $defs.Uuid): launchId, submissionId, subkeyId, requestId. */
+/** The contract's UUID (common.schema.json $defs.Uuid): launchId, submissionId, subkeyId. */
 export const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+/** The contract's request id (common.schema.json $defs.RequestId): never a UUID, so never a launchId. */
+export const requestIdPattern = /^req_[0-9a-f]{32}$/;
 
 /** A definite refusal: what a support request quotes (launch-transport.md Errors). */
 export interface Refusal {
@@ -144,6 +148,8 @@ export interface Refusal {
   code: ApiErrorBody['error']['code'] | ClientRefusalCode;
   message: string;
   requestId: string | null;
+  /** When the answer came, UTC (for the support line). */
+  at: string;
 }
 
 /** The ApiError of an answer, when its body is one. */
@@ -157,7 +163,11 @@ export function apiErrorOf(answer: { json: unknown }): ApiErrorBody['error'] | u
  * The refusal an answer states: its ApiError, or NOT_AN_API_ERROR with the start of the body. `secret` (the key sent)
  * is blanked out of the quoted text, whatever the service put there.
  */
-export function refusalOf(answer: { status: number; text: string; json: unknown }, secret?: string): Refusal {
+export function refusalOf(
+  answer: { status: number; text: string; json: unknown },
+  secret?: string,
+  at: string = utcNow(),
+): Refusal {
   const error = apiErrorOf(answer);
   const text = error?.message ?? answer.text.slice(0, 200);
   return {
@@ -166,6 +176,7 @@ export function refusalOf(answer: { status: number; text: string; json: unknown 
     code: error?.code ?? 'NOT_AN_API_ERROR',
     message: secret ? text.split(secret).join('[redacted]') : text,
     requestId: error?.requestId ?? null,
+    at,
   };
 }
 
@@ -177,5 +188,6 @@ export function redirectRefusal(redirect: { status: number }): Refusal {
     code: 'REDIRECT_REFUSED',
     message: `the origin answered ${redirect.status} with a redirect; redirects are refused, so the key goes nowhere else`,
     requestId: null,
+    at: utcNow(),
   };
 }

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { Principal } from '../auth/keys.ts';
 import type { ApiError } from '../errors/api-error.ts';
@@ -18,9 +18,17 @@ export function state(res: Response): RequestState {
   return res.locals as RequestState;
 }
 
+/**
+ * A fresh request id: `req_` and 32 lowercase hex digits of 128 random bits (spec/schemas/common.schema.json
+ * $defs.RequestId). It never matches a UUID, so no one can poll with it as a launchId.
+ */
+function newRequestId(): string {
+  return `req_${randomBytes(16).toString('hex')}`;
+}
+
 /** Gives every request a fresh request id, echoed in `X-Request-Id` and every ApiError. */
 export function requestId(_req: Request, res: Response, next: NextFunction): void {
-  const id = randomUUID();
+  const id = newRequestId();
   state(res).requestId = id;
   res.setHeader('X-Request-Id', id);
   next();

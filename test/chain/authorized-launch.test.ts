@@ -79,6 +79,11 @@ describe('the spec example on a fresh devnet (issue 5 item 1; issue 4 item 8)', 
       valueWei: example.fundingPlan.walletTransactionValueWei,
     });
     expect(tx.simulationDigest).toMatch(/^sha256:[0-9a-f]{64}$/);
+    // Beside it, read-only, the metadata the stored request bound (custom-launch-resource.v4 boundMetadata).
+    expect(launch.boundMetadata).toEqual({
+      projectMetadataHash: example.projectMetadataHash,
+      projectMetadata: example.projectMetadata,
+    });
     const expires = Date.parse(tx.permitExpiresAt);
     expect(expires - Date.now()).toBeLessThanOrEqual(3_600_000 + 5_000);
 

@@ -7,7 +7,7 @@ import { chain4663 } from '../../src/chain/chain.ts';
 import { exitCodes } from '../../src/cli/exit-codes.ts';
 import { devnetOperatorKey } from '../../src/devnet/anvil.ts';
 import type { startDevnet } from '../../src/devnet/devnet.ts';
-import { type CliRun, runCli, spawnCli } from '../support/cli.ts';
+import { type CliRun, runCli, runCliOnTerminal, spawnCli } from '../support/cli.ts';
 import { type DevnetServer, startDevnetServer } from '../support/devnet-server.ts';
 import { auth, call } from '../support/http.ts';
 import type { ServerProcess } from '../support/process.ts';
@@ -19,6 +19,20 @@ import { type LoopbackProxy, startProxy } from '../support/proxy.ts';
  */
 const wallet = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 const createPath = '/v4/chains/4663/custom-launches';
+/** common.schema.json $defs.RequestId. */
+const requestIdPattern = /^req_[0-9a-f]{32}$/;
+/** The support line (launch-transport.md Errors): requestId, HTTP status, UTC time (ISO 8601, Z) and code, nothing else. */
+const supportLine =
+  /support: requestId (req_[0-9a-f]{32}|none), HTTP ([0-9]{3}|none), ([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z), ([A-Z_]+)/;
+/** The support line of a run's stderr, its UTC time checked to lie within [from, to]. */
+const supportOf = (run: CliRun, from: number, to: number) => {
+  const found = run.stderr.match(supportLine);
+  expect(found, run.stderr).not.toBeNull();
+  const [, requestId, status, at, code] = found as RegExpMatchArray;
+  expect(Date.parse(at as string)).toBeGreaterThanOrEqual(from - 1000);
+  expect(Date.parse(at as string)).toBeLessThanOrEqual(to + 1000);
+  return { requestId: requestId as string, status, at: at as string, code };
+};
 const manifestPath = '/.well-known/platform-custom-launch-discovery.json';
 
 describe('the custom-launch CLI end to end (issue 6)', () => {
@@ -128,6 +142,74 @@ describe('the custom-launch CLI end to end (issue 6)', () => {
     expect(human.stdout).toContain('never signs or broadcasts');
     expect(human.stdout).toContain(tx.data);
 
+    // Beside the transaction, read-only: the metadata the request bound, checked against projectMetadataHash.
+    const packed = JSON.parse(request.bytes.toString('utf8'));
+    const metadata = packed.projectMetadata;
+    expect(handoff.json.boundMetadata).toEqual({
+      projectMetadataHash: packed.projectMetadataHash,
+      projectMetadata: metadata,
+      checkedAgainst: 'resource',
+    });
+    for (const shown of [
+      `name              ${metadata.name}`,
+      `symbol            ${metadata.symbol}`,
+      `metadata hash     ${packed.projectMetadataHash}`,
+      `website           ${metadata.links.website}`,
+      `X profile         ${metadata.links.x}`,
+      `link              ${metadata.links.other[0].label}: ${metadata.links.other[0].uri}`,
+      `image             ${metadata.image.mediaType}, ${metadata.image.sha256}`,
+      `image URI         ${metadata.image.uri}`,
+      `    ${metadata.description}`,
+    ]) {
+      expect(human.stdout).toContain(shown);
+    }
+    // Not a terminal (a pipe here): no escape sequence, so no inline image, whatever the terminal variables say.
+    const piped = await cli(['handoff', launchId, '--journal', journal], { TERM_PROGRAM: 'iTerm.app' });
+    expect(piped.code, piped.stderr).toBe(0);
+    expect(piped.stdout).not.toContain('\x1b');
+    expect(piped.stdout).toContain(`image URI         ${metadata.image.uri}`);
+    // The journal's exact bytes are the launch's: the metadata is checked against them too.
+    const bound = await cli(['handoff', launchId, '--journal', journal, '--json']);
+    expect(bound.code, bound.stderr).toBe(0);
+    expect(bound.json.boundMetadata.checkedAgainst).toBe('request-bytes');
+    // On a terminal that names an inline-image protocol, the image itself is shown; on any other, only its digest.
+    const image = Buffer.from(packed.projectMetadataImageArtifact.bytesBase64, 'base64');
+    const iterm = await runCliOnTerminal(['handoff', launchId, '--journal', journal], {
+      ...env,
+      TERM: 'xterm-256color',
+      TERM_PROGRAM: 'iTerm.app',
+    });
+    expect(iterm.code, iterm.stdout).toBe(0);
+    expect(iterm.stdout).toContain(
+      `\x1b]1337;File=inline=1;size=${image.length};preserveAspectRatio=1:${image.toString('base64')}\x07`,
+    );
+    const kitty = await runCliOnTerminal(['handoff', launchId, '--request', request.path], {
+      ...env,
+      TERM: 'xterm-kitty',
+    });
+    expect(kitty.code, kitty.stdout).toBe(0);
+    expect(kitty.stdout).toContain('\x1b_Ga=T,f=100,');
+    const plainTerminals: Array<Record<string, string>> = [
+      { TERM: 'xterm-256color' },
+      { TERM: 'xterm-kitty', TMUX: '/tmp/tmux-1/default,1,0' },
+    ];
+    for (const plain of plainTerminals) {
+      const run = await runCliOnTerminal(['handoff', launchId, '--journal', journal], { ...env, ...plain });
+      expect(run.code, run.stdout).toBe(0);
+      expect(run.stdout).not.toContain('\x1b]1337');
+      expect(run.stdout).not.toContain('\x1b_G');
+      expect(run.stdout).toContain(metadata.image.sha256);
+    }
+    runs.push(iterm, kitty);
+    // Bytes of another request are not this launch's: refused, and nothing of the metadata is shown.
+    const other = await pack();
+    const wrong = await cli(['handoff', launchId, '--request', other.path]);
+    expect(wrong.code).toBe(exitCodes.refused.code);
+    expect(wrong.stderr).toContain(`are not those of launch ${launchId}`);
+    expect(wrong.stdout).toBe('');
+    const both = await cli(['handoff', launchId, '--request', other.path, '--journal', journal]);
+    expect(both.code).toBe(exitCodes.usage.code);
+
     // The wallet (anvil account 0, not the CLI) signs and sends exactly what was handed off.
     const account = privateKeyToAccount(devnetOperatorKey);
     const chain = chain4663(devnet.deployment.rpcUrl);
@@ -194,7 +276,12 @@ describe('the custom-launch CLI end to end (issue 6)', () => {
       status: 503,
       headers: { 'Retry-After': '1' },
       body: JSON.stringify({
-        error: { code: 'SERVICE_UNAVAILABLE', message: 'injected', requestId: 'r-503', retryable: true },
+        error: {
+          code: 'SERVICE_UNAVAILABLE',
+          message: 'injected',
+          requestId: 'req_00000000000000000000000000000503',
+          retryable: true,
+        },
       }),
     });
     proxy.plan('POST', createPath, {
@@ -202,7 +289,12 @@ describe('the custom-launch CLI end to end (issue 6)', () => {
       status: 429,
       headers: { 'Retry-After': retryAfterDate },
       body: JSON.stringify({
-        error: { code: 'RATE_LIMITED', message: 'injected', requestId: 'r-429', retryable: true },
+        error: {
+          code: 'RATE_LIMITED',
+          message: 'injected',
+          requestId: 'req_00000000000000000000000000000429',
+          retryable: true,
+        },
       }),
     });
     const before = creates().length;
@@ -237,14 +329,62 @@ describe('the custom-launch CLI end to end (issue 6)', () => {
       status: 503,
       headers: { 'Retry-After': '1' },
       body: JSON.stringify({
-        error: { code: 'CHAIN_NOT_CONFIGURED', message: 'injected', requestId: 'r-x', retryable: false },
+        error: {
+          code: 'CHAIN_NOT_CONFIGURED',
+          message: 'injected',
+          requestId: 'req_0000000000000000000000000000503f',
+          retryable: false,
+        },
       }),
     });
     const before = creates().length;
-    const run = await cli(['submit', request.path, '--journal', join(dir, 'journal-503-final.json')]);
+    const journal = join(dir, 'journal-503-final.json');
+    const started = Date.now();
+    const run = await cli(['submit', request.path, '--journal', journal]);
     expect(run.code).toBe(exitCodes.refused.code);
     expect(run.stderr).toContain('503 CHAIN_NOT_CONFIGURED');
+    expect(supportOf(run, started, Date.now())).toMatchObject({
+      requestId: 'req_0000000000000000000000000000503f',
+      status: '503',
+      code: 'CHAIN_NOT_CONFIGURED',
+    });
     expect(creates().length - before).toBe(1);
+    // Run again: the journal's refusal is quoted with the time of its answer, and nothing is sent.
+    const recorded = JSON.parse(readFileSync(journal, 'utf8')).attempts.at(-1).at as string;
+    const again = await cli(['submit', '--journal', journal]);
+    expect(again.code).toBe(exitCodes.refused.code);
+    expect(supportOf(again, started, Date.now())).toEqual({
+      requestId: 'req_0000000000000000000000000000503f',
+      status: '503',
+      at: recorded,
+      code: 'CHAIN_NOT_CONFIGURED',
+    });
+    expect(creates().length - before).toBe(1);
+  }, 60_000);
+
+  it('a 500 is unresolved and quotes its support line; the launch may exist', async () => {
+    const request = await pack();
+    proxy.plan('POST', createPath, {
+      kind: 'answer',
+      status: 500,
+      body: JSON.stringify({
+        error: {
+          code: 'INTERNAL',
+          message: 'injected',
+          requestId: 'req_00000000000000000000000000000500',
+          retryable: false,
+        },
+      }),
+    });
+    const started = Date.now();
+    const run = await cli(['submit', request.path, '--journal', join(dir, 'journal-500.json')]);
+    expect(run.code).toBe(exitCodes.unresolved.code);
+    expect(run.stderr).toContain('the launch may exist');
+    expect(supportOf(run, started, Date.now())).toMatchObject({
+      requestId: 'req_00000000000000000000000000000500',
+      status: '500',
+      code: 'INTERNAL',
+    });
   }, 60_000);
 
   it('resends after a timeout, and the server answers the resend as an exact replay of the one launch', async () => {
@@ -454,10 +594,39 @@ describe('the custom-launch CLI end to end (issue 6)', () => {
     const coverage = await cli(['coverage', '--json']);
     expect(coverage.code, coverage.stderr).toBe(0);
     expect(coverage.json.schemaVersion).toBe('platform.l2-launch-coverage.v1');
+    const started = Date.now();
     const missing = await cli(['status', '00000000-0000-4000-8000-000000000000']);
     expect(missing.code).toBe(exitCodes.refused.code);
     expect(missing.stderr).toContain('404 NOT_FOUND');
+    const support = supportOf(missing, started, Date.now());
+    expect(support).toMatchObject({ status: '404', code: 'NOT_FOUND' });
+    expect(support.requestId).toMatch(requestIdPattern);
   }, 60_000);
+
+  it('refuses a real requestId given as a launchId before any request (it is no UUID by design)', async () => {
+    const request = await pack();
+    // A real request id: the one a refusal's support line quoted, as a user would copy it.
+    const refusal = await cli(['status', '00000000-0000-4000-8000-000000000001']);
+    expect(refusal.code).toBe(exitCodes.refused.code);
+    const { requestId } = supportOf(refusal, 0, Date.now());
+    expect(requestId).toMatch(requestIdPattern);
+    const before = proxy.seen.length;
+    for (const args of [
+      ['status', requestId],
+      ['wait', requestId],
+      ['handoff', requestId],
+      ['sources', requestId, '--request', request.path, '--project', 'examples/example-launch'],
+    ]) {
+      const run = await cli(args);
+      expect(run.code, args[0]).toBe(exitCodes.usage.code);
+      expect(run.stderr).toContain(
+        `"${requestId}" is a requestId (the per-call support correlation id), not a launchId`,
+      );
+      expect(run.stderr).toContain('nothing was sent');
+    }
+    // The server was asked nothing: not the launch, not even the discovery manifest.
+    expect(proxy.seen.slice(before)).toEqual([]);
+  }, 120_000);
 
   it('never printed the API key', () => {
     expect(runs.length).toBeGreaterThan(20);

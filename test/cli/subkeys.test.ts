@@ -13,8 +13,14 @@ import { startServer, type TestServer } from '../support/server.ts';
  */
 const subkeysPath = '/v1/partner/subkeys';
 const launchesPath = '/v4/chains/4663/custom-launches';
-const uuid = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
-const requestIdIn = new RegExp(`requestId ${uuid.source}`);
+/** The support line (launch-transport.md Errors): requestId (common.schema.json $defs.RequestId), HTTP status, UTC time, code. */
+const requestIdIn =
+  /support: requestId req_[0-9a-f]{32}, HTTP [1-5][0-9]{2}, [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z, [A-Z_]+/;
+const injectedRequestId = 'req_0000000000000000000000000000abcd';
+const injectedSupport = (status: number, code: string) =>
+  new RegExp(
+    `support: requestId ${injectedRequestId}, HTTP ${status}, [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]{12}Z, ${code}`,
+  );
 
 let s: TestServer;
 let proxy: LoopbackProxy;
@@ -77,7 +83,7 @@ const apiError = (status: number, code: string, retryable: boolean, extra: Recor
     error: {
       code,
       message: `injected ${status}`,
-      requestId: '00000000-0000-4000-8000-00000000abcd',
+      requestId: injectedRequestId,
       retryable,
       ...extra,
     },
@@ -383,7 +389,7 @@ describe('resends: only the same bytes with the same key, on no answer, 429 and 
     });
     const run = await cli(['issue', ...flags(), '--max-wait', '5']);
     expectExit(run, 'refused', 'RATE_LIMITED');
-    expect(run.stderr).toContain('requestId 00000000-0000-4000-8000-00000000abcd');
+    expect(run.stderr).toMatch(injectedSupport(429, 'RATE_LIMITED'));
     expect(run.stderr).toContain('nothing was issued');
     expect(posts(start)).toHaveLength(1);
   });
@@ -422,7 +428,7 @@ describe('resends: only the same bytes with the same key, on no answer, 429 and 
     const key = idem();
     const run = await cli(['issue', ...flags(), '--idempotency-key', key]);
     expectExit(run, 'unresolved', 'INTERNAL');
-    expect(run.stderr).toContain('requestId 00000000-0000-4000-8000-00000000abcd');
+    expect(run.stderr).toMatch(injectedSupport(500, 'INTERNAL'));
     expect(run.stderr).toContain(`rerun with --idempotency-key ${key} and the same flags`);
     expect(posts(start)).toHaveLength(1);
   });

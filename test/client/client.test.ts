@@ -77,6 +77,29 @@ describe('typed client against a real server', () => {
     expect(result.error?.error.code).toBe('NOT_FOUND');
   });
 
+  it('throws on a requestId given as a launchId, before any request', async () => {
+    // A real request id, from a real answer of the server.
+    const missing = await createLaunchClient({ baseUrl: s.url, apiKey }).get('00000000-0000-4000-8000-000000000000');
+    const requestId = missing.error?.error.requestId as string;
+    expect(requestId).toMatch(/^req_[0-9a-f]{32}$/);
+    expect(missing.response.headers.get('x-request-id')).toBe(requestId);
+    const sent: string[] = [];
+    const client = createLaunchClient({
+      baseUrl: s.url,
+      apiKey,
+      fetch: (input, init) => {
+        sent.push(String(input instanceof Request ? input.url : input));
+        return fetch(input, init);
+      },
+    });
+    expect(() => client.get(requestId)).toThrow(TypeError);
+    expect(() => client.get(requestId)).toThrow(`"${requestId}" is a requestId`);
+    expect(sent).toEqual([]);
+    // The other side: a launchId goes out.
+    await client.get('00000000-0000-4000-8000-000000000000');
+    expect(sent).toHaveLength(1);
+  });
+
   it('returns the missing price source as a retryable 503 with Retry-After', async () => {
     const client = createLaunchClient({ baseUrl: s.url });
     const result = await client.initialBuyQuote();

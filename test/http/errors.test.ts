@@ -12,8 +12,14 @@ function expectApiError(r: Reply, status: number, code: string, retryable = fals
   expect(r.headers.get('content-type')).toMatch(/^application\/json/);
   expect(Object.keys(r.json)).toEqual(['error']);
   expect(r.json.error).toMatchObject({ code, retryable, requestId: r.headers.get('x-request-id') });
+  expect(r.json.error.requestId).toMatch(requestIdPattern);
   expect(r.json.error.message.length).toBeGreaterThan(0);
 }
+
+/** common.schema.json $defs.RequestId: req_ and 32 lowercase hex digits. */
+const requestIdPattern = /^req_[0-9a-f]{32}$/;
+/** common.schema.json $defs.Uuid, the shape of a launchId. */
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 beforeAll(async () => {
   // A small V4 body limit so the oversized case needs no megabytes; the example is about 3 KiB... see the size test.
@@ -97,6 +103,28 @@ describe('routing errors', () => {
 
   it('501 NOT_IMPLEMENTED for a spec operation this deployment does not implement yet', async () => {
     expectApiError(await call(`${s.url}/v3/capabilities`), 501, 'NOT_IMPLEMENTED');
+  });
+});
+
+describe('request ids (common.schema.json $defs.RequestId)', () => {
+  it('every answer carries a fresh req_ id, a shape no launchId (a UUID) can have', async () => {
+    const create = await call(`${s.url}/v4/chains/4663/custom-launches`, {
+      method: 'POST',
+      headers: auth(key, { 'Idempotency-Key': 'errors-test-request-id-0001' }),
+      body: exampleBytes(v4Example),
+    });
+    expect(create.status, create.text).toBe(202);
+    const launchId = create.json.launchId as string;
+    const ids = [create.headers.get('x-request-id')];
+    for (let i = 0; i < 3; i++) ids.push((await call(`${s.url}/readyz`)).headers.get('x-request-id'));
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const id of ids) {
+      expect(id).toMatch(requestIdPattern);
+      expect(id).not.toMatch(uuidPattern);
+    }
+    // The other side: the launchId is a UUID and never a request id.
+    expect(launchId).toMatch(uuidPattern);
+    expect(launchId).not.toMatch(requestIdPattern);
   });
 });
 

@@ -42,7 +42,14 @@ describe('createCustomLaunchV4 (launch-transport.md Endpoints)', () => {
     const before = counts();
     const r = await create(exampleBytes(v4Example));
     expect(r.status, r.text).toBe(202);
-    expect(r.json).toMatchObject({ status: 'received', chainId: '4663', profile: '4.1.0', walletTransaction: null });
+    expect(r.json).toMatchObject({
+      status: 'received',
+      chainId: '4663',
+      profile: '4.1.0',
+      walletTransaction: null,
+      // The wallet review's metadata comes with the wallet transaction, not before.
+      boundMetadata: null,
+    });
     expect(r.json.launchId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(r.json.launchId).not.toBe(r.headers.get('x-request-id'));
     expect(counts()).toEqual({

@@ -27,7 +27,8 @@ async function server(): Promise<TestServer> {
   return s;
 }
 
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+/** common.schema.json $defs.RequestId: req_ and 32 lowercase hex digits, never a UUID. */
+const requestIdPattern = /^req_[0-9a-f]{32}$/;
 let seq = 0;
 const idem = (tag = 'budget') => `${tag}-${++seq}`.padEnd(16, 'x');
 /** The running server of the current test. */
@@ -88,7 +89,7 @@ function expectRateLimited(r: Reply, maxSeconds: number, exactSeconds?: number):
   expect(r.status, r.text).toBe(429);
   expect(r.json.error.code).toBe('RATE_LIMITED');
   expect(r.json.error.retryable).toBe(true);
-  expect(r.json.error.requestId).toMatch(uuidPattern);
+  expect(r.json.error.requestId).toMatch(requestIdPattern);
   expect(r.json.error.requestId).toBe(r.headers.get('x-request-id'));
   const header = r.headers.get('retry-after') ?? '';
   expect(header).toMatch(/^[0-9]+$/);

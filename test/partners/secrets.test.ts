@@ -18,7 +18,8 @@ import { exampleBytes, exampleWallet, startServer, type TestServer, v4Example } 
  * process over a real SQLite file, every key it ever delivered, and its logs and database bytes searched for them.
  */
 
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+/** common.schema.json $defs.RequestId: req_ and 32 lowercase hex digits, never a UUID. */
+const requestIdPattern = /^req_[0-9a-f]{32}$/;
 let seq = 0;
 const idem = (tag = 'secret') => `${tag}-${Date.now()}-${++seq}`.padEnd(16, 'x');
 
@@ -50,14 +51,14 @@ function headersText(r: Reply): string {
   return [...r.headers.entries()].map(([k, v]) => `${k}: ${v}`).join('\n');
 }
 
-/** The ApiError envelope every error carries: a uuid requestId equal to X-Request-Id, a code, retryable. */
+/** The ApiError envelope every error carries: a requestId (req_…) equal to X-Request-Id, a code, retryable. */
 function expectApiError(r: Reply, status: number, code?: string): void {
   expect(r.status, r.text).toBe(status);
   expect(r.headers.get('content-type')).toMatch(/^application\/json/);
   expect(typeof r.json?.error?.code).toBe('string');
   if (code) expect(r.json.error.code).toBe(code);
   expect(typeof r.json.error.retryable).toBe('boolean');
-  expect(r.json.error.requestId).toMatch(uuidPattern);
+  expect(r.json.error.requestId).toMatch(requestIdPattern);
   expect(r.headers.get('x-request-id')).toBe(r.json.error.requestId);
 }
 

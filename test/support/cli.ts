@@ -53,3 +53,27 @@ export function spawnCli(args: string[], env: Record<string, string>): CliProces
 export function runCli(args: string[], env: Record<string, string>): Promise<CliRun> {
   return spawnCli(args, env).done;
 }
+
+/**
+ * Runs the CLI on a pseudo-terminal (util-linux `script`), so that its stdout is a TTY as in a user's terminal.
+ * The output is what the terminal received (line ends as \r\n). Arguments must not contain a single quote.
+ */
+export function runCliOnTerminal(args: string[], env: Record<string, string>): Promise<CliRun> {
+  const line = [process.execPath, 'bin/custom-launch.mjs', ...args].map((a) => `'${a}'`).join(' ');
+  const child = spawn('script', ['-qec', line, '/dev/null'], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (c: Buffer) => {
+    stdout += c.toString();
+  });
+  child.stderr?.on('data', (c: Buffer) => {
+    stderr += c.toString();
+  });
+  return new Promise<CliRun>((resolve) => {
+    child.once('close', (code, signal) => resolve({ code, signal, stdout, stderr, json: undefined }));
+  });
+}

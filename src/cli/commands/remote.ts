@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { components } from '../../../generated/types/service.ts';
+import { BoundMetadataMismatch, type CheckedMetadata, checkBoundMetadata } from '../../client/bound-metadata.ts';
 import { requireDiscovery } from '../../client/discovery.ts';
 import {
   createJournal,
@@ -12,9 +13,11 @@ import { readLaunch, waitForLaunch } from '../../client/poll.ts';
 import { readRequestFile } from '../../client/request-file.ts';
 import { deliverSourceFile, manifestFiles } from '../../client/sources.ts';
 import { submitWithJournal } from '../../client/submit.ts';
+import { supportLine } from '../../client/support.ts';
 import { exchange, type Refusal, refusalOf } from '../../client/transport.ts';
 import type { CliEnvironment } from '../environment.ts';
 import { CliExit } from '../exit-codes.ts';
+import { inlineImageProtocol, inlineImageSequence } from '../inline-image.ts';
 import { elapsed, type Output } from '../output.ts';
 
 type LaunchResourceV4 = components['schemas']['CustomLaunchResourceV4'];
@@ -29,9 +32,12 @@ export interface Remote {
   out: Output;
 }
 
-function refused({ status, code, message, requestId }: Omit<Refusal, 'kind'>): CliExit {
-  const support = requestId ? ` (requestId ${requestId})` : '';
-  return new CliExit('refused', `the service refused with ${status} ${code}: ${message}${support}`);
+/** The exit of a refusal: what was refused, then the support line (requestId, HTTP status, UTC time, code). */
+function refused({ status, code, message, requestId, at }: Omit<Refusal, 'kind'>): CliExit {
+  return new CliExit(
+    'refused',
+    `the service refused with ${status} ${code}: ${message} (${supportLine({ requestId, status, at, code })})`,
+  );
 }
 
 function describeLaunch(launch: LaunchResourceV4, out: Output): void {
@@ -104,11 +110,14 @@ export async function submitCommand(
     if (journal.outcome.state === 'accepted') {
       out.note(`${args.journal} already holds an accepted submission; resending its bytes reconciles (exact replay)`);
     } else if (journal.outcome.state === 'refused') {
+      const answered = journal.attempts.filter((a) => a.result === 'answer').at(-1);
       throw refused({
         status: journal.outcome.httpStatus ?? 0,
         code: (journal.outcome.code ?? 'NOT_AN_API_ERROR') as Refusal['code'],
         message: 'recorded in the journal; a changed request is a new submission with a new journal',
         requestId: journal.outcome.requestId,
+        // The support time is the refusal's own, recorded with its attempt.
+        at: answered?.at ?? journal.createdAt,
       });
     } else {
       out.note(`resuming ${args.journal}: the same bytes with the same idempotency key`);
@@ -214,8 +223,43 @@ export async function waitCommand(
   if (args.until === 'authorized') out.line(`next: custom-launch handoff ${result.launch.launchId}`);
 }
 
-/** `handoff <launchId>`: prints the exact wallet transaction for the controller's review; never signs or sends. */
-export async function handoffCommand(args: { launchId: string }, remote: Remote): Promise<void> {
+/**
+ * Request-authored text as a terminal shows it without being steered by it: control characters (a newline too,
+ * except where `keepNewlines`) and the bidirectional overrides that can reorder what a reviewer reads appear as
+ * visible \u escapes.
+ */
+function shown(text: string, keepNewlines = false): string {
+  return Array.from(text, (c) => {
+    const code = c.codePointAt(0) ?? 0;
+    const hidden =
+      code < 0x20 ||
+      (code >= 0x7f && code <= 0x9f) ||
+      code === 0x200e ||
+      code === 0x200f ||
+      (code >= 0x202a && code <= 0x202e) ||
+      (code >= 0x2066 && code <= 0x2069);
+    if (!hidden || (keepNewlines && c === '\n')) return c;
+    return `\\u${code.toString(16).padStart(4, '0')}`;
+  }).join('');
+}
+
+/**
+ * `handoff <launchId> [--journal <file> | --request <file>]`: prints the exact wallet transaction and, read-only
+ * beside it, the launch metadata the request bound (launch-transport.md What the service does 9), shown only after
+ * checkBoundMetadata: name, symbol, description, links, the image's digest and public URI, and the image itself on a
+ * terminal that can show it (from the exact request bytes of the journal or request file). Never signs or sends.
+ */
+export async function handoffCommand(
+  args: { launchId: string; journal: string | undefined; request: string | undefined; terminal: NodeJS.ProcessEnv },
+  remote: Remote,
+): Promise<void> {
+  if (args.journal !== undefined && args.request !== undefined) {
+    throw new CliExit('usage', 'handoff takes --journal or --request (the exact request bytes), not both');
+  }
+  // Local files are read and checked before any request.
+  let requestBytes: Buffer | undefined;
+  if (args.journal !== undefined) requestBytes = openJournal(args.journal).bytes;
+  if (args.request !== undefined) requestBytes = readRequestFile(args.request).bytes;
   const launch = await readOne(args.launchId, remote);
   const tx = launch.walletTransaction;
   if (!tx) {
@@ -224,8 +268,21 @@ export async function handoffCommand(args: { launchId: string }, remote: Remote)
       `launch ${launch.launchId} is ${launch.status}: it has no wallet transaction yet (wait for authorized)`,
     );
   }
+  let metadata: CheckedMetadata;
+  try {
+    metadata = checkBoundMetadata(launch, requestBytes);
+  } catch (err) {
+    if (err instanceof BoundMetadataMismatch) throw new CliExit('refused', err.message);
+    throw err;
+  }
   const { out } = remote;
-  out.result({ launchId: launch.launchId, status: launch.status, walletTransaction: tx });
+  const { projectMetadata: m, projectMetadataHash, checkedAgainst } = metadata;
+  out.result({
+    launchId: launch.launchId,
+    status: launch.status,
+    walletTransaction: tx,
+    boundMetadata: { projectMetadataHash, projectMetadata: m, checkedAgainst },
+  });
   const dataBytes = (tx.data.length - 2) / 2;
   out.line(`Wallet transaction of launch ${launch.launchId} (${launch.status}).`);
   out.line('Review it in the controller wallet; the wallet signs and sends it. This tool never signs or broadcasts.');
@@ -238,6 +295,28 @@ export async function handoffCommand(args: { launchId: string }, remote: Remote)
   out.line(`  simulation        ${tx.simulationDigest}`);
   out.line(`  data              ${dataBytes} bytes:`);
   out.line(tx.data);
+  out.line('');
+  out.line(
+    `Bound launch metadata (read-only; it matches projectMetadataHash${checkedAgainst === 'request-bytes' ? ' and the exact request bytes' : ''}).`,
+  );
+  out.line('A change is a new request: repack, revalidate and submit it; it cannot be edited here.');
+  out.line(`  name              ${shown(m.name)}`);
+  out.line(`  symbol            ${shown(m.symbol)}`);
+  out.line(`  metadata hash     ${projectMetadataHash}`);
+  out.line(`  website           ${shown(m.links.website)}`);
+  out.line(`  X profile         ${shown(m.links.x)}`);
+  for (const link of m.links.other ?? []) out.line(`  link              ${shown(link.label)}: ${shown(link.uri)}`);
+  out.line(`  image             ${m.image.mediaType}, ${m.image.sha256}`);
+  out.line(`  image URI         ${shown(m.image.uri)}`);
+  const protocol = metadata.image
+    ? inlineImageProtocol(args.terminal, out.stdoutIsTTY, metadata.image.mediaType)
+    : null;
+  if (metadata.image && protocol) out.raw(inlineImageSequence(protocol, metadata.image.bytes));
+  else if (!metadata.image) {
+    out.line('                    (pass --journal or --request with the exact request bytes to show the image itself)');
+  }
+  out.line('  description:');
+  for (const line of shown(m.description, true).split('\n')) out.line(`    ${line}`);
 }
 
 /** `coverage`: the public coverage report (launch-transport.md Endpoints: a 404 means the deployment has none). */

@@ -9,6 +9,7 @@ import {
   type SubkeyWriteResult,
   subkeyRequestBytes,
 } from '../../client/subkeys.ts';
+import { supportLine } from '../../client/support.ts';
 import { clientRefusalCodes, uuidPattern } from '../../client/transport.ts';
 import { schemaProblems } from '../../spec/schema-registry.ts';
 import { CliExit } from '../exit-codes.ts';
@@ -40,10 +41,15 @@ const flagName: Record<(typeof writeFlags)[number], string> = {
   idempotencyKey: '--idempotency-key',
 };
 
-/** The support line of a failure: its status, code and correlation requestId (every refusal carries them). */
-function describe(failure: { status: number | null; code: string | null; requestId: string | null }): string {
+/** A failure's status and code, then its support line (requestId, HTTP status, UTC time, code). */
+function describe(failure: {
+  status: number | null;
+  code: string | null;
+  requestId: string | null;
+  at: string;
+}): string {
   const status = failure.status === null ? '' : `${failure.status} `;
-  return `${status}${failure.code ?? 'no code'} (requestId ${failure.requestId ?? 'none'})`;
+  return `${status}${failure.code ?? 'no code'} (${supportLine(failure)})`;
 }
 
 function fail(what: string, failure: SubkeyFailure, hint = ''): never {

@@ -1,4 +1,5 @@
 import type { components } from '../../../generated/types/service.ts';
+import { supportLine, utcNow } from '../support.ts';
 
 type ApiErrorCode = components['schemas']['ApiErrorCode'];
 type ApiErrorBody = components['schemas']['ApiError'];
@@ -32,6 +33,8 @@ export interface ModuleFailure {
   httpStatus: number | null;
   message: string;
   requestId: string | null;
+  /** When the answer came or the client decided, UTC (for the support line). */
+  at: string;
   retryable: boolean;
   retryAfterSeconds: number | null;
   submissionMayExist: boolean;
@@ -54,6 +57,7 @@ export function clientFailure(
     httpStatus: extra.httpStatus ?? null,
     message,
     requestId: null,
+    at: utcNow(),
     retryable: extra.retryable ?? false,
     retryAfterSeconds: null,
     submissionMayExist: extra.submissionMayExist ?? false,
@@ -90,6 +94,7 @@ export function serviceFailure(
     httpStatus: answer.status,
     message: error.message,
     requestId: typeof error.requestId === 'string' ? error.requestId : null,
+    at: utcNow(),
     retryable: error.retryable === true,
     retryAfterSeconds: typeof error.retryAfterSeconds === 'number' ? error.retryAfterSeconds : null,
     // A 500 is a bounded internal error: the write may have been committed before it failed.
@@ -97,9 +102,14 @@ export function serviceFailure(
   };
 }
 
-/** One line for a person: the code first, then what happened, the HTTP status and the support id. */
+/**
+ * One line for a person: the code first, then what happened, the HTTP status and, when the service answered with a
+ * requestId, the support line (requestId, HTTP status, UTC time, code).
+ */
 export function describeFailure(failure: ModuleFailure): string {
   const status = failure.httpStatus !== null ? ` (HTTP ${failure.httpStatus})` : '';
-  const support = failure.requestId ? ` [requestId ${failure.requestId}]` : '';
+  const support = failure.requestId
+    ? ` [${supportLine({ requestId: failure.requestId, status: failure.httpStatus, at: failure.at, code: failure.code })}]`
+    : '';
   return `${failure.code}${status}: ${failure.message}${support}`;
 }

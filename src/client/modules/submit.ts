@@ -127,7 +127,12 @@ export async function submitWithModuleJournal(options: JournalSubmitOptions): Pr
         { httpStatus: journal.outcome.httpStatus },
       );
       return {
-        error: { ...failure, source: 'service', requestId: journal.outcome.requestId },
+        error: {
+          ...failure,
+          source: 'service',
+          requestId: journal.outcome.requestId,
+          at: journal.attempts.at(-1)?.at ?? failure.at,
+        },
         stage: 'submit',
         journal,
       };

@@ -27,6 +27,9 @@ export interface LaunchRow {
   remediation_json: string | null;
   failure_json: string | null;
   wallet_transaction_json: string | null;
+  /** The stored request's projectMetadataHash and projectMetadata, read only while a wallet transaction exists. */
+  bound_metadata_hash: string | null;
+  bound_metadata_json: string | null;
   chain_evidence_json: string | null;
   finalized_item_json: string | null;
   job_state: string | null;
@@ -39,7 +42,12 @@ export interface LaunchRow {
 /** The one SELECT of a launch with its job; callers add `WHERE` and `ORDER BY`. */
 export const launchSelect = `SELECT l.seq, l.launch_id, l.chain_id, l.lineage_id, l.partner_id, l.owner_key_id, l.profile,
   l.status, l.launch_wallet, l.request_digest, l.launch_intent_hash, l.created_at, l.updated_at, l.findings_json,
-  l.remediation_json, l.failure_json, l.wallet_transaction_json, l.chain_evidence_json, j.state AS job_state, j.attempt AS job_attempt, j.deadline_ms AS job_deadline_ms,
+  l.remediation_json, l.failure_json, l.wallet_transaction_json,
+  CASE WHEN l.wallet_transaction_json IS NOT NULL
+    THEN json_extract(CAST(l.request_bytes AS TEXT), '$.projectMetadataHash') END AS bound_metadata_hash,
+  CASE WHEN l.wallet_transaction_json IS NOT NULL
+    THEN json_extract(CAST(l.request_bytes AS TEXT), '$.projectMetadata') END AS bound_metadata_json,
+  l.chain_evidence_json, j.state AS job_state, j.attempt AS job_attempt, j.deadline_ms AS job_deadline_ms,
   j.next_attempt_ms AS job_next_attempt_ms, j.last_error_code AS job_last_error_code,
   f.item_json AS finalized_item_json, k.kind AS owner_kind
   FROM launches l LEFT JOIN lifecycle_jobs j ON j.launch_id = l.launch_id
@@ -70,6 +78,7 @@ export function toLaunchResource(row: LaunchRow): CustomLaunchResourceV4 {
     launchIntentHash: row.launch_intent_hash,
     partnerAttribution: partnerAttributionOf(row),
     walletTransaction: row.wallet_transaction_json ? JSON.parse(row.wallet_transaction_json) : null,
+    boundMetadata: boundMetadataOf(row),
     chainEvidence: row.chain_evidence_json ? JSON.parse(row.chain_evidence_json) : null,
     findings: JSON.parse(row.findings_json),
     remediation: row.remediation_json ? JSON.parse(row.remediation_json) : null,
@@ -101,6 +110,17 @@ function deadlineOf(row: LaunchRow): string | null {
   const awaitingMined = ['authorized', 'awaiting_wallet_signature', 'wallet_action_required'].includes(row.status);
   if (!awaitingMined || !row.wallet_transaction_json) return null;
   return (JSON.parse(row.wallet_transaction_json) as { permitExpiresAt: string }).permitExpiresAt;
+}
+
+/**
+ * The metadata the stored request bound, for the wallet review beside the wallet transaction and only while there is
+ * one (custom-launch-resource.v4.schema.json boundMetadata; launch-transport.md What the service does 9). The values
+ * come unchanged from the stored request bytes, whose projectMetadataHash was checked at create.
+ */
+function boundMetadataOf(row: LaunchRow): CustomLaunchResourceV4['boundMetadata'] {
+  if (row.wallet_transaction_json === null || row.bound_metadata_hash === null || row.bound_metadata_json === null)
+    return null;
+  return { projectMetadataHash: row.bound_metadata_hash, projectMetadata: JSON.parse(row.bound_metadata_json) };
 }
 
 /**
