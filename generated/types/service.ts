@@ -177,8 +177,11 @@ export type paths = {
          *     field names unique; constraints and management actions name existing fields and components. Identity (project
          *     design): familyId = 0x + SHA-256 of the canonical JSON {author (lowercase), familySalt}; packageId = 0x +
          *     SHA-256 of {familyId, name}. `MODULE_BUILD_PROFILE_CAPACITY_EXCEEDED` (the 4 MiB review profile) is reported by
-         *     the review build, not here. When an error reports `submissionMayExist: true`, retry the same key with the same
-         *     bytes; never generate a new key automatically.
+         *     the review build, not here. Every error of this operation carries `submissionMayExist` (project design): `true`
+         *     only on a bounded 500 `INTERNAL`, which may come after the write transaction began or committed, so the draft may
+         *     be stored; `false` on every other error, each decided before the write or rolled back with it (the draft
+         *     certainly was not stored). When an error reports `submissionMayExist: true` (or no answer arrives), retry the
+         *     same key with the same bytes; never generate a new key automatically.
          */
         post: operations["submitModule"];
         delete?: never;
@@ -959,7 +962,7 @@ export type components = {
                 retryable: boolean;
                 /** @description Seconds to wait before a retry; mirrors the Retry-After header of a 429 or 503. */
                 retryAfterSeconds?: number;
-                /** @description True when a write may have been persisted: keep the idempotency key and the exact request bytes together for the retry. */
+                /** @description True when a write may have been persisted: keep the idempotency key and the exact request bytes together for the retry. Every error of submitModule carries it (true only on its bounded 500; false where the draft certainly was not stored). */
                 submissionMayExist?: boolean;
             };
         };
