@@ -1,23 +1,47 @@
 import { createHash } from 'node:crypto';
 import type { SolidityBuild, SolidityBuildSettings } from '../../chain/compile-contracts.ts';
+import type { EngineEvm } from '../../chain/local-evm.ts';
 import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
 import { canonicalJson, sha256Digest } from '../canonical-json.ts';
 import { pollUntilStopped } from '../lifecycle/poll-loop.ts';
+import {
+  checkDataLimit,
+  type EngineExecutionEvidence,
+  encodeConfiguration,
+  engineReviewInputs,
+  measureEngine,
+} from './engine-review.ts';
 import { compilerSourceName, type ModuleIntakeReceipt, type ModuleSubmissionRequest } from './intake.ts';
-import { type BuildRecord, type ModuleReviewStatus, planOf, type ReviewPlan, type ReviewRow } from './review.ts';
+import {
+  BuildFailure,
+  type BuildRecord,
+  planOf,
+  type ReviewErrorCode,
+  type ReviewPlan,
+  type ReviewRow,
+  reviewDataLimits,
+} from './review.ts';
 
-/** The closed set of review error codes (spec: module-review-status.v1, review.lastError.code). */
-type ReviewErrorCode = NonNullable<ModuleReviewStatus['review']['lastError']>['code'];
-
-/** Why a build failed: recorded as the review's lastError. */
-class BuildFailure extends Error {
-  constructor(
-    readonly code: ReviewErrorCode,
-    message: string,
-  ) {
-    super(message);
-  }
+/**
+ * The data limits and engine budget a plan applies. A plan stored before plans named them (a review queued across an
+ * upgrade) gets the reference's values, the engine run when its profile compiles with the engine aliases.
+ */
+function dataLimitsOf(plan: ReviewPlan): Pick<ReviewPlan, 'maxEncodedConfigurationBytes' | 'engineExecution'> {
+  const stored = plan as Partial<ReviewPlan>;
+  return {
+    maxEncodedConfigurationBytes: stored.maxEncodedConfigurationBytes ?? reviewDataLimits.maxEncodedConfigurationBytes,
+    engineExecution:
+      stored.engineExecution !== undefined
+        ? stored.engineExecution
+        : plan.engineAliases
+          ? {
+              maxInitializationDataBytes: reviewDataLimits.maxEngineInitializationDataBytes,
+              maxOperationDataBytes: reviewDataLimits.maxEngineOperationDataBytes,
+              maxExecutionGas: reviewDataLimits.maxEngineExecutionGas,
+            }
+          : null,
+  };
 }
 
 /**
@@ -39,6 +63,8 @@ export class ModuleReviewWorker {
       compile: (sources: Record<string, string>, settings: SolidityBuildSettings) => Promise<SolidityBuild>;
       /** The fixed quote test environment's source digest (MODULES_QUOTE_ENVIRONMENT_SOURCE_DIGEST), if any. */
       quoteEnvironmentSourceDigest?: string | null;
+      /** The private local EVM an engine build runs on to measure the reviewed execution budget. */
+      evm: EngineEvm;
     },
   ) {}
 
@@ -191,6 +217,18 @@ export class ModuleReviewWorker {
         `The package holds ${total} bytes; the ${plan.profile} profile reviews at most ${plan.maxSourceBytes} (4 MiB, dependencies and documentation included).`,
       );
     }
+    const limits = dataLimitsOf(plan);
+    const encodedConfiguration = encodeConfiguration(request.descriptor.configuration);
+    checkDataLimit('The encoded configuration', encodedConfiguration.length, limits.maxEncodedConfigurationBytes);
+    const engineInputs = limits.engineExecution
+      ? engineReviewInputs(
+          request.descriptor,
+          plan.runtime,
+          new Map(files.map((f) => [f.path, f.bytes])),
+          encodedConfiguration,
+          limits.engineExecution,
+        )
+      : [];
     const nameOf = (path: string) => (plan.engineAliases ? compilerSourceName(path) : path);
     const sources: Record<string, string> = {};
     for (const f of files.filter((file) => file.path.endsWith('.sol'))) {
@@ -231,12 +269,24 @@ export class ModuleReviewWorker {
         entrypoint: c.entrypoint,
         creationCodeHash: hash(contract.bytecode),
         runtimeCodeHash: hash(contract.deployedBytecode),
+        creationCode: contract.bytecode,
       };
     });
+    // Engine components run on the local EVM, one after another (one snapshot each), only once everything compiled.
+    const execution: EngineExecutionEvidence[] = [];
+    for (const input of engineInputs) {
+      const component = components.find((c) => c.id === input.component);
+      if (!component || !limits.engineExecution) continue;
+      execution.push(await measureEngine(this.deps.evm, input, component.creationCode, limits.engineExecution));
+    }
     const artifact = {
       compilerVersion: build.compilerVersion,
       compilerInputDigest: build.compilerInputDigest,
-      components,
+      components: components.map(({ creationCode: _creationCode, ...c }) => c),
+      encodedConfigurationBytes: encodedConfiguration.length,
+      ...(limits.engineExecution
+        ? { engineExecution: { budgetGas: limits.engineExecution.maxExecutionGas, execution } }
+        : {}),
     };
     const hostManifest = { requiresHost: request.descriptor.requiresHost, ports: request.descriptor.ports };
     return {
