@@ -82,8 +82,10 @@ export type paths = {
          * @description Public, no key. Check before every upload: upload eligibility is true only when
          *     `moduleContributions.submissions` is `true` here and `authorization.canSubmit` is `true` in the context. Send no
          *     credentials or source when intake is unavailable or the formats differ from the client's (`contract`,
-         *     `submissionFormat`, `descriptorFormat` are Project design). The root `reviewAvailable`, `approved` and
-         *     `available` are legacy and their `false` values do not block intake.
+         *     `submissionFormat`, `descriptorFormat` are Project design), and refuse locally a package over the intake limits
+         *     the deployment publishes in `moduleContributions.limits` (Project design; the same values as the context's
+         *     `intake.limits`). The root `reviewAvailable`, `approved` and `available` are legacy and their `false` values do not
+         *     block intake.
          */
         get: operations["getModulesCapabilities"];
         put?: never;
@@ -171,13 +173,17 @@ export type paths = {
          *     has this version), else `MODULE_PACKAGE_CONFLICT` (the family exists); with it: `MODULE_REVISION_LINEAGE_INVALID`
          *     (the predecessor is unknown, another author's, family's or name's, or already superseded), else
          *     `MODULE_VERSION_ALREADY_SUBMITTED` (the family has this version); 413 `PAYLOAD_TOO_LARGE` (over the 24 MiB
-         *     request or the 16 MiB of decoded files); 503 `MODULE_SUBMISSIONS_UNAVAILABLE` (before any other check, when the
+         *     request or the 16 MiB of decoded files, or the lower `maxRequestBytes` or `maxTotalBytes` the deployment
+         *     publishes); 400 `INVALID_REQUEST` also for more files, a longer path or a larger declared file than the lower
+         *     `maxFiles`, `maxPathLength` or `maxFileBytes` it publishes (project design: the capabilities'
+         *     `moduleContributions.limits` and the context's `intake.limits`, checked before any byte is decoded); 503 `MODULE_SUBMISSIONS_UNAVAILABLE` (before any other check, when the
          *     deployment takes no uploads). Rules a schema cannot state: the files match the inventory exactly (same
          *     paths, each once); documentation and component source paths are inventory paths; component ids, configuration
          *     field names unique; constraints and management actions name existing fields and components. Identity (project
          *     design): familyId = 0x + SHA-256 of the canonical JSON {author (lowercase), familySalt}; packageId = 0x +
-         *     SHA-256 of {familyId, name}. `MODULE_BUILD_PROFILE_CAPACITY_EXCEEDED` (the 4 MiB review profile) is reported by
-         *     the review build, not here. Every error of this operation carries `submissionMayExist` (project design): `true`
+         *     SHA-256 of {familyId, name}. `MODULE_BUILD_PROFILE_CAPACITY_EXCEEDED` (the 4 MiB review profile, the 16 KiB
+         *     encoded configuration, 16 KiB of engine initialization or operation data) and the 3,000,000-gas engine budget are
+         *     reported by the review build, not here. Every error of this operation carries `submissionMayExist` (project design): `true`
          *     only on a bounded 500 `INTERNAL`, which may come after the write transaction began or committed, so the draft may
          *     be stored; `false` on every other error, each decided before the write or rolled back with it (the draft
          *     certainly was not stored). When an error reports `submissionMayExist: true` (or no answer arrives), retry the
