@@ -10,6 +10,7 @@ import { keccak256, toHex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findPrincipal } from '../src/auth/keys.ts';
 import { compileSolidityIsolated } from '../src/chain/compile-contracts.ts';
+import { privateAnvilEvm } from '../src/chain/local-evm.ts';
 import { bindRequestHashes, launchIntentHashOf } from '../src/domain/launches/request-hashes.ts';
 import type { CreateRequestV4 } from '../src/domain/launches/request-rules.ts';
 import { decideReview, reviewerPolicy } from '../src/domain/modules/review.ts';
@@ -93,6 +94,8 @@ const submitEdited = (edit: (r: ModuleSubmission) => void) => (c: Ctx) => {
   return submitModuleAs(c, modulesKey(c), r);
 };
 const reviewerWallet = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+/** The review worker's local EVM for engine builds, started at the first one. */
+const reviewEvm = privateAnvilEvm();
 /** Submits the example, builds it with the real review worker and records an accepted decision. */
 const acceptedModule = async (c: Ctx, key: string) => {
   const submitted = await submitModuleAs(c, key, moduleSubmission());
@@ -103,6 +106,7 @@ const acceptedModule = async (c: Ctx, key: string) => {
     workerId: 'contract-table',
     leaseMs: 30_000,
     compile: compileSolidityIsolated,
+    evm: reviewEvm.evm,
   });
   while (await worker.tick());
   const { revision } = c.s.db.prepare('SELECT revision FROM module_reviews WHERE submission_id = ?').get(id) as {
@@ -991,6 +995,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await servers.get('default')?.s.close();
+  await reviewEvm.stop();
 });
 
 describe('contract table', () => {

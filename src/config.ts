@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import { type ModuleIntakeLimits, moduleLimits } from './domain/modules/intake.ts';
 
 /** Runtime configuration, read once from the environment. README "Configuration" lists every variable. */
 export interface Config {
@@ -18,8 +19,13 @@ export interface Config {
   v4BodyLimitBytes: number;
   /** Whole V3 request limit (launch-transport.md Limits). */
   v3BodyLimitBytes: number;
-  /** Serialized module upload limit (modules-subkeys-developer-api.md Limits). */
-  modulesBodyLimitBytes: number;
+  /**
+   * The module intake limits this deployment publishes and enforces (modules-subkeys-developer-api.md Limits: "a
+   * deployment may publish lower limits"): MODULES_MAX_FILES, MODULES_MAX_FILE_BYTES, MODULES_MAX_TOTAL_BYTES,
+   * MODULES_MAX_REQUEST_BYTES (the serialized upload, also the body limit) and MODULES_MAX_PATH_LENGTH, each from 1
+   * to the reference maximum (the default).
+   */
+  modulesLimits: ModuleIntakeLimits;
   /** The deployment accepts module uploads (MODULES_SUBMISSIONS; capabilities moduleContributions.submissions). */
   modulesSubmissions: boolean;
   /** New module key issuance is open (MODULES_API_KEY_ISSUANCE; capabilities moduleContributions.apiKeyIssuance). */
@@ -100,6 +106,13 @@ function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): nu
   return value;
 }
 
+/** A limit a deployment may lower but never raise: 1 to `maximum`, `maximum` when unset. */
+function lowerLimit(env: NodeJS.ProcessEnv, name: string, maximum: number): number {
+  const value = int(env, name, maximum);
+  if (value < 1 || value > maximum) throw new Error(`${name} must be from 1 to ${maximum}, got ${value}`);
+  return value;
+}
+
 function address(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
   const raw = env[name] ?? fallback;
   if (!/^0x[0-9a-fA-F]{40}$/.test(raw)) throw new Error(`${name} must be a 0x address, got "${raw}"`);
@@ -169,7 +182,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     routeBudgetPerMinute: int(env, 'ROUTE_BUDGET_PER_MINUTE', 600),
     v4BodyLimitBytes: int(env, 'V4_BODY_LIMIT_BYTES', 4 * 1024 * 1024),
     v3BodyLimitBytes: 8_388_608,
-    modulesBodyLimitBytes: 24 * 1024 * 1024,
+    modulesLimits: {
+      maxFiles: lowerLimit(env, 'MODULES_MAX_FILES', moduleLimits.maxFiles),
+      maxFileBytes: lowerLimit(env, 'MODULES_MAX_FILE_BYTES', moduleLimits.maxFileBytes),
+      maxTotalBytes: lowerLimit(env, 'MODULES_MAX_TOTAL_BYTES', moduleLimits.maxTotalBytes),
+      maxRequestBytes: lowerLimit(env, 'MODULES_MAX_REQUEST_BYTES', moduleLimits.maxRequestBytes),
+      maxPathLength: lowerLimit(env, 'MODULES_MAX_PATH_LENGTH', moduleLimits.maxPathLength),
+      maxListPageItems: moduleLimits.maxListPageItems,
+    },
     modulesSubmissions: bool(env, 'MODULES_SUBMISSIONS', true),
     modulesApiKeyIssuance: bool(env, 'MODULES_API_KEY_ISSUANCE', false),
     modulesReviewerWallets: (env.MODULES_REVIEWER_WALLETS ?? '')

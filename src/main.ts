@@ -7,6 +7,7 @@ import { hostname } from 'node:os';
 import { compileSolidityIsolated, pinnedCompilerVersion, solidityAstsIsolated } from './chain/compile-contracts.ts';
 import { authorizerFromConfig } from './chain/launch-authorizer.ts';
 import { viemLaunchObserver } from './chain/launch-observer.ts';
+import { privateAnvilEvm } from './chain/local-evm.ts';
 import { minimumInitialBuyWei, priceFeedFromConfig } from './chain/price-feed.ts';
 import { registryObservationProvider } from './chain/source-observation.ts';
 import { watchDeploymentEvidence } from './chain/verify-deployment-evidence.ts';
@@ -74,6 +75,8 @@ const verifier =
       })
     : null;
 // The module review pipeline: plans and builds submitted packages (reviewers decide through the admin command).
+// The review's private local EVM for engine builds (the measured execution budget), started at the first one.
+const reviewEvm = privateAnvilEvm();
 const reviewWorker = new ModuleReviewWorker({
   db,
   now: Date.now,
@@ -81,6 +84,7 @@ const reviewWorker = new ModuleReviewWorker({
   leaseMs: config.lifecycle.leaseMs,
   compile: compileSolidityIsolated,
   quoteEnvironmentSourceDigest: config.modulesQuoteEnvironmentSourceDigest,
+  evm: reviewEvm.evm,
 });
 let stopReviewWorker: (() => Promise<void>) | undefined;
 let stopWorker: (() => Promise<void>) | undefined;
@@ -121,10 +125,12 @@ function stop(signal: string): void {
   console.log(JSON.stringify({ level: 'info', msg: 'stopping', signal }));
   evidence?.stop();
   server.close(() => {
-    void Promise.all([stopWorker?.(), stopTracker?.(), stopVerifier?.(), stopReviewWorker?.()]).then(() => {
-      db.close();
-      process.exit(0);
-    });
+    void Promise.all([stopWorker?.(), stopTracker?.(), stopVerifier?.(), stopReviewWorker?.()])
+      .then(() => reviewEvm.stop())
+      .then(() => {
+        db.close();
+        process.exit(0);
+      });
   });
   setTimeout(() => process.exit(0), 5000).unref();
 }

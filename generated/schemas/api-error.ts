@@ -77,7 +77,7 @@ export interface ApiErrorBody {
    */
   retryAfterSeconds?: number;
   /**
-   * True when a write may have been persisted: keep the idempotency key and the exact request bytes together for the retry.
+   * True when a write may have been persisted: keep the idempotency key and the exact request bytes together for the retry. Every error of submitModule carries it (true only on its bounded 500; false where the draft certainly was not stored).
    */
   submissionMayExist?: boolean;
   /**

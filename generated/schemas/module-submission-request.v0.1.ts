@@ -192,7 +192,7 @@ export interface Component {
  */
 export interface Configuration {
   /**
-   * ABI encoding of the configuration: platform.abi-tuple@1 means abi.encode of the field values in the order of fields, each as its declared type (a head-only static tuple, 32 bytes per field). The encoded configuration is at most 16 KiB.
+   * ABI encoding of the configuration: platform.abi-tuple@1 means abi.encode of the field values in the order of fields, each as its declared type (a head-only static tuple, 32 bytes per field). The encoded configuration is at most 16 KiB (the review profile's capacity): the review build encodes each field's fixed value, else its default, else its type's zero value, records the byte count, and fails a larger one with MODULE_BUILD_PROFILE_CAPACITY_EXCEEDED. An engine component without a review scenario is initialized with this encoding.
    */
   codec: 'platform.abi-tuple@1';
   /**

@@ -30,4 +30,34 @@ export interface ModuleContributions {
   contract: 'platform.modules.api.v0.1';
   submissionFormat: 'platform.modules.submission.v0.1';
   descriptorFormat: 'platform.classic.source-package.v0.1';
+  limits?: IntakeLimits;
+}
+/**
+ * The deployment's live intake limits, published without credentials so that a client refuses an oversized package locally before it sends any key or source (modules-subkeys-developer-api.md Limits: a deployment may publish lower limits, which the client checks first). Equal to the context's intake.limits; a deployment enforces them at intake. A client facing a deployment that omits them checks the reference maxima.
+ */
+export interface IntakeLimits {
+  /**
+   * Files per request.
+   */
+  maxFiles: number;
+  /**
+   * Bytes per file.
+   */
+  maxFileBytes: number;
+  /**
+   * Total raw source bytes.
+   */
+  maxTotalBytes: number;
+  /**
+   * Serialized HTTP request bytes, including base64 expansion.
+   */
+  maxRequestBytes: number;
+  /**
+   * Path length in ASCII characters.
+   */
+  maxPathLength: number;
+  /**
+   * Items per receipt list page.
+   */
+  maxListPageItems: number;
 }

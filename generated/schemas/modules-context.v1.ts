@@ -59,7 +59,7 @@ export interface ModulesContextIntake {
   repositoryRequired: false;
 }
 /**
- * Live intake limits; a deployment may publish values lower than the reference maxima, and the client checks them first.
+ * Live intake limits; a deployment may publish values lower than the reference maxima (project design: MODULES_MAX_FILES, MODULES_MAX_FILE_BYTES, MODULES_MAX_TOTAL_BYTES, MODULES_MAX_REQUEST_BYTES, MODULES_MAX_PATH_LENGTH), enforces them at intake, and the client checks them first. The public capabilities publish the same values as moduleContributions.limits.
  */
 export interface IntakeLimits {
   /**
@@ -149,21 +149,21 @@ export interface ReviewProfile {
    */
   maxSourceBytes: number;
   /**
-   * Encoded configuration.
+   * Encoded configuration in bytes (platform.abi-tuple@1); the review build fails a larger one with MODULE_BUILD_PROFILE_CAPACITY_EXCEEDED.
    */
   maxEncodedConfigurationBytes: number;
 }
 export interface ReviewLimits {
   /**
-   * Engine initialization data.
+   * Engine initialization data in bytes (the review scenario's initializationData, else the encoded configuration); the review build fails a larger one with MODULE_BUILD_PROFILE_CAPACITY_EXCEEDED.
    */
   maxEngineInitializationDataBytes: number;
   /**
-   * Engine operation data.
+   * Engine operation data in bytes, per operation of the review scenario; the review build fails a larger one with MODULE_BUILD_PROFILE_CAPACITY_EXCEEDED.
    */
   maxEngineOperationDataBytes: number;
   /**
-   * Engine reviewed execution budget in gas.
+   * Engine reviewed execution budget in gas: the review build runs each engine component on a local EVM (its deployment with the initialization data, then each operation) and fails any execution over this with MODULE_BUILD_EXECUTION_BUDGET_EXCEEDED.
    */
   maxEngineExecutionGas: number;
 }

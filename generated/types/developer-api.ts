@@ -107,7 +107,7 @@ export type components = {
                 retryable: boolean;
                 /** @description Seconds to wait before a retry; mirrors the Retry-After header of a 429 or 503. */
                 retryAfterSeconds?: number;
-                /** @description True when a write may have been persisted: keep the idempotency key and the exact request bytes together for the retry. */
+                /** @description True when a write may have been persisted: keep the idempotency key and the exact request bytes together for the retry. Every error of submitModule carries it (true only on its bounded 500; false where the draft certainly was not stored). */
                 submissionMayExist?: boolean;
             };
         };

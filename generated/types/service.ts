@@ -82,8 +82,10 @@ export type paths = {
          * @description Public, no key. Check before every upload: upload eligibility is true only when
          *     `moduleContributions.submissions` is `true` here and `authorization.canSubmit` is `true` in the context. Send no
          *     credentials or source when intake is unavailable or the formats differ from the client's (`contract`,
-         *     `submissionFormat`, `descriptorFormat` are Project design). The root `reviewAvailable`, `approved` and
-         *     `available` are legacy and their `false` values do not block intake.
+         *     `submissionFormat`, `descriptorFormat` are Project design), and refuse locally a package over the intake limits
+         *     the deployment publishes in `moduleContributions.limits` (Project design; the same values as the context's
+         *     `intake.limits`). The root `reviewAvailable`, `approved` and `available` are legacy and their `false` values do not
+         *     block intake.
          */
         get: operations["getModulesCapabilities"];
         put?: never;
@@ -171,14 +173,21 @@ export type paths = {
          *     has this version), else `MODULE_PACKAGE_CONFLICT` (the family exists); with it: `MODULE_REVISION_LINEAGE_INVALID`
          *     (the predecessor is unknown, another author's, family's or name's, or already superseded), else
          *     `MODULE_VERSION_ALREADY_SUBMITTED` (the family has this version); 413 `PAYLOAD_TOO_LARGE` (over the 24 MiB
-         *     request or the 16 MiB of decoded files); 503 `MODULE_SUBMISSIONS_UNAVAILABLE` (before any other check, when the
+         *     request or the 16 MiB of decoded files, or the lower `maxRequestBytes` or `maxTotalBytes` the deployment
+         *     publishes); 400 `INVALID_REQUEST` also for more files, a longer path or a larger declared file than the lower
+         *     `maxFiles`, `maxPathLength` or `maxFileBytes` it publishes (project design: the capabilities'
+         *     `moduleContributions.limits` and the context's `intake.limits`, checked before any byte is decoded); 503 `MODULE_SUBMISSIONS_UNAVAILABLE` (before any other check, when the
          *     deployment takes no uploads). Rules a schema cannot state: the files match the inventory exactly (same
          *     paths, each once); documentation and component source paths are inventory paths; component ids, configuration
          *     field names unique; constraints and management actions name existing fields and components. Identity (project
          *     design): familyId = 0x + SHA-256 of the canonical JSON {author (lowercase), familySalt}; packageId = 0x +
-         *     SHA-256 of {familyId, name}. `MODULE_BUILD_PROFILE_CAPACITY_EXCEEDED` (the 4 MiB review profile) is reported by
-         *     the review build, not here. When an error reports `submissionMayExist: true`, retry the same key with the same
-         *     bytes; never generate a new key automatically.
+         *     SHA-256 of {familyId, name}. `MODULE_BUILD_PROFILE_CAPACITY_EXCEEDED` (the 4 MiB review profile, the 16 KiB
+         *     encoded configuration, 16 KiB of engine initialization or operation data) and the 3,000,000-gas engine budget are
+         *     reported by the review build, not here. Every error of this operation carries `submissionMayExist` (project design): `true`
+         *     only on a bounded 500 `INTERNAL`, which may come after the write transaction began or committed, so the draft may
+         *     be stored; `false` on every other error, each decided before the write or rolled back with it (the draft
+         *     certainly was not stored). When an error reports `submissionMayExist: true` (or no answer arrives), retry the
+         *     same key with the same bytes; never generate a new key automatically.
          */
         post: operations["submitModule"];
         delete?: never;
@@ -979,7 +988,7 @@ export type components = {
                 retryable: boolean;
                 /** @description Seconds to wait before a retry; mirrors the Retry-After header of a 429 or 503. */
                 retryAfterSeconds?: number;
-                /** @description True when a write may have been persisted: keep the idempotency key and the exact request bytes together for the retry. */
+                /** @description True when a write may have been persisted: keep the idempotency key and the exact request bytes together for the retry. Every error of submitModule carries it (true only on its bounded 500; false where the draft certainly was not stored). */
                 submissionMayExist?: boolean;
             };
         };
@@ -1190,7 +1199,7 @@ export type components = {
          */
         Configuration: {
             /**
-             * @description ABI encoding of the configuration: platform.abi-tuple@1 means abi.encode of the field values in the order of fields, each as its declared type (a head-only static tuple, 32 bytes per field). The encoded configuration is at most 16 KiB.
+             * @description ABI encoding of the configuration: platform.abi-tuple@1 means abi.encode of the field values in the order of fields, each as its declared type (a head-only static tuple, 32 bytes per field). The encoded configuration is at most 16 KiB (the review profile's capacity): the review build encodes each field's fixed value, else its default, else its type's zero value, records the byte count, and fails a larger one with MODULE_BUILD_PROFILE_CAPACITY_EXCEEDED. An engine component without a review scenario is initialized with this encoding.
              * @constant
              */
             codec: "platform.abi-tuple@1";
@@ -2539,6 +2548,24 @@ export type components = {
             mode: "input";
         };
         /**
+         * IntakeLimits
+         * @description Live intake limits; a deployment may publish values lower than the reference maxima (project design: MODULES_MAX_FILES, MODULES_MAX_FILE_BYTES, MODULES_MAX_TOTAL_BYTES, MODULES_MAX_REQUEST_BYTES, MODULES_MAX_PATH_LENGTH), enforces them at intake, and the client checks them first. The public capabilities publish the same values as moduleContributions.limits.
+         */
+        IntakeLimits: {
+            /** @description Bytes per file. */
+            maxFileBytes: number;
+            /** @description Files per request. */
+            maxFiles: number;
+            /** @description Items per receipt list page. */
+            maxListPageItems: number;
+            /** @description Path length in ASCII characters. */
+            maxPathLength: number;
+            /** @description Serialized HTTP request bytes, including base64 expansion. */
+            maxRequestBytes: number;
+            /** @description Total raw source bytes. */
+            maxTotalBytes: number;
+        };
+        /**
          * L2InitialBuyUsdQuoteV1
          * @description A fresh native-coin/USD reference and the minimum native amount for the USD 1 initial buy of a 4.1.0 funded launch. Reference only: it changes no transaction or budget, and the service never raises the user's amount. A reference older than 60 seconds is never served (no stale fallback).
          */
@@ -3067,10 +3094,10 @@ export type components = {
                 lastError: {
                     at: components["schemas"]["Timestamp"];
                     /**
-                     * @description MODULE_REVIEW_PLAN_UNAVAILABLE: no review plan covers a requirement (awaiting_plan). MODULE_BUILD_PROFILE_CAPACITY_EXCEEDED: the package exceeds the profile's 4 MiB. MODULE_BUILD_SOURCE_ALIAS_COLLISION: two files compile under one source name. MODULE_BUILD_COMPILE_FAILED: the pinned compiler reports errors (an import outside the submitted files included). MODULE_BUILD_ENTRYPOINT_MISSING: a component's entrypoint is not a deployable contract of its source. MODULE_BUILD_COMPILER_MISMATCH: the build ran another compiler than planned. MODULE_BUILD_FAILED: the build stopped for another reason.
+                     * @description MODULE_REVIEW_PLAN_UNAVAILABLE: no review plan covers a requirement (awaiting_plan). MODULE_BUILD_PROFILE_CAPACITY_EXCEEDED: the package exceeds a review profile capacity: its 4 MiB of source, its 16 KiB of encoded configuration, or (engine profiles) 16 KiB of initialization data or of one operation's data. MODULE_BUILD_SOURCE_ALIAS_COLLISION: two files compile under one source name. MODULE_BUILD_COMPILE_FAILED: the pinned compiler reports errors (an import outside the submitted files included). MODULE_BUILD_ENTRYPOINT_MISSING: a component's entrypoint is not a deployable contract of its source. MODULE_BUILD_COMPILER_MISMATCH: the build ran another compiler than planned. MODULE_BUILD_SCENARIO_INVALID: the engine review scenario (review/engine-scenario.json, module-engine-review-scenario.v1) is off its schema or names no engine component. MODULE_BUILD_EXECUTION_BUDGET_EXCEEDED: run on the review's local EVM, an engine initialization or operation used more than the 3,000,000-gas reviewed execution budget. MODULE_BUILD_EXECUTION_FAILED: run on the review's local EVM, an engine initialization or operation reverted within the budget. MODULE_BUILD_FAILED: the build stopped for another reason.
                      * @enum {string}
                      */
-                    code: "MODULE_REVIEW_PLAN_UNAVAILABLE" | "MODULE_BUILD_PROFILE_CAPACITY_EXCEEDED" | "MODULE_BUILD_SOURCE_ALIAS_COLLISION" | "MODULE_BUILD_COMPILE_FAILED" | "MODULE_BUILD_ENTRYPOINT_MISSING" | "MODULE_BUILD_COMPILER_MISMATCH" | "MODULE_BUILD_FAILED";
+                    code: "MODULE_REVIEW_PLAN_UNAVAILABLE" | "MODULE_BUILD_PROFILE_CAPACITY_EXCEEDED" | "MODULE_BUILD_SOURCE_ALIAS_COLLISION" | "MODULE_BUILD_COMPILE_FAILED" | "MODULE_BUILD_ENTRYPOINT_MISSING" | "MODULE_BUILD_COMPILER_MISMATCH" | "MODULE_BUILD_SCENARIO_INVALID" | "MODULE_BUILD_EXECUTION_BUDGET_EXCEEDED" | "MODULE_BUILD_EXECUTION_FAILED" | "MODULE_BUILD_FAILED";
                     message: string;
                 } | null;
                 latestDecision: {
@@ -3128,6 +3155,8 @@ export type components = {
                 contract: "platform.modules.api.v0.1";
                 /** @constant */
                 descriptorFormat: "platform.classic.source-package.v0.1";
+                /** @description The deployment's live intake limits, published without credentials so that a client refuses an oversized package locally before it sends any key or source (modules-subkeys-developer-api.md Limits: a deployment may publish lower limits, which the client checks first). Equal to the context's intake.limits; a deployment enforces them at intake. A client facing a deployment that omits them checks the reference maxima. */
+                limits?: components["schemas"]["IntakeLimits"];
                 /** @constant */
                 submissionFormat: "platform.modules.submission.v0.1";
                 /** @description The deployment accepts uploads (else MODULE_SUBMISSIONS_UNAVAILABLE). */
@@ -3177,24 +3206,7 @@ export type components = {
                 categoryRequired: false;
                 /** @constant */
                 descriptorFormat: "platform.classic.source-package.v0.1";
-                /**
-                 * IntakeLimits
-                 * @description Live intake limits; a deployment may publish values lower than the reference maxima, and the client checks them first.
-                 */
-                limits: {
-                    /** @description Bytes per file. */
-                    maxFileBytes: number;
-                    /** @description Files per request. */
-                    maxFiles: number;
-                    /** @description Items per receipt list page. */
-                    maxListPageItems: number;
-                    /** @description Path length in ASCII characters. */
-                    maxPathLength: number;
-                    /** @description Serialized HTTP request bytes, including base64 expansion. */
-                    maxRequestBytes: number;
-                    /** @description Total raw source bytes. */
-                    maxTotalBytes: number;
-                };
+                limits: components["schemas"]["IntakeLimits"];
                 /**
                  * @description Host requirements are open versioned names.
                  * @constant
@@ -3224,18 +3236,18 @@ export type components = {
                 available: boolean;
                 /** ReviewLimits */
                 limits: {
-                    /** @description Engine reviewed execution budget in gas. */
+                    /** @description Engine reviewed execution budget in gas: the review build runs each engine component on a local EVM (its deployment with the initialization data, then each operation) and fails any execution over this with MODULE_BUILD_EXECUTION_BUDGET_EXCEEDED. */
                     maxEngineExecutionGas: number;
-                    /** @description Engine initialization data. */
+                    /** @description Engine initialization data in bytes (the review scenario's initializationData, else the encoded configuration); the review build fails a larger one with MODULE_BUILD_PROFILE_CAPACITY_EXCEEDED. */
                     maxEngineInitializationDataBytes: number;
-                    /** @description Engine operation data. */
+                    /** @description Engine operation data in bytes, per operation of the review scenario; the review build fails a larger one with MODULE_BUILD_PROFILE_CAPACITY_EXCEEDED. */
                     maxEngineOperationDataBytes: number;
                 };
                 /** @description A review plan is made before a build. */
                 planRequired: boolean;
                 /** @description Review profiles the deployment covers. */
                 profiles: {
-                    /** @description Encoded configuration. */
+                    /** @description Encoded configuration in bytes (platform.abi-tuple@1); the review build fails a larger one with MODULE_BUILD_PROFILE_CAPACITY_EXCEEDED. */
                     maxEncodedConfigurationBytes: number;
                     /** @description Total submitted source including dependencies and documentation. */
                     maxSourceBytes: number;
@@ -3906,7 +3918,7 @@ export type components = {
          * @description File inventory and optional Git provenance: repository and revision both or neither.
          */
         Source: {
-            /** @description Every source, dependency and documentation file. Paths are unique; the submission files must match this inventory exactly. Engine dependencies use the fixed alias prefixes (dependencies/scoped/...); contributor remappings are not accepted. */
+            /** @description Every source, dependency and documentation file. Paths are unique; the submission files must match this inventory exactly. Engine dependencies use the fixed alias prefixes (dependencies/scoped/...); contributor remappings are not accepted. An engine package may carry its review scenario (initialization and operation data for the measured execution budget) at review/engine-scenario.json (module-engine-review-scenario.v1). */
             files: components["schemas"]["SourceFile"][];
             /** @description Optional Git repository of the source. A recorded claim; the service verifies nothing. */
             repository?: components["schemas"]["HttpsUri"];

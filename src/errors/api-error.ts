@@ -44,6 +44,18 @@ export class ApiError extends Error {
     }
   }
 
+  /** The same error with other options (the message, code and headers kept). */
+  with(options: Pick<ApiErrorOptions, 'submissionMayExist'>): ApiError {
+    return new ApiError(this.code, {
+      message: this.message,
+      ...(this.retryAfterSeconds !== undefined ? { retryAfterSeconds: this.retryAfterSeconds } : {}),
+      ...(this.issues !== undefined ? { issues: this.issues } : {}),
+      headers: this.headers,
+      ...(this.submissionMayExist !== undefined ? { submissionMayExist: this.submissionMayExist } : {}),
+      ...options,
+    });
+  }
+
   /** The response body for this error, bound to one request id. */
   toBody(requestId: string): ApiErrorBody {
     const error: ApiErrorBody['error'] = {

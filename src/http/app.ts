@@ -104,7 +104,7 @@ export function createApp(deps: {
   // Not strict: any JSON value parses (a bare `0` is valid JSON), and the schema then rejects what is not an object.
   const json = (limit: number) =>
     express.json({ limit, type: ['application/json', 'application/*+json'], verify: keepRaw, strict: false });
-  app.use('/v1/modules', json(config.modulesBodyLimitBytes));
+  app.use('/v1/modules', json(config.modulesLimits.maxRequestBytes));
   app.use('/v3', json(config.v3BodyLimitBytes));
   // A subkey request is five small fields (project design: 16 KiB is far above any valid body).
   app.use('/v1/partner', json(16_384));

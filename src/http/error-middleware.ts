@@ -80,10 +80,25 @@ export function logInternal(requestId: string, err: unknown): void {
   console.error(JSON.stringify({ level: 'error', requestId, msg: 'unhandled failure', detail: detail.slice(0, 2000) }));
 }
 
+/**
+ * Whether a failed module submit may have stored the draft (modules-subkeys-developer-api.md Errors; spec
+ * submitModule): a bounded 500 may come after the write transaction began or committed (an insert, the commit, the
+ * answer after it), so the server cannot say the draft is absent. Every other refusal of the route is decided before
+ * the write or rolls it back (validation, authentication, the rules, conflicts, rate limits, a busy database at the
+ * start of the transaction), so the draft certainly was not stored.
+ */
+function submissionMayExist(req: Request, apiError: ApiError): boolean | undefined {
+  if (req.method !== 'POST' || req.path !== '/v1/modules/submissions') return apiError.submissionMayExist;
+  return apiError.submissionMayExist ?? apiError.code === 'INTERNAL';
+}
+
 /** The one error middleware: every failure leaves as an ApiError body (STYLE habit 4). */
-export function errorMiddleware(err: unknown, _req: Request, res: Response, _next: NextFunction): void {
+export function errorMiddleware(err: unknown, req: Request, res: Response, _next: NextFunction): void {
   const { requestId } = state(res);
-  const apiError = toApiError(err, res);
+  const found = toApiError(err, res);
+  const mayExist = submissionMayExist(req, found);
+  const apiError =
+    mayExist === found.submissionMayExist ? found : found.with({ submissionMayExist: mayExist as boolean });
   if (apiError.code === 'INTERNAL' && !(err instanceof ApiError)) logInternal(requestId, err);
   if (res.headersSent) {
     res.end();

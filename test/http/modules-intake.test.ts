@@ -641,6 +641,15 @@ describe('capabilities and context (design: routes)', () => {
         contract: 'platform.modules.api.v0.1',
         submissionFormat: 'platform.modules.submission.v0.1',
         descriptorFormat: 'platform.classic.source-package.v0.1',
+        // The reference maxima, as a deployment that publishes no lower limits reports them.
+        limits: {
+          maxFiles: 128,
+          maxFileBytes: 4_194_304,
+          maxTotalBytes: 16_777_216,
+          maxRequestBytes: 25_165_824,
+          maxPathLength: 240,
+          maxListPageItems: 20,
+        },
       },
       reviewAvailable: false,
       approved: false,

@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileSolidity, compileSolidityIsolated } from '../../src/chain/compile-contracts.ts';
+import { privateAnvilEvm } from '../../src/chain/local-evm.ts';
 import { ModuleReviewWorker } from '../../src/domain/modules/review-worker.ts';
 import { schemaProblems } from '../../src/spec/schema-registry.ts';
 import { auth, call } from '../support/http.ts';
@@ -63,10 +64,14 @@ function runAdmin(
 
 describe('a package using @openzeppelin/contracts through the engine alias, from submit to export', () => {
   let s: TestServer;
+  const reviewEvm = privateAnvilEvm();
   beforeAll(async () => {
     s = await startServer({ modulesReviewerWallets: [reviewer] });
   });
-  afterAll(() => s.close());
+  afterAll(async () => {
+    await s.close();
+    await reviewEvm.stop();
+  });
 
   it('submits, builds, is accepted by the operator command and exports the accepted build', async () => {
     // The OpenZeppelin files the token needs: every source unit an independent compile read from node_modules.
@@ -137,6 +142,7 @@ describe('a package using @openzeppelin/contracts through the engine alias, from
       workerId: 'openzeppelin-e2e',
       leaseMs: 60_000,
       compile: compileSolidityIsolated,
+      evm: reviewEvm.evm,
     });
     while (await worker.tick());
     const built = await call(`${s.url}/v1/modules/submissions/${id}/review`, { headers: auth(key) });

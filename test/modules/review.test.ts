@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileSolidityIsolated } from '../../src/chain/compile-contracts.ts';
+import { privateAnvilEvm } from '../../src/chain/local-evm.ts';
 import { decideReview, reviewerPolicy, sourceDigestOf } from '../../src/domain/modules/review.ts';
 import { ModuleReviewWorker } from '../../src/domain/modules/review-worker.ts';
 import { schemaProblems } from '../../src/spec/schema-registry.ts';
@@ -15,6 +16,8 @@ const reviewer = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 let s: TestServer;
 let key: string;
 let worker: ModuleReviewWorker;
+/** The review worker's local EVM for engine builds (a real anvil, started at the first one). */
+const reviewEvm = privateAnvilEvm();
 let seq = 0;
 
 const submit = async (r: ModuleSubmission) => {
@@ -64,9 +67,13 @@ beforeAll(async () => {
     workerId: 'review-test',
     leaseMs: 30_000,
     compile: compileSolidityIsolated,
+    evm: reviewEvm.evm,
   });
 });
-afterAll(() => s.close());
+afterAll(async () => {
+  await s.close();
+  await reviewEvm.stop();
+});
 
 describe('the module review pipeline', () => {
   it('plans the engine profile, builds with the aliases, and records an accepted decision', async () => {
@@ -230,6 +237,7 @@ describe('the module review pipeline', () => {
       workerId: 'review-test-quote',
       leaseMs: 30_000,
       compile: compileSolidityIsolated,
+      evm: reviewEvm.evm,
       quoteEnvironmentSourceDigest: sourceDigestOf(quoteSource as never),
     });
     const exact = await submit(quoteSource);
@@ -288,6 +296,7 @@ describe('the module review pipeline', () => {
       workerId: 'review-test-restarted',
       leaseMs: 30_000,
       compile: compileSolidityIsolated,
+      evm: reviewEvm.evm,
     });
     for (let i = 0; i < 20 && (await restarted.tick()); i++);
     const again = (await review(id)).json.review;

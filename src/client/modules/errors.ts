@@ -97,8 +97,11 @@ export function serviceFailure(
     at: utcNow(),
     retryable: error.retryable === true,
     retryAfterSeconds: typeof error.retryAfterSeconds === 'number' ? error.retryAfterSeconds : null,
-    // A 500 is a bounded internal error: the write may have been committed before it failed.
-    submissionMayExist: options.post && (error.submissionMayExist === true || answer.status === 500),
+    // The service says whether the draft may be stored; a deployment that does not say is taken at its worst on a
+    // 500 (a bounded internal error may come after the commit).
+    submissionMayExist:
+      options.post &&
+      (typeof error.submissionMayExist === 'boolean' ? error.submissionMayExist : answer.status === 500),
   };
 }
 

@@ -1,4 +1,4 @@
-import { checkSubmittedFiles, moduleLimits } from '../../domain/modules/intake.ts';
+import { checkSubmittedFiles, type ModuleIntakeLimits, moduleLimits } from '../../domain/modules/intake.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { schemaProblems } from '../../spec/schema-registry.ts';
 import { LocalCheckError } from '../local-check-error.ts';
@@ -46,4 +46,26 @@ export function checkModuleRequest(bytes: Uint8Array, name = 'the request'): Mod
 export function readModuleRequestFile(path: string): { bytes: Buffer; request: ModuleSubmissionRequest } {
   const bytes = readRequestBytes(path);
   return { bytes, request: checkModuleRequest(bytes, path) };
+}
+
+/**
+ * Checks a request against the intake limits a deployment publishes (public capabilities
+ * moduleContributions.limits; modules-subkeys-developer-api.md Limits: "a deployment may publish lower limits, which
+ * the client checks first"): the serialized bytes, files per request, path length, each file's size and the total
+ * raw source. Throws LocalCheckError naming the published limit; nothing of the request is sent.
+ */
+export function checkPublishedLimits(bytes: Uint8Array, limits: ModuleIntakeLimits, name = 'the request'): void {
+  if (bytes.length > limits.maxRequestBytes) {
+    throw new LocalCheckError(
+      'REQUEST_INVALID',
+      `${name} is ${bytes.length} bytes; this deployment publishes a limit of ${limits.maxRequestBytes} serialized bytes`,
+    );
+  }
+  const request = JSON.parse(new TextDecoder().decode(bytes)) as ModuleSubmissionRequest;
+  try {
+    checkSubmittedFiles(request, limits);
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    throw new LocalCheckError('REQUEST_INVALID', `${name} exceeds a limit this deployment publishes: ${err.message}`);
+  }
 }

@@ -10,7 +10,7 @@ import {
   saveModuleJournal,
 } from './journal.ts';
 import { bindSubmitReceipt, type ModuleIntakeReceipt, submissionsPath } from './receipt.ts';
-import { checkModuleRequest } from './request-file.ts';
+import { checkModuleRequest, checkPublishedLimits } from './request-file.ts';
 import { type AuthenticatedModuleCall, exchangeJson, resolveCall, responseLimitBytes } from './transport.ts';
 
 /** The answer of one upload: the receipt that binds the request (201 new draft, 200 exact replay). */
@@ -58,7 +58,7 @@ export type ModuleSubmitResult<T> =
 /**
  * One upload with a caller-kept pair (modules-subkeys-developer-api.md Endpoints): checks the request locally
  * (LocalCheckError), reads the public capabilities without the key and stops unless they allow this client's
- * formats, then posts. Keep `idempotencyKey` and `requestBytes` together and resend both unchanged when the failure
+ * formats, checks the request against the intake limits they publish (LocalCheckError; Limits), then posts. Keep `idempotencyKey` and `requestBytes` together and resend both unchanged when the failure
  * says `submissionMayExist`.
  */
 export async function submitModule(
@@ -68,6 +68,8 @@ export async function submitModule(
   checkModuleRequest(call.requestBytes);
   const gate = await requireUploadCapabilities({ origin: call.origin, timeoutMs: call.timeoutMs, fetch: call.fetch });
   if (gate.error) return { error: gate.error, stage: 'capabilities' };
+  const published = gate.data.moduleContributions.limits;
+  if (published) checkPublishedLimits(call.requestBytes, published);
   const sent = await postSubmission(call, call.idempotencyKey, call.requestBytes);
   return sent.error ? { error: sent.error, stage: 'submit' } : sent;
 }
@@ -107,7 +109,8 @@ function checkResume(doc: ModuleSubmitJournal, bytes: Buffer, options: JournalSu
 /**
  * Uploads through a journal (Errors: "the original idempotency key and immutable request are kept and retried as a
  * pair; a new key is not generated automatically"). A new journal is written (mode 0600) only after the capabilities
- * gate passes and before the first POST; an existing one is resumed and only its bytes with its key are ever sent.
+ * gate passes and the request fits the intake limits they publish (LocalCheckError otherwise), and before the first
+ * POST; an existing one is resumed and only its bytes with its key are ever sent.
  * A journal holding a definite refusal sends nothing. Every attempt and the outcome are recorded before returning.
  * Throws JournalError when the journal is unusable or binds another origin, key or request; LocalCheckError when
  * the request fails its local checks.
@@ -154,6 +157,10 @@ export async function submitWithModuleJournal(options: JournalSubmitOptions): Pr
   if (gate.error) return { error: gate.error, stage: 'capabilities', ...(journal ? { journal } : {}) };
 
   if (!journal) {
+    // A resumed pair may already be stored (its replay is answered before any rule), so only a new upload is held to
+    // the limits the deployment publishes now.
+    const published = gate.data.moduleContributions.limits;
+    if (published) checkPublishedLimits(bytes, published);
     journal = createModuleJournal(options.journalPath, { origin, apiKey: options.apiKey, bytes, now: now() });
     options.onNote?.(
       `journal ${options.journalPath} (mode 0600) binds Idempotency-Key ${journal.idempotencyKey} to ${journal.requestSha256}`,

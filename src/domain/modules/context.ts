@@ -1,8 +1,7 @@
 import type { components } from '../../../generated/types/service.ts';
 import type { Principal } from '../../auth/keys.ts';
 import type { Config } from '../../config.ts';
-import { moduleLimits } from './intake.ts';
-import { reviewProfiles } from './review.ts';
+import { reviewDataLimits, reviewProfiles } from './review.ts';
 import type { ModuleReviewCapabilities } from './review-capabilities.ts';
 
 export type ModulesCapabilities = components['schemas']['ModulesCapabilities'];
@@ -25,6 +24,7 @@ export function modulesCapabilities(config: Config): ModulesCapabilities {
       submissions: config.modulesSubmissions,
       apiKeyIssuance: config.modulesApiKeyIssuance,
       ...formats,
+      limits: { ...config.modulesLimits },
     },
     reviewAvailable: false,
     approved: false,
@@ -56,7 +56,7 @@ export function modulesContext(
     },
     intake: {
       available: config.modulesSubmissions,
-      limits: { ...moduleLimits },
+      limits: { ...config.modulesLimits },
       submissionFormat: formats.submissionFormat,
       descriptorFormat: formats.descriptorFormat,
       openRuntimeIdentifiers: true,
@@ -72,9 +72,9 @@ export function modulesContext(
     review: {
       profiles: reviewProfiles(config.modulesQuoteEnvironmentSourceDigest),
       limits: {
-        maxEngineInitializationDataBytes: 16_384,
-        maxEngineOperationDataBytes: 16_384,
-        maxEngineExecutionGas: 3_000_000,
+        maxEngineInitializationDataBytes: reviewDataLimits.maxEngineInitializationDataBytes,
+        maxEngineOperationDataBytes: reviewDataLimits.maxEngineOperationDataBytes,
+        maxEngineExecutionGas: reviewDataLimits.maxEngineExecutionGas,
       },
       // The review capabilities' readiness, so the two public answers never disagree.
       available: review.reviewAvailable,

@@ -11,7 +11,13 @@ export type ModuleSubmissionRequest = components['schemas']['ModuleSubmissionReq
 export type ModuleIntakeReceipt = components['schemas']['ModuleIntakeReceipt'];
 type Descriptor = ModuleSubmissionRequest['descriptor'];
 
-/** The intake limits (modules-subkeys-developer-api.md Limits); the context publishes them. */
+/** The intake limits a deployment publishes (spec: modules-context.v1 IntakeLimits). */
+export type ModuleIntakeLimits = components['schemas']['IntakeLimits'];
+
+/**
+ * The reference's intake limits (modules-subkeys-developer-api.md Limits): the defaults, and the most a deployment
+ * may publish (config MODULES_MAX_*); the context and the public capabilities publish the live ones.
+ */
 export const moduleLimits = {
   maxFiles: 128,
   maxFileBytes: 4_194_304,
@@ -19,7 +25,7 @@ export const moduleLimits = {
   maxRequestBytes: 25_165_824,
   maxPathLength: 240,
   maxListPageItems: 20,
-} as const;
+} as const satisfies ModuleIntakeLimits;
 
 /** Engine dependency aliases: submitted path prefix, then the import prefix it maps to (the reference's table). */
 export const engineAliases: ReadonlyArray<readonly [string, string]> = [
@@ -60,7 +66,11 @@ function invalid(message: string): never {
  * (hashes, bytes, sizes), the total raw size, references between descriptor parts, fixed configuration overrides,
  * compiler source name collisions. Returns the total decoded size.
  */
-function checkSubmission(principal: Principal, request: ModuleSubmissionRequest): { byteCount: number } {
+function checkSubmission(
+  principal: Principal,
+  request: ModuleSubmissionRequest,
+  limits: ModuleIntakeLimits,
+): { byteCount: number } {
   const d = request.descriptor;
   if (!principal.wallet || d.author.toLowerCase() !== principal.wallet.toLowerCase()) {
     throw new ApiError('MODULE_AUTHOR_MISMATCH', {
@@ -71,7 +81,7 @@ function checkSubmission(principal: Principal, request: ModuleSubmissionRequest)
     throw new ApiError('OPEN_ADDRESS', { message: 'descriptor.rewardWallet is the zero address.' });
   }
 
-  const { byteCount } = checkSubmittedFiles(request);
+  const { byteCount } = checkSubmittedFiles(request, limits);
   const inventory = new Set(d.source.files.map((f) => f.path));
   if (!inventory.has(d.documentation)) invalid(`documentation ${d.documentation} is not in descriptor.source.files.`);
   const componentIds = new Set<string>();
@@ -123,13 +133,32 @@ function checkSubmission(principal: Principal, request: ModuleSubmissionRequest)
 }
 
 /**
- * The submitted files against the descriptor's inventory (modules-subkeys-developer-api.md Submission request): the
- * same paths, each once (INVALID_REQUEST); each file's sha256 the inventory's (OPEN_SOURCE_HASH); strict canonical
- * base64 decoding to the declared size and SHA-256 (MODULE_FILE_HASH); at most 16 MiB decoded (PAYLOAD_TOO_LARGE).
- * Shared by the server's intake and the module client's local check. Returns the total decoded size.
+ * The submitted files against the descriptor's inventory (modules-subkeys-developer-api.md Submission request) and
+ * the deployment's published `limits` (Limits; the reference maxima by default): first, before any byte is decoded,
+ * at most maxFiles files, each path at most maxPathLength characters and each declared size at most maxFileBytes
+ * (INVALID_REQUEST, as the schema refuses the reference maxima); then the same paths, each once (INVALID_REQUEST);
+ * each file's sha256 the inventory's (OPEN_SOURCE_HASH); strict canonical base64 decoding to the declared size and
+ * SHA-256 (MODULE_FILE_HASH); at most maxTotalBytes decoded (PAYLOAD_TOO_LARGE). Shared by the server's intake and
+ * the module client's local check. Returns the total decoded size.
  */
-export function checkSubmittedFiles(request: ModuleSubmissionRequest): { byteCount: number } {
+export function checkSubmittedFiles(
+  request: ModuleSubmissionRequest,
+  limits: ModuleIntakeLimits = moduleLimits,
+): { byteCount: number } {
   const d = request.descriptor;
+  const count = Math.max(d.source.files.length, request.files.length);
+  if (count > limits.maxFiles)
+    invalid(`The package has ${count} files; this deployment takes at most ${limits.maxFiles}.`);
+  for (const f of d.source.files) {
+    if (f.path.length > limits.maxPathLength) {
+      invalid(
+        `${f.path.slice(0, 64)}…: the path has ${f.path.length} characters; this deployment takes at most ${limits.maxPathLength}.`,
+      );
+    }
+    if (f.size > limits.maxFileBytes) {
+      invalid(`${f.path}: ${f.size} bytes; this deployment takes at most ${limits.maxFileBytes} per file.`);
+    }
+  }
   const inventory = new Map<string, { sha256: string; size: number }>();
   for (const f of d.source.files) {
     if (inventory.has(f.path)) invalid(`descriptor.source.files lists ${f.path} twice.`);
@@ -170,9 +199,9 @@ export function checkSubmittedFiles(request: ModuleSubmissionRequest): { byteCou
   for (const path of inventory.keys()) {
     if (!seen.has(path)) invalid(`descriptor.source.files lists ${path}, but files does not carry it.`);
   }
-  if (byteCount > moduleLimits.maxTotalBytes) {
+  if (byteCount > limits.maxTotalBytes) {
     throw new ApiError('PAYLOAD_TOO_LARGE', {
-      message: `The files decode to ${byteCount} bytes; at most ${moduleLimits.maxTotalBytes} (16 MiB) of raw source.`,
+      message: `The files decode to ${byteCount} bytes; this deployment takes at most ${limits.maxTotalBytes} of raw source.`,
     });
   }
 
@@ -203,6 +232,8 @@ export function submitModule(
     request: ModuleSubmissionRequest;
     rawBody: Buffer;
     now: number;
+    /** The deployment's published intake limits (config modulesLimits). */
+    limits: ModuleIntakeLimits;
   },
 ): { status: 200 | 201; body: string } {
   const { principal, request } = input;
@@ -217,7 +248,7 @@ export function submitModule(
     idem,
     {
       // The checks read no state, so they run before the write lock is taken (decoding 16 MiB takes a while).
-      check: () => checkSubmission(principal, request),
+      check: () => checkSubmission(principal, request, input.limits),
       first: ({ byteCount }) => {
         const d = request.descriptor;
         const { familyId, packageId } = moduleIdentity(d);

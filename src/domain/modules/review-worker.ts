@@ -1,32 +1,58 @@
 import { createHash } from 'node:crypto';
 import type { SolidityBuild, SolidityBuildSettings } from '../../chain/compile-contracts.ts';
+import type { EngineEvm } from '../../chain/local-evm.ts';
 import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
 import { canonicalJson, sha256Digest } from '../canonical-json.ts';
 import { pollUntilStopped } from '../lifecycle/poll-loop.ts';
+import {
+  checkDataLimit,
+  type EngineExecutionEvidence,
+  encodeConfiguration,
+  engineReviewInputs,
+  measureEngine,
+} from './engine-review.ts';
 import { compilerSourceName, type ModuleIntakeReceipt, type ModuleSubmissionRequest } from './intake.ts';
-import { type BuildRecord, type ModuleReviewStatus, planOf, type ReviewPlan, type ReviewRow } from './review.ts';
+import {
+  BuildFailure,
+  type BuildRecord,
+  planOf,
+  type ReviewErrorCode,
+  type ReviewPlan,
+  type ReviewRow,
+  reviewDataLimits,
+} from './review.ts';
 
-/** The closed set of review error codes (spec: module-review-status.v1, review.lastError.code). */
-type ReviewErrorCode = NonNullable<ModuleReviewStatus['review']['lastError']>['code'];
-
-/** Why a build failed: recorded as the review's lastError. */
-class BuildFailure extends Error {
-  constructor(
-    readonly code: ReviewErrorCode,
-    message: string,
-  ) {
-    super(message);
-  }
+/**
+ * The data limits and engine budget a plan applies. A plan stored before plans named them (a review queued across an
+ * upgrade) gets the reference's values, the engine run when its profile compiles with the engine aliases.
+ */
+function dataLimitsOf(plan: ReviewPlan): Pick<ReviewPlan, 'maxEncodedConfigurationBytes' | 'engineExecution'> {
+  const stored = plan as Partial<ReviewPlan>;
+  return {
+    maxEncodedConfigurationBytes: stored.maxEncodedConfigurationBytes ?? reviewDataLimits.maxEncodedConfigurationBytes,
+    engineExecution:
+      stored.engineExecution !== undefined
+        ? stored.engineExecution
+        : plan.engineAliases
+          ? {
+              maxInitializationDataBytes: reviewDataLimits.maxEngineInitializationDataBytes,
+              maxOperationDataBytes: reviewDataLimits.maxEngineOperationDataBytes,
+              maxExecutionGas: reviewDataLimits.maxEngineExecutionGas,
+            }
+          : null,
+  };
 }
 
 /**
- * The durable module review pipeline (modules-subkeys-developer-api.md States; issue 8 item 4), one step per tick:
+ * The durable module review pipeline (modules-subkeys-developer-api.md States, Limits), one step per tick:
  * an `awaiting_plan` review gets the plan of its components' runtime profile (or stays waiting when no plan covers
  * a requirement); a `queued` review is leased, moves to `running` (attempt + 1) and is built: the submitted Solidity,
  * compiled with the one pinned solc-js under the engine dependency aliases (engine profile only), imports resolved
- * only among the submitted files (no remappings, no fetching), within the profile's 4 MiB capacity. A success is
- * `built` with the recorded build evidence; a failure is `build_failed` with lastError. A `running` review whose
+ * only among the submitted files (no remappings, no fetching), within the profile's 4 MiB capacity and 16 KiB of
+ * encoded configuration; under an engine profile each engine component then runs on the private local EVM with its
+ * initialization and operation data (16 KiB each) within the 3,000,000-gas budget (engine-review.ts). A success is
+ * `built` with the recorded build evidence, the measured gas included; a failure is `build_failed` with lastError. A `running` review whose
  * lease expired (its worker died) is built again. Every change is one transaction that bumps the revision.
  */
 export class ModuleReviewWorker {
@@ -39,6 +65,8 @@ export class ModuleReviewWorker {
       compile: (sources: Record<string, string>, settings: SolidityBuildSettings) => Promise<SolidityBuild>;
       /** The fixed quote test environment's source digest (MODULES_QUOTE_ENVIRONMENT_SOURCE_DIGEST), if any. */
       quoteEnvironmentSourceDigest?: string | null;
+      /** The private local EVM an engine build runs on to measure the reviewed execution budget. */
+      evm: EngineEvm;
     },
   ) {}
 
@@ -191,6 +219,18 @@ export class ModuleReviewWorker {
         `The package holds ${total} bytes; the ${plan.profile} profile reviews at most ${plan.maxSourceBytes} (4 MiB, dependencies and documentation included).`,
       );
     }
+    const limits = dataLimitsOf(plan);
+    const encodedConfiguration = encodeConfiguration(request.descriptor.configuration);
+    checkDataLimit('The encoded configuration', encodedConfiguration.length, limits.maxEncodedConfigurationBytes);
+    const engineInputs = limits.engineExecution
+      ? engineReviewInputs(
+          request.descriptor,
+          plan.runtime,
+          new Map(files.map((f) => [f.path, f.bytes])),
+          encodedConfiguration,
+          limits.engineExecution,
+        )
+      : [];
     const nameOf = (path: string) => (plan.engineAliases ? compilerSourceName(path) : path);
     const sources: Record<string, string> = {};
     for (const f of files.filter((file) => file.path.endsWith('.sol'))) {
@@ -231,12 +271,24 @@ export class ModuleReviewWorker {
         entrypoint: c.entrypoint,
         creationCodeHash: hash(contract.bytecode),
         runtimeCodeHash: hash(contract.deployedBytecode),
+        creationCode: contract.bytecode,
       };
     });
+    // Engine components run on the local EVM, one after another (one snapshot each), only once everything compiled.
+    const execution: EngineExecutionEvidence[] = [];
+    for (const input of engineInputs) {
+      const component = components.find((c) => c.id === input.component);
+      if (!component || !limits.engineExecution) continue;
+      execution.push(await measureEngine(this.deps.evm, input, component.creationCode, limits.engineExecution));
+    }
     const artifact = {
       compilerVersion: build.compilerVersion,
       compilerInputDigest: build.compilerInputDigest,
-      components,
+      components: components.map(({ creationCode: _creationCode, ...c }) => c),
+      encodedConfigurationBytes: encodedConfiguration.length,
+      ...(limits.engineExecution
+        ? { engineExecution: { budgetGas: limits.engineExecution.maxExecutionGas, execution } }
+        : {}),
     };
     const hostManifest = { requiresHost: request.descriptor.requiresHost, ports: request.descriptor.ports };
     return {

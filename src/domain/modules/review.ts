@@ -37,10 +37,33 @@ export interface ReviewPlan {
   engineAliases: boolean;
   /** Total submitted source including dependencies and documentation. */
   maxSourceBytes: number;
+  /** The encoded configuration (platform.abi-tuple@1). */
+  maxEncodedConfigurationBytes: number;
+  /** Engine profiles: the limits of the run on the local EVM; null for the native profile. */
+  engineExecution: {
+    maxInitializationDataBytes: number;
+    maxOperationDataBytes: number;
+    maxExecutionGas: number;
+  } | null;
 }
 
+/**
+ * The review profiles' data limits and the engine execution budget (modules-subkeys-developer-api.md Limits: 16 KiB
+ * encoded configuration; engine initialization data and operation data 16 KiB each; at most 3,000,000 gas). The
+ * context publishes them (review.profiles, review.limits).
+ */
+export const reviewDataLimits = {
+  maxEncodedConfigurationBytes: 16_384,
+  maxEngineInitializationDataBytes: 16_384,
+  maxEngineOperationDataBytes: 16_384,
+  maxEngineExecutionGas: 3_000_000,
+} as const;
+
 /** The review profiles (the reference's Limits: 4 MiB of source, 16 KiB of encoded configuration each). */
-const profileLimits = { maxSourceBytes: 4_194_304, maxEncodedConfigurationBytes: 16_384 } as const;
+const profileLimits = {
+  maxSourceBytes: 4_194_304,
+  maxEncodedConfigurationBytes: reviewDataLimits.maxEncodedConfigurationBytes,
+} as const;
 const runtimeProfiles = [
   { name: 'platform.native-solidity@1', runtime: 'platform.module-native-runtime@1', ...profileLimits },
   { name: 'platform.module-engine-solidity@1', runtime: 'platform.module-engine-solidity@1', ...profileLimits },
@@ -110,8 +133,30 @@ export function planOf(
       settings: solidityBuildSettings,
       engineAliases: profile === 'platform.module-engine-solidity@1',
       maxSourceBytes: profileLimits.maxSourceBytes,
+      maxEncodedConfigurationBytes: profileLimits.maxEncodedConfigurationBytes,
+      engineExecution:
+        profile === 'platform.module-engine-solidity@1'
+          ? {
+              maxInitializationDataBytes: reviewDataLimits.maxEngineInitializationDataBytes,
+              maxOperationDataBytes: reviewDataLimits.maxEngineOperationDataBytes,
+              maxExecutionGas: reviewDataLimits.maxEngineExecutionGas,
+            }
+          : null,
     },
   };
+}
+
+/** The closed set of review error codes (spec: module-review-status.v1, review.lastError.code). */
+export type ReviewErrorCode = NonNullable<ModuleReviewStatus['review']['lastError']>['code'];
+
+/** Why a build failed: recorded as the review's lastError. */
+export class BuildFailure extends Error {
+  constructor(
+    readonly code: ReviewErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 /** The reviewer policy: which wallets may decide (MODULES_REVIEWER_WALLETS), and its digest. */
@@ -153,6 +198,18 @@ export interface BuildRecord {
       creationCodeHash: string;
       runtimeCodeHash: string;
     }>;
+    /** The encoded configuration's byte count (absent from builds recorded before it was measured). */
+    encodedConfigurationBytes?: number;
+    /** Engine profiles: the budget and what each engine component used on the local EVM. */
+    engineExecution?: {
+      budgetGas: number;
+      execution: Array<{
+        component: string;
+        initializationDataBytes: number;
+        deploymentGasUsed: number;
+        operations: Array<{ dataBytes: number; gasUsed: number }>;
+      }>;
+    };
     digest: string;
   };
   hostManifest: { requiresHost: string[]; ports: unknown; digest: string };

@@ -54,6 +54,7 @@ export function moduleOperations(deps: {
         request: ctx.body as ModuleSubmissionRequest,
         rawBody: rawBodyOf(ctx),
         now: now(),
+        limits: config.modulesLimits,
       });
       return { status: answer.status, rawJson: answer.body };
     },
