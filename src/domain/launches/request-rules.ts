@@ -15,13 +15,19 @@ type Issue = { location: string; message: string };
  * Request rules that need no chain, checked after schema validation by preflight and create. A failure is a
  * 400 INVALID_REQUEST listing every broken rule (nothing is persisted), except a foreign controller wallet,
  * which is 403 WALLET_MISMATCH.
- * Spec: launch-transport.md Request rules 1-2 and 9, What the service does 5, Authentication 5.
+ * Spec: launch-transport.md Request rules 1-2 and 9, What the service does 5, Authentication 5; the server rules
+ * of custom-launch-create-request.v4.schema.json.
  */
 export function checkRequestRules(principal: Principal, request: CreateRequestV4): void {
   if (principal.kind === 'wallet' && principal.wallet?.toLowerCase() !== request.launchWallet.toLowerCase()) {
     throw new ApiError('WALLET_MISMATCH');
   }
-  const issues: Issue[] = [...metadataIssues(request), ...graphIssues(request), ...intentIssues(request)];
+  const issues: Issue[] = [
+    ...metadataIssues(request),
+    ...graphIssues(request),
+    ...externalReferenceIssues(request),
+    ...intentIssues(request),
+  ];
   if (request.profile === '4.1.0') issues.push(...fundingPlanIssues(request as Profile410));
   if (issues.length > 0) {
     throw new ApiError('INVALID_REQUEST', {
@@ -76,9 +82,32 @@ function fundingPlanIssues(request: Profile410): Issue[] {
   return issues;
 }
 
-/** Metadata is bound by projectMetadataHash, and the image artifact is the image the metadata names. */
+/** The description's bounds in UTF-8 bytes, and its floor of letters or digits (as V3 3.3.0 StrictDescription). */
+const descriptionBytes = { minimum: 20, maximum: 4096 } as const;
+const descriptionLettersOrDigits = 8;
+
+/**
+ * Metadata is bound by projectMetadataHash, the description is 20 to 4,096 UTF-8 bytes with at least 8 letters or
+ * digits (the schema can only count code points), and the image artifact is the image the metadata names.
+ * Spec: custom-launch-create-request.v4.schema.json ProjectMetadata.
+ */
 function metadataIssues(request: CreateRequestV4): Issue[] {
   const issues: Issue[] = [];
+  const { description } = request.projectMetadata;
+  const length = Buffer.byteLength(description, 'utf8');
+  if (length < descriptionBytes.minimum || length > descriptionBytes.maximum) {
+    issues.push({
+      location: '/projectMetadata/description',
+      message: `is ${length} UTF-8 bytes; it must be ${descriptionBytes.minimum} to ${descriptionBytes.maximum}`,
+    });
+  }
+  const lettersOrDigits = description.match(/[\p{L}\p{N}]/gu)?.length ?? 0;
+  if (lettersOrDigits < descriptionLettersOrDigits) {
+    issues.push({
+      location: '/projectMetadata/description',
+      message: `has ${lettersOrDigits} letters or digits; it needs at least ${descriptionLettersOrDigits}`,
+    });
+  }
   if (projectMetadataHashOf(request) !== request.projectMetadataHash) {
     issues.push({
       location: '/projectMetadataHash',
@@ -157,6 +186,19 @@ function graphIssues(request: CreateRequestV4): Issue[] {
         }
       }
     }
+  });
+  return issues;
+}
+
+/** Each external contract reference has its own referenceId. Spec: custom-launch-create-request.v4.schema.json. */
+function externalReferenceIssues(request: CreateRequestV4): Issue[] {
+  const seen = new Set<string>();
+  const issues: Issue[] = [];
+  request.externalContracts.forEach((ref, i) => {
+    if (seen.has(ref.referenceId)) {
+      issues.push({ location: `/externalContracts/${i}/referenceId`, message: 'referenceId values must be unique' });
+    }
+    seen.add(ref.referenceId);
   });
   return issues;
 }
