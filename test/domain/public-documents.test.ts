@@ -100,8 +100,12 @@ describe('the verifier table', () => {
   it('gives each hard-block and evidence-duty code of the finding table to exactly one verifier', () => {
     const owned = Object.entries(findingCodes)
       .filter(([, f]) => f.classification === 'hard_block' || f.classification === 'evidence_duty')
-      .map(([code]) => [code, launchVerifiers.filter((v) => v.codes.includes(code as never)).map((v) => v.verifierId)]);
-    expect(owned.filter(([, owners]) => owners.length !== 1)).toEqual([]);
+      .map(([code]) => ({
+        code,
+        owners: launchVerifiers.filter((v) => (v.codes as readonly string[]).includes(code)).map((v) => v.verifierId),
+      }));
+    expect(owned.length).toBeGreaterThan(0);
+    expect(owned.filter(({ owners }) => owners.length !== 1)).toEqual([]);
   });
 
   it('has unique verifier ids', () => {

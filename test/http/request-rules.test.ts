@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bindRequestHashes } from '../../src/domain/launches/request-hashes.ts';
+import { bindRequestHashes, launchIntentHashOf } from '../../src/domain/launches/request-hashes.ts';
 import type { CreateRequestV4 } from '../../src/domain/launches/request-rules.ts';
 import { auth, call } from '../support/http.ts';
 import { example, startServer, type TestServer, unboundReference, v4Example } from '../support/server.ts';
 
 // The server rules custom-launch-create-request.v4.schema.json attributes to the server and JSON Schema cannot state:
-// the description's UTF-8 byte bounds and letters-or-digits floor (ProjectMetadata), and unique referenceId values
-// (externalContracts). Both sides of each boundary, through real HTTP preflight and create; a refusal stores nothing.
+// the description's UTF-8 byte bounds and letters-or-digits floor (ProjectMetadata), unique referenceId values
+// (externalContracts), source paths unique and sorted by UTF-8 bytes (SourceBundleManifest), and the verification
+// bundle's digests and target names (VerificationBundle). Both sides of each boundary, through real HTTP preflight and create; a refusal stores nothing.
 
 let s: TestServer;
 let key: string;
@@ -42,12 +43,27 @@ const withReferences = (...refs: Array<ReturnType<typeof reference>>) =>
     r.externalContracts = refs;
   });
 
+type VerificationTarget = CreateRequestV4['verificationBundle']['targets'][number];
+type SourceFile = CreateRequestV4['sourceBundleManifest']['files'][number];
+const extraFile = (path: string): SourceFile => ({ path, sha256: 'ab'.repeat(32), byteLength: 1 });
+const withFiles = (edit: (files: SourceFile[]) => SourceFile[]) =>
+  requestWith((r) => {
+    r.sourceBundleManifest.files = edit(r.sourceBundleManifest.files);
+  });
+/** Bound as usual, then one edit after binding, with only launchIntentHash bound again over it. */
+function rebound(edit: (r: CreateRequestV4) => void): string {
+  const request = bindRequestHashes(example<CreateRequestV4>(v4Example));
+  edit(request);
+  request.launchIntentHash = launchIntentHashOf(request);
+  return JSON.stringify(request);
+}
+
 const preflight = (body: string) =>
   call(`${s.url}/v4/chains/4663/custom-launches/preflight`, { method: 'POST', headers: auth(key), body });
 const create = (body: string) =>
   call(`${s.url}/v4/chains/4663/custom-launches`, {
     method: 'POST',
-    headers: auth(key, { 'Idempotency-Key': `request-rules-${++seq}`.padEnd(16, '0') }),
+    headers: auth(key, { 'Idempotency-Key': `request-rules-${String(++seq).padStart(4, '0')}` }),
     body,
   });
 
@@ -72,6 +88,45 @@ const rows: Row[] = [
     'two external references with the same referenceId',
     () => withReferences(reference('permit2', addressA), reference('permit2', addressB)),
     /referenceId values must be unique/,
+  ],
+  // The manifest's files, sorted by UTF-8 bytes ('B' < 'E'), then out of order, then a path twice.
+  [
+    'source files sorted by UTF-8 bytes',
+    () => withFiles((files) => [extraFile('contracts/Broken.sol'), ...files]),
+    null,
+  ],
+  [
+    'source files out of UTF-8 byte order',
+    () => withFiles((files) => [...files, extraFile('contracts/Broken.sol')]),
+    /paths must be unique and sorted by UTF-8 bytes/,
+  ],
+  [
+    'a source path listed twice',
+    () => withFiles((files) => [extraFile('contracts/Broken.sol'), extraFile('contracts/Broken.sol'), ...files]),
+    /paths must be unique and sorted by UTF-8 bytes/,
+  ],
+  [
+    'a verification bundle naming each graph target once',
+    () => requestWith((r) => r.verificationBundle.targets.reverse()),
+    null,
+  ],
+  [
+    'a verification bundle naming a target twice',
+    () =>
+      requestWith((r) => {
+        r.verificationBundle.targets[1] = { ...(r.verificationBundle.targets[0] as VerificationTarget) };
+      }),
+    /names a target twice/,
+  ],
+  [
+    'a verification bundle binding another source manifest digest',
+    () => rebound((r) => (r.verificationBundle.sourceBundleManifestDigest = `sha256:${'0'.repeat(64)}`)),
+    /verificationBundle\/sourceBundleManifestDigest/,
+  ],
+  [
+    'a verification bundle binding another graph digest',
+    () => rebound((r) => (r.verificationBundle.graphBundleDigest = `sha256:${'0'.repeat(64)}`)),
+    /verificationBundle\/graphBundleDigest/,
   ],
 ];
 

@@ -4,7 +4,13 @@ import type { components } from '../../../generated/types/service.ts';
 import type { Principal } from '../../auth/keys.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { maskOf, returnsDeltaBase } from './hook-permissions.ts';
-import { fundingPlanHashOf, graphBundleDigestOf, launchIntentHashOf, projectMetadataHashOf } from './request-hashes.ts';
+import {
+  digestOf,
+  fundingPlanHashOf,
+  graphBundleDigestOf,
+  launchIntentHashOf,
+  projectMetadataHashOf,
+} from './request-hashes.ts';
 
 /** The V4 create request (both profiles), generated from the spec. */
 export type CreateRequestV4 = components['schemas']['CustomLaunchCreateRequestV4'];
@@ -26,6 +32,7 @@ export function checkRequestRules(principal: Principal, request: CreateRequestV4
     ...metadataIssues(request),
     ...graphIssues(request),
     ...externalReferenceIssues(request),
+    ...bundleIssues(request),
     ...intentIssues(request),
   ];
   if (request.profile === '4.1.0') issues.push(...fundingPlanIssues(request as Profile410));
@@ -199,6 +206,46 @@ function externalReferenceIssues(request: CreateRequestV4): Issue[] {
       issues.push({ location: `/externalContracts/${i}/referenceId`, message: 'referenceId values must be unique' });
     }
     seen.add(ref.referenceId);
+  });
+  return issues;
+}
+
+/**
+ * The source manifest's paths are unique and sorted by UTF-8 bytes; the verification bundle binds the stated graph
+ * digest and the manifest's digest, and names no target twice.
+ * Spec: custom-launch-create-request.v4.schema.json SourceBundleManifest, VerificationBundle.
+ */
+function bundleIssues(request: CreateRequestV4): Issue[] {
+  const issues: Issue[] = [];
+  const { files } = request.sourceBundleManifest;
+  for (let i = 1; i < files.length; i++) {
+    const [before, path] = [files[i - 1]?.path ?? '', files[i]?.path ?? ''];
+    if (Buffer.compare(Buffer.from(before, 'utf8'), Buffer.from(path, 'utf8')) >= 0) {
+      issues.push({
+        location: `/sourceBundleManifest/files/${i}/path`,
+        message: 'paths must be unique and sorted by UTF-8 bytes',
+      });
+    }
+  }
+  const bundle = request.verificationBundle;
+  if (bundle.graphBundleDigest !== request.graphBundle.graphBundleDigest) {
+    issues.push({
+      location: '/verificationBundle/graphBundleDigest',
+      message: 'must equal graphBundle.graphBundleDigest',
+    });
+  }
+  if (bundle.sourceBundleManifestDigest !== digestOf(request.sourceBundleManifest)) {
+    issues.push({
+      location: '/verificationBundle/sourceBundleManifestDigest',
+      message: 'does not match the canonical (RFC 8785) sourceBundleManifest',
+    });
+  }
+  const named = new Set<string>();
+  bundle.targets.forEach((target, i) => {
+    if (named.has(target.targetId)) {
+      issues.push({ location: `/verificationBundle/targets/${i}/targetId`, message: 'names a target twice' });
+    }
+    named.add(target.targetId);
   });
   return issues;
 }
