@@ -21,7 +21,7 @@ function withoutDigest<T extends object>(value: T, field = 'evidenceDigest'): Om
  * Verifies the chain-deployment document the server is bound to against itself and the chain, through both
  * provider URLs (issue 7 item 5; launch-transport.md `deploymentEvidence`): every evidence digest, the root
  * deployment transaction and receipt (sender, router call, nonce, status, block, receipt logs and their digest, the
- * per-provider response digests), both providers' readbacks of the resulting contracts' runtime code hashes at the
+ * per-provider response digests), the finality evidence's policy digest and base-layer block order, both providers' readbacks of the resulting contracts' runtime code hashes at the
  * deployment block and today, the addresses the document binds, and that the deployment block is final.
  */
 export async function verifyChainDeploymentEvidence(
@@ -62,6 +62,16 @@ export async function verifyChainDeploymentEvidence(
   check(
     digestOf(withoutDigest(evidence.ethereumFinalityEvidence)) === evidence.ethereumFinalityEvidence.evidenceDigest,
     'ethereumFinalityEvidence.evidenceDigest',
+  );
+  // The two server rules of deployment-evidence.v1 EthereumFinalityEvidence no schema can state.
+  const finality = evidence.ethereumFinalityEvidence;
+  check(
+    finality.policyDigest === doc.finality.policyDigest,
+    'ethereumFinalityEvidence.policyDigest is not finality.policyDigest',
+  );
+  check(
+    BigInt(finality.parentChainFinalizedBlockNumber) >= BigInt(finality.parentChainBlockNumber),
+    'ethereumFinalityEvidence.parentChainFinalizedBlockNumber is below parentChainBlockNumber',
   );
 
   // The document against the chain, through both providers.
