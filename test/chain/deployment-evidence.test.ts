@@ -104,6 +104,43 @@ describe('deployment evidence verification on the devnet', () => {
     expect(result).toEqual(problems.length === 0 ? { kind: 'verified' } : { kind: 'tampered', problems });
   });
 
+  // chain-deployment.v1 ExternalRootDeploymentEvidence: the canonical pool manager's creation, checked on the chain.
+  const rootOf = (d: ChainDeployment) => d.externalRootDeploymentEvidence.canonicalPoolManager;
+  const reboundRoot = (d: ChainDeployment) => {
+    const { evidenceDigest: _r, ...root } = d.externalRootDeploymentEvidence;
+    d.externalRootDeploymentEvidence.evidenceDigest = digestOf(root);
+    return d;
+  };
+  it.each<[string, (d: ChainDeployment) => void, RegExp | null]>([
+    ['the devnet document, its digest rebound', () => {}, null],
+    [
+      'another deployment block hash',
+      (d) => (rootOf(d).deploymentBlockHash = other32),
+      /pool manager deployment block/,
+    ],
+    [
+      'another deployment block number',
+      (d) => (rootOf(d).deploymentBlockNumber = (BigInt(rootOf(d).deploymentBlockNumber) + 1n).toString()),
+      /pool manager deployment block/,
+    ],
+    ['another deployment transaction', (d) => (rootOf(d).deploymentTransactionHash = other32), /no pool manager/],
+    ['another runtime code hash', (d) => (rootOf(d).runtimeCodeHash = other32), /differs from contracts/],
+  ])('external root: %s', async (_name, edit, problem) => {
+    const doc = structuredClone(devnet.chainDeployment);
+    edit(doc);
+    const result = await verifyChainDeploymentEvidence(reboundRoot(doc), urls);
+    if (!problem) return expect(result).toEqual({ kind: 'verified' });
+    expect(result.kind).toBe('tampered');
+    expect(result.kind === 'tampered' && result.problems.join('\n')).toMatch(problem);
+  });
+
+  it('names an external root whose own digest does not bind it', async () => {
+    const doc = structuredClone(devnet.chainDeployment);
+    rootOf(doc).deploymentBlockHash = other32;
+    const result = await verifyChainDeploymentEvidence(doc, urls);
+    expect(result.kind === 'tampered' && result.problems).toContain('externalRootDeploymentEvidence.evidenceDigest');
+  });
+
   it('reports an unreachable chain as no verdict, naming no URL', async () => {
     const result = await verifyChainDeploymentEvidence(devnet.chainDeployment, [
       'http://127.0.0.1:9',
