@@ -2833,7 +2833,7 @@ export type components = {
         };
         /**
          * SourcePath
-         * @description Relative file path below the explicit package root: at most 240 ASCII characters; segments of letters, digits and . _ @ + ( ) [ ] -; no empty, . or .. segments, no leading or trailing slash, no backslash, no control character. Ordinary files only (no symlinks), which the server checks on the bytes it stores.
+         * @description Relative file path below the explicit package root: at most 240 ASCII characters; segments of letters, digits and . _ @ + ( ) [ ] -; no empty, . or .. segments, no leading or trailing slash, no backslash, no control character. Ordinary files only (no symlinks): a submission carries each file as its bytes, so a link cannot be submitted as one, and the server stores exactly those bytes.
          */
         ModuleDescriptorV01DefsSourcePath: string;
         /**
