@@ -28,7 +28,7 @@ export interface CustomLaunchCapabilitiesV2 {
   scopes: CapabilitiesScopes;
 }
 /**
- * Whether this deployment accepts preflight and create now. When disabled, reasons carries at least one public code.
+ * Whether a V4 launch can reach its wallet handoff on this deployment now. When disabled, reasons carries at least one public code: DEPLOYMENT_EVIDENCE_TAMPERED or DEPLOYMENT_EVIDENCE_UNVERIFIED (preflight and create answer 503 with that code), or CHAIN_NOT_CONFIGURED (no chain gates run: preflight still evaluates the chain-free gates and create still stores the request, but no launch leaves validating). A client stops before authenticated traffic when writes are disabled.
  */
 export interface CapabilitiesWrites {
   enabled: boolean;

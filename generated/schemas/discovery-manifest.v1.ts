@@ -4,6 +4,62 @@
  * public: promoted. pending-public-discovery-promotion: stop. paused: writes halted by the operator; stop. withdrawn: no longer offered; stop.
  */
 export type DiscoveryState = 'public' | 'pending-public-discovery-promotion' | 'paused' | 'withdrawn';
+/**
+ * Why this service itself keeps writes closed, as public codes: CHAIN_NOT_CONFIGURED (it runs no chain gates, so no launch could leave validating), DEPLOYMENT_EVIDENCE_TAMPERED or DEPLOYMENT_EVIDENCE_UNVERIFIED (its bound deployment evidence is not verified). Any reason comes with publicWrites and releaseReady false. Empty when the service closes nothing itself; flags and a state the operator sets carry no code.
+ *
+ * @maxItems 16
+ */
+export type DiscoveryReasons =
+  | []
+  | [string]
+  | [string, string]
+  | [string, string, string]
+  | [string, string, string, string]
+  | [string, string, string, string, string]
+  | [string, string, string, string, string, string]
+  | [string, string, string, string, string, string, string]
+  | [string, string, string, string, string, string, string, string]
+  | [string, string, string, string, string, string, string, string, string]
+  | [string, string, string, string, string, string, string, string, string, string]
+  | [string, string, string, string, string, string, string, string, string, string, string]
+  | [string, string, string, string, string, string, string, string, string, string, string, string]
+  | [string, string, string, string, string, string, string, string, string, string, string, string, string]
+  | [string, string, string, string, string, string, string, string, string, string, string, string, string, string]
+  | [
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string
+    ]
+  | [
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string
+    ];
 
 /**
  * Discovery manifest served at {site_url}/.well-known/<discovery-manifest>.json and read before any authenticated preflight or submission. For V4 a client proceeds only when both versions.v4 and chains.4663 report publicAuthorization, publicWrites and releaseReady true and neither reports the state pending-public-discovery-promotion; anything false, missing or incomplete means stop.
@@ -35,6 +91,7 @@ export interface DiscoveryVersionEntryV4 {
   publicWrites: boolean;
   releaseReady: boolean;
   state: DiscoveryState;
+  reasons: DiscoveryReasons;
 }
 export interface DiscoveryChains {
   '4663': DiscoveryChainEntry4663;
@@ -52,4 +109,5 @@ export interface DiscoveryChainEntry4663 {
   publicWrites: boolean;
   releaseReady: boolean;
   state: DiscoveryState;
+  reasons: DiscoveryReasons;
 }

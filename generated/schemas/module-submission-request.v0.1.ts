@@ -15,7 +15,7 @@ export type Source = {
   [k: string]: unknown | undefined;
 };
 /**
- * Relative file path below the explicit package root: at most 240 ASCII characters; segments of letters, digits and . _ @ + ( ) [ ] -; no empty, . or .. segments, no leading or trailing slash, no backslash, no control character. Ordinary files only (no symlinks), which the server checks on the bytes it stores.
+ * Relative file path below the explicit package root: at most 240 ASCII characters; segments of letters, digits and . _ @ + ( ) [ ] -; no empty, . or .. segments, no leading or trailing slash, no backslash, no control character. Ordinary files only (no symlinks): a submission carries each file as its bytes, so a link cannot be submitted as one, and the server stores exactly those bytes.
  */
 export type SourcePath = string;
 /**
@@ -27,7 +27,7 @@ export type ComponentId = string;
  */
 export type VersionedName = string;
 /**
- * Relative file path below the explicit package root: at most 240 ASCII characters; segments of letters, digits and . _ @ + ( ) [ ] -; no empty, . or .. segments, no leading or trailing slash, no backslash, no control character. Ordinary files only (no symlinks), which the server checks on the bytes it stores.
+ * Relative file path below the explicit package root: at most 240 ASCII characters; segments of letters, digits and . _ @ + ( ) [ ] -; no empty, . or .. segments, no leading or trailing slash, no backslash, no control character. Ordinary files only (no symlinks): a submission carries each file as its bytes, so a link cannot be submitted as one, and the server stores exactly those bytes.
  */
 export type SourcePath1 = string;
 /**
@@ -106,7 +106,7 @@ export type ExtensionValueLevel2 =
  */
 export type ExtensionScalar = string | number | boolean | null;
 /**
- * Relative file path below the explicit package root: at most 240 ASCII characters; segments of letters, digits and . _ @ + ( ) [ ] -; no empty, . or .. segments, no leading or trailing slash, no backslash, no control character. Ordinary files only (no symlinks), which the server checks on the bytes it stores.
+ * Relative file path below the explicit package root: at most 240 ASCII characters; segments of letters, digits and . _ @ + ( ) [ ] -; no empty, . or .. segments, no leading or trailing slash, no backslash, no control character. Ordinary files only (no symlinks): a submission carries each file as its bytes, so a link cannot be submitted as one, and the server stores exactly those bytes.
  */
 export type SourcePath2 = string;
 

@@ -14,7 +14,8 @@ export type paths = {
          *     `chains.4663` report `publicAuthorization`, `publicWrites` and `releaseReady` true and neither reports the state
          *     `pending-public-discovery-promotion`. Project design: a single-process deployment serves it itself at
          *     `/.well-known/platform-custom-launch-discovery.json`, its flags and state set by configuration
-         *     (`DISCOVERY_*`, `PUBLIC_ORIGIN`).
+         *     (`DISCOVERY_*`, `PUBLIC_ORIGIN`), except that `publicWrites` and `releaseReady` are false, with `reasons`, while
+         *     the service itself keeps writes closed (no chain gates, or unverified deployment evidence).
          */
         get: operations["getDiscoveryManifest"];
         put?: never;
@@ -1320,7 +1321,7 @@ export type components = {
             };
             /**
              * CapabilitiesWrites
-             * @description Whether this deployment accepts preflight and create now. When disabled, reasons carries at least one public code.
+             * @description Whether a V4 launch can reach its wallet handoff on this deployment now. When disabled, reasons carries at least one public code: DEPLOYMENT_EVIDENCE_TAMPERED or DEPLOYMENT_EVIDENCE_UNVERIFIED (preflight and create answer 503 with that code), or CHAIN_NOT_CONFIGURED (no chain gates run: preflight still evaluates the chain-free gates and create still stores the request, but no launch leaves validating). A client stops before authenticated traffic when writes are disabled.
              */
             writes: {
                 enabled: boolean;
@@ -2117,6 +2118,7 @@ export type components = {
                     chainId: components["schemas"]["ChainId4663"];
                     publicAuthorization: boolean;
                     publicWrites: boolean;
+                    reasons: components["schemas"]["DiscoveryReasons"];
                     releaseReady: boolean;
                     state: components["schemas"]["DiscoveryState"];
                 };
@@ -2137,11 +2139,17 @@ export type components = {
                     profile: "4.1.0";
                     publicAuthorization: boolean;
                     publicWrites: boolean;
+                    reasons: components["schemas"]["DiscoveryReasons"];
                     releaseReady: boolean;
                     state: components["schemas"]["DiscoveryState"];
                 };
             };
         };
+        /**
+         * DiscoveryReasons
+         * @description Why this service itself keeps writes closed, as public codes: CHAIN_NOT_CONFIGURED (it runs no chain gates, so no launch could leave validating), DEPLOYMENT_EVIDENCE_TAMPERED or DEPLOYMENT_EVIDENCE_UNVERIFIED (its bound deployment evidence is not verified). Any reason comes with publicWrites and releaseReady false. Empty when the service closes nothing itself; flags and a state the operator sets carry no code.
+         */
+        DiscoveryReasons: components["schemas"]["FindingCode"][];
         /**
          * DiscoveryState
          * @description public: promoted. pending-public-discovery-promotion: stop. paused: writes halted by the operator; stop. withdrawn: no longer offered; stop.
@@ -2911,7 +2919,7 @@ export type components = {
         };
         /**
          * SourcePath
-         * @description Relative file path below the explicit package root: at most 240 ASCII characters; segments of letters, digits and . _ @ + ( ) [ ] -; no empty, . or .. segments, no leading or trailing slash, no backslash, no control character. Ordinary files only (no symlinks), which the server checks on the bytes it stores.
+         * @description Relative file path below the explicit package root: at most 240 ASCII characters; segments of letters, digits and . _ @ + ( ) [ ] -; no empty, . or .. segments, no leading or trailing slash, no backslash, no control character. Ordinary files only (no symlinks): a submission carries each file as its bytes, so a link cannot be submitted as one, and the server stores exactly those bytes.
          */
         ModuleDescriptorV01DefsSourcePath: string;
         /**

@@ -21,7 +21,8 @@ function withoutDigest<T extends object>(value: T, field = 'evidenceDigest'): Om
  * Verifies the chain-deployment document the server is bound to against itself and the chain, through both
  * provider URLs (issue 7 item 5; launch-transport.md `deploymentEvidence`): every evidence digest, the root
  * deployment transaction and receipt (sender, router call, nonce, status, block, receipt logs and their digest, the
- * per-provider response digests), both providers' readbacks of the resulting contracts' runtime code hashes at the
+ * per-provider response digests), the finality evidence's policy digest and base-layer block order, the canonical pool manager's creation (the
+ * external root), both providers' readbacks of the resulting contracts' runtime code hashes at the
  * deployment block and today, the addresses the document binds, and that the deployment block is final.
  */
 export async function verifyChainDeploymentEvidence(
@@ -62,6 +63,24 @@ export async function verifyChainDeploymentEvidence(
   check(
     digestOf(withoutDigest(evidence.ethereumFinalityEvidence)) === evidence.ethereumFinalityEvidence.evidenceDigest,
     'ethereumFinalityEvidence.evidenceDigest',
+  );
+  const root = doc.externalRootDeploymentEvidence;
+  check(digestOf(withoutDigest(root)) === root.evidenceDigest, 'externalRootDeploymentEvidence.evidenceDigest');
+  const boundManager = doc.contracts.canonicalPoolManager;
+  check(
+    root.canonicalPoolManager.address.toLowerCase() === boundManager.address.toLowerCase() &&
+      root.canonicalPoolManager.runtimeCodeHash === boundManager.runtimeCodeHash,
+    'externalRootDeploymentEvidence differs from contracts.canonicalPoolManager',
+  );
+  // The two server rules of deployment-evidence.v1 EthereumFinalityEvidence no schema can state.
+  const finality = evidence.ethereumFinalityEvidence;
+  check(
+    finality.policyDigest === doc.finality.policyDigest,
+    'ethereumFinalityEvidence.policyDigest is not finality.policyDigest',
+  );
+  check(
+    BigInt(finality.parentChainFinalizedBlockNumber) >= BigInt(finality.parentChainBlockNumber),
+    'ethereumFinalityEvidence.parentChainFinalizedBlockNumber is below parentChainBlockNumber',
   );
 
   // The document against the chain, through both providers.
@@ -115,6 +134,35 @@ export async function verifyChainDeploymentEvidence(
         );
         check(today === contract.runtimeCodeHash, `provider ${i}: ${contract.contract} code today`);
       }
+    }
+    // The external root (chain-deployment.v1 ExternalRootDeploymentEvidence): the canonical pool manager's creation.
+    const root = doc.externalRootDeploymentEvidence.canonicalPoolManager;
+    for (const [i, client] of clients.entries()) {
+      const receipt = (await raw(i, 'eth_getTransactionReceipt', [root.deploymentTransactionHash])) as {
+        [key: string]: string;
+      } | null;
+      if (!receipt) {
+        problems.push(`provider ${i} has no pool manager deployment transaction ${root.deploymentTransactionHash}`);
+        continue;
+      }
+      check(receipt.status === '0x1', `provider ${i}: pool manager deployment status`);
+      check(
+        receipt.contractAddress?.toLowerCase() === root.address.toLowerCase(),
+        `provider ${i}: pool manager address`,
+      );
+      check(
+        BigInt(receipt.blockNumber ?? '0x0').toString() === root.deploymentBlockNumber &&
+          receipt.blockHash === root.deploymentBlockHash,
+        `provider ${i}: pool manager deployment block`,
+      );
+      const code = await client.getCode({
+        address: root.address as Hex,
+        blockNumber: BigInt(root.deploymentBlockNumber),
+      });
+      check(
+        keccak256(code ?? '0x') === root.runtimeCodeHash,
+        `provider ${i}: pool manager code at its deployment block`,
+      );
     }
     for (const [i, client] of clients.entries()) {
       const finalized = await client.getBlock({ blockTag: 'finalized' });

@@ -19,7 +19,8 @@ export class DiscoveryStop extends Error {
  * Why a discovery manifest stops a V4 client, or null when it may go on (launch-transport.md What the service does
  * 10): both `versions.v4` and `chains.4663` must be present and complete and report `publicAuthorization`,
  * `publicWrites` and `releaseReady` true, neither may report `pending-public-discovery-promotion` (nor any state
- * other than `public`), and its `serviceOrigin` must be the client's configured origin.
+ * other than `public`), and its `serviceOrigin` must be the client's configured origin. A stop names the entry's
+ * `reasons` (the service's own, such as CHAIN_NOT_CONFIGURED) when it gives any.
  */
 export function discoveryStopReason(manifest: unknown, origin: string): string | null {
   if (manifest === null || typeof manifest !== 'object' || Array.isArray(manifest)) {
@@ -32,10 +33,12 @@ export function discoveryStopReason(manifest: unknown, origin: string): string |
   ];
   for (const [name, entry] of entries) {
     if (!entry || typeof entry !== 'object') return `the discovery manifest has no ${name} entry`;
+    // The service's own reasons for closing writes (DiscoveryReasons), named so a user knows why it stops.
+    const reasons = Array.isArray(entry.reasons) && entry.reasons.length > 0 ? ` (${entry.reasons.join(', ')})` : '';
     for (const flag of ['publicAuthorization', 'publicWrites', 'releaseReady'] as const) {
       if (!(flag in entry)) return `the discovery manifest's ${name} entry is incomplete: no ${flag}`;
       if (entry[flag] !== true)
-        return `the discovery manifest's ${name} entry reports ${flag}: ${JSON.stringify(entry[flag])}`;
+        return `the discovery manifest's ${name} entry reports ${flag}: ${JSON.stringify(entry[flag])}${reasons}`;
     }
     if (entry.state === 'pending-public-discovery-promotion') {
       return `the discovery manifest's ${name} entry reports pending-public-discovery-promotion`;

@@ -6,6 +6,7 @@ import { mintWalletKey } from '../../src/auth/keys.ts';
 import type { ChainDeployment } from '../../src/chain/deployment-evidence.ts';
 import { verifyChainDeploymentEvidence } from '../../src/chain/verify-deployment-evidence.ts';
 import { devnetServerEnv, startDevnet } from '../../src/devnet/devnet.ts';
+import { digestOf } from '../../src/domain/launches/request-hashes.ts';
 import { openDatabase } from '../../src/store/db.ts';
 import { auth, call } from '../support/http.ts';
 import { startServerProcess } from '../support/process.ts';
@@ -61,6 +62,83 @@ describe('deployment evidence verification on the devnet', () => {
     const result = await verifyChainDeploymentEvidence(doc, urls);
     expect(result.kind).toBe('tampered');
     expect(result.kind === 'tampered' && result.problems.join('\n')).toMatch(problem);
+  });
+
+  /** Rebinds the finality evidence's digest and the evidence digest over it, so only the rule under test speaks. */
+  const rebound = (d: ChainDeployment) => {
+    const evidence = d.deploymentEvidence;
+    const { evidenceDigest: _f, ...finality } = evidence.ethereumFinalityEvidence;
+    evidence.ethereumFinalityEvidence.evidenceDigest = digestOf(finality);
+    const { evidenceDigest: _e, ...rest } = evidence;
+    evidence.evidenceDigest = digestOf(rest);
+    return d;
+  };
+  const finalityOf = (d: ChainDeployment) => d.deploymentEvidence.ethereumFinalityEvidence;
+
+  // deployment-evidence.v1 EthereumFinalityEvidence: policyDigest equals finality.policyDigest, and the base layer's
+  // finalized block is at least the block that posted the batch (server rules).
+  it.each<[string, (d: ChainDeployment) => void, string[]]>([
+    ['the devnet document, digests rebound', () => {}, []],
+    [
+      'another policy digest in the finality evidence',
+      (d) => (finalityOf(d).policyDigest = `sha256:${'ab'.repeat(32)}`),
+      ['ethereumFinalityEvidence.policyDigest is not finality.policyDigest'],
+    ],
+    [
+      'a base-layer finalized block equal to the posting block',
+      (d) => (finalityOf(d).parentChainFinalizedBlockNumber = finalityOf(d).parentChainBlockNumber),
+      [],
+    ],
+    [
+      'a base-layer finalized block one below the posting block',
+      (d) =>
+        (finalityOf(d).parentChainFinalizedBlockNumber = (
+          BigInt(finalityOf(d).parentChainBlockNumber) - 1n
+        ).toString()),
+      ['ethereumFinalityEvidence.parentChainFinalizedBlockNumber is below parentChainBlockNumber'],
+    ],
+  ])('finality evidence: %s', async (_name, edit, problems) => {
+    const doc = structuredClone(devnet.chainDeployment);
+    edit(doc);
+    const result = await verifyChainDeploymentEvidence(rebound(doc), urls);
+    expect(result).toEqual(problems.length === 0 ? { kind: 'verified' } : { kind: 'tampered', problems });
+  });
+
+  // chain-deployment.v1 ExternalRootDeploymentEvidence: the canonical pool manager's creation, checked on the chain.
+  const rootOf = (d: ChainDeployment) => d.externalRootDeploymentEvidence.canonicalPoolManager;
+  const reboundRoot = (d: ChainDeployment) => {
+    const { evidenceDigest: _r, ...root } = d.externalRootDeploymentEvidence;
+    d.externalRootDeploymentEvidence.evidenceDigest = digestOf(root);
+    return d;
+  };
+  it.each<[string, (d: ChainDeployment) => void, RegExp | null]>([
+    ['the devnet document, its digest rebound', () => {}, null],
+    [
+      'another deployment block hash',
+      (d) => (rootOf(d).deploymentBlockHash = other32),
+      /pool manager deployment block/,
+    ],
+    [
+      'another deployment block number',
+      (d) => (rootOf(d).deploymentBlockNumber = (BigInt(rootOf(d).deploymentBlockNumber) + 1n).toString()),
+      /pool manager deployment block/,
+    ],
+    ['another deployment transaction', (d) => (rootOf(d).deploymentTransactionHash = other32), /no pool manager/],
+    ['another runtime code hash', (d) => (rootOf(d).runtimeCodeHash = other32), /differs from contracts/],
+  ])('external root: %s', async (_name, edit, problem) => {
+    const doc = structuredClone(devnet.chainDeployment);
+    edit(doc);
+    const result = await verifyChainDeploymentEvidence(reboundRoot(doc), urls);
+    if (!problem) return expect(result).toEqual({ kind: 'verified' });
+    expect(result.kind).toBe('tampered');
+    expect(result.kind === 'tampered' && result.problems.join('\n')).toMatch(problem);
+  });
+
+  it('names an external root whose own digest does not bind it', async () => {
+    const doc = structuredClone(devnet.chainDeployment);
+    rootOf(doc).deploymentBlockHash = other32;
+    const result = await verifyChainDeploymentEvidence(doc, urls);
+    expect(result.kind === 'tampered' && result.problems).toContain('externalRootDeploymentEvidence.evidenceDigest');
   });
 
   it('reports an unreachable chain as no verdict, naming no URL', async () => {

@@ -9,7 +9,7 @@ import { loadSchemaRegistry, schemaIdBase } from '../../src/spec/schema-registry
 // origin the client was configured with. Anything else stops it before any authenticated request.
 
 const origin = 'https://launch.example';
-const flags = { publicAuthorization: true, publicWrites: true, releaseReady: true, state: 'public' };
+const flags = { publicAuthorization: true, publicWrites: true, releaseReady: true, state: 'public', reasons: [] };
 
 function validManifest(serviceOrigin = origin): any {
   return {
@@ -110,6 +110,34 @@ const stops: Row[] = [
     /malformed: \/schemaVersion/,
   ],
   ['no generatedAt', edited((m) => delete m.generatedAt), /malformed.*generatedAt/],
+  ...entryNames.flatMap((entry): Row[] => [
+    [
+      `${entry} closed by the service itself, naming its reason`,
+      edited((m) => {
+        Object.assign(entryOf[entry](m), {
+          publicWrites: false,
+          releaseReady: false,
+          reasons: ['CHAIN_NOT_CONFIGURED'],
+        });
+      }),
+      new RegExp(`${entry} entry reports publicWrites: false \\(CHAIN_NOT_CONFIGURED\\)`),
+    ],
+    // A reason always comes with the two flags false (DiscoveryReasons): a reason beside true flags is malformed.
+    [
+      `${entry} with a reason but publicWrites and releaseReady true`,
+      edited((m) => {
+        entryOf[entry](m).reasons = ['CHAIN_NOT_CONFIGURED'];
+      }),
+      new RegExp(`malformed: /${entry.replace('.', '/')}/(publicWrites|releaseReady) must be equal to constant`),
+    ],
+    [
+      `${entry} without reasons`,
+      edited((m) => {
+        delete entryOf[entry](m).reasons;
+      }),
+      new RegExp(`malformed: /${entry.replace('.', '/')} must have required property 'reasons'`),
+    ],
+  ]),
   [
     'profile 4.0.0 in versions.v4',
     edited((m) => (m.versions.v4.profile = '4.0.0')),

@@ -1,5 +1,7 @@
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { findingCodes } from '../../src/domain/launches/finding-codes.ts';
+import { errorTable } from '../../src/errors/codes.ts';
 import { auth, call, type Reply } from '../support/http.ts';
 import { exampleBytes, startServer, type TestServer, v4Example } from '../support/server.ts';
 
@@ -152,6 +154,23 @@ describe('public reads', () => {
     expect(r.json.structuralFormat.tokenAndHookMayShareAddress).toBe(false);
   });
 
+  // This in-process server runs the chain-free gates and no chain gate (no chain deployment is bound).
+  it('the coverage report says what this server runs, and obligations come from the finding table', async () => {
+    const r = await call(`${s.url}/v4/chains/4663/launch-coverage`);
+    const coverage = Object.fromEntries(
+      r.json.verifierCoverage.map((v: { verifierId: string; coverage: string }) => [v.verifierId, v.coverage]),
+    );
+    for (const id of ['request.schema', 'request.rules', 'metadata.image', 'static.baseline']) {
+      expect(coverage[id], id).not.toBe('not_covered');
+    }
+    for (const id of ['hook.callbacks', 'external.references', 'router.simulation']) {
+      expect(coverage[id], id).toBe('not_covered');
+    }
+    const router = r.json.verifierCoverage.find((v: { verifierId: string }) => v.verifierId === 'router.simulation');
+    expect(router.description).toContain('CHAIN_NOT_CONFIGURED');
+    expect(r.json.findingObligations.map((o: { code: string }) => o.code)).toEqual(Object.keys(findingCodes));
+  });
+
   it('the launch guide names the workflow and recovery from the error table', async () => {
     const r = await call(`${s.url}/v4/chains/4663/launch-guide`);
     expect(r.status).toBe(200);
@@ -159,6 +178,11 @@ describe('public reads', () => {
     expect(r.json.errorRecovery.find((e: { code: string }) => e.code === 'RATE_LIMITED').retry).toBe(
       'same_bytes_after_retry_after',
     );
+    // Every code the guide cites is a real one: a finding or an error code.
+    const cited = r.json.scenarioAssessments.flatMap((a: { findingCodes: string[] }) => a.findingCodes);
+    expect(cited.length).toBeGreaterThan(0);
+    for (const code of cited) expect(code in findingCodes || code in errorTable, code).toBe(true);
+    for (const e of r.json.errorRecovery) expect(e.code in errorTable, e.code).toBe(true);
   });
 
   it('readiness reports ready with its checks', async () => {

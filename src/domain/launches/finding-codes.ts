@@ -118,7 +118,7 @@ export const findingCodes = {
   LIFECYCLE_VALIDATION_DEADLINE_PASSED: {
     classification: 'info',
     obligation:
-      'Validation still failed transiently when its deadline (LIFECYCLE_VALIDATION_DEADLINE_MS after acceptance) passed; submit a new immutable request.',
+      'Validation still failed transiently when its deadline (lifecycleQueue.deadlineAt, set at acceptance) passed; submit a new immutable request.',
   },
   BUILD_ONLY_PLAN: {
     classification: 'info',

@@ -4,7 +4,13 @@ import type { components } from '../../../generated/types/service.ts';
 import type { Principal } from '../../auth/keys.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { maskOf, returnsDeltaBase } from './hook-permissions.ts';
-import { fundingPlanHashOf, graphBundleDigestOf, launchIntentHashOf, projectMetadataHashOf } from './request-hashes.ts';
+import {
+  digestOf,
+  fundingPlanHashOf,
+  graphBundleDigestOf,
+  launchIntentHashOf,
+  projectMetadataHashOf,
+} from './request-hashes.ts';
 
 /** The V4 create request (both profiles), generated from the spec. */
 export type CreateRequestV4 = components['schemas']['CustomLaunchCreateRequestV4'];
@@ -15,13 +21,20 @@ type Issue = { location: string; message: string };
  * Request rules that need no chain, checked after schema validation by preflight and create. A failure is a
  * 400 INVALID_REQUEST listing every broken rule (nothing is persisted), except a foreign controller wallet,
  * which is 403 WALLET_MISMATCH.
- * Spec: launch-transport.md Request rules 1-2 and 9, What the service does 5, Authentication 5.
+ * Spec: launch-transport.md Request rules 1-2 and 9, What the service does 5, Authentication 5; the server rules
+ * of custom-launch-create-request.v4.schema.json.
  */
 export function checkRequestRules(principal: Principal, request: CreateRequestV4): void {
   if (principal.kind === 'wallet' && principal.wallet?.toLowerCase() !== request.launchWallet.toLowerCase()) {
     throw new ApiError('WALLET_MISMATCH');
   }
-  const issues: Issue[] = [...metadataIssues(request), ...graphIssues(request), ...intentIssues(request)];
+  const issues: Issue[] = [
+    ...metadataIssues(request),
+    ...graphIssues(request),
+    ...externalReferenceIssues(request),
+    ...bundleIssues(request),
+    ...intentIssues(request),
+  ];
   if (request.profile === '4.1.0') issues.push(...fundingPlanIssues(request as Profile410));
   if (issues.length > 0) {
     throw new ApiError('INVALID_REQUEST', {
@@ -76,9 +89,32 @@ function fundingPlanIssues(request: Profile410): Issue[] {
   return issues;
 }
 
-/** Metadata is bound by projectMetadataHash, and the image artifact is the image the metadata names. */
+/** The description's bounds in UTF-8 bytes, and its floor of letters or digits (as V3 3.3.0 StrictDescription). */
+const descriptionBytes = { minimum: 20, maximum: 4096 } as const;
+const descriptionLettersOrDigits = 8;
+
+/**
+ * Metadata is bound by projectMetadataHash, the description is 20 to 4,096 UTF-8 bytes with at least 8 letters or
+ * digits (the schema can only count code points), and the image artifact is the image the metadata names.
+ * Spec: custom-launch-create-request.v4.schema.json ProjectMetadata.
+ */
 function metadataIssues(request: CreateRequestV4): Issue[] {
   const issues: Issue[] = [];
+  const { description } = request.projectMetadata;
+  const length = Buffer.byteLength(description, 'utf8');
+  if (length < descriptionBytes.minimum || length > descriptionBytes.maximum) {
+    issues.push({
+      location: '/projectMetadata/description',
+      message: `is ${length} UTF-8 bytes; it must be ${descriptionBytes.minimum} to ${descriptionBytes.maximum}`,
+    });
+  }
+  const lettersOrDigits = description.match(/[\p{L}\p{N}]/gu)?.length ?? 0;
+  if (lettersOrDigits < descriptionLettersOrDigits) {
+    issues.push({
+      location: '/projectMetadata/description',
+      message: `has ${lettersOrDigits} letters or digits; it needs at least ${descriptionLettersOrDigits}`,
+    });
+  }
   if (projectMetadataHashOf(request) !== request.projectMetadataHash) {
     issues.push({
       location: '/projectMetadataHash',
@@ -157,6 +193,59 @@ function graphIssues(request: CreateRequestV4): Issue[] {
         }
       }
     }
+  });
+  return issues;
+}
+
+/** Each external contract reference has its own referenceId. Spec: custom-launch-create-request.v4.schema.json. */
+function externalReferenceIssues(request: CreateRequestV4): Issue[] {
+  const seen = new Set<string>();
+  const issues: Issue[] = [];
+  request.externalContracts.forEach((ref, i) => {
+    if (seen.has(ref.referenceId)) {
+      issues.push({ location: `/externalContracts/${i}/referenceId`, message: 'referenceId values must be unique' });
+    }
+    seen.add(ref.referenceId);
+  });
+  return issues;
+}
+
+/**
+ * The source manifest's paths are unique and sorted by UTF-8 bytes; the verification bundle binds the stated graph
+ * digest and the manifest's digest, and names no target twice.
+ * Spec: custom-launch-create-request.v4.schema.json SourceBundleManifest, VerificationBundle.
+ */
+function bundleIssues(request: CreateRequestV4): Issue[] {
+  const issues: Issue[] = [];
+  const { files } = request.sourceBundleManifest;
+  for (let i = 1; i < files.length; i++) {
+    const [before, path] = [files[i - 1]?.path ?? '', files[i]?.path ?? ''];
+    if (Buffer.compare(Buffer.from(before, 'utf8'), Buffer.from(path, 'utf8')) >= 0) {
+      issues.push({
+        location: `/sourceBundleManifest/files/${i}/path`,
+        message: 'paths must be unique and sorted by UTF-8 bytes',
+      });
+    }
+  }
+  const bundle = request.verificationBundle;
+  if (bundle.graphBundleDigest !== request.graphBundle.graphBundleDigest) {
+    issues.push({
+      location: '/verificationBundle/graphBundleDigest',
+      message: 'must equal graphBundle.graphBundleDigest',
+    });
+  }
+  if (bundle.sourceBundleManifestDigest !== digestOf(request.sourceBundleManifest)) {
+    issues.push({
+      location: '/verificationBundle/sourceBundleManifestDigest',
+      message: 'does not match the canonical (RFC 8785) sourceBundleManifest',
+    });
+  }
+  const named = new Set<string>();
+  bundle.targets.forEach((target, i) => {
+    if (named.has(target.targetId)) {
+      issues.push({ location: `/verificationBundle/targets/${i}/targetId`, message: 'names a target twice' });
+    }
+    named.add(target.targetId);
   });
   return issues;
 }

@@ -6,6 +6,7 @@ import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
 import { canonicalJson, sha256Digest } from '../canonical-json.ts';
 import { idempotentWrite, recordAnswer } from '../idempotency.ts';
+import { type AbiField, abiFieldProblem, abiTypeProblem } from './abi-value.ts';
 
 export type ModuleSubmissionRequest = components['schemas']['ModuleSubmissionRequest'];
 export type ModuleIntakeReceipt = components['schemas']['ModuleIntakeReceipt'];
@@ -63,7 +64,8 @@ function invalid(message: string): never {
 /**
  * The rules of a submission no JSON Schema states (the submit description in spec/openapi/paths/modules-submissions.yaml),
  * in order: author, reward wallet, the files against the inventory
- * (hashes, bytes, sizes), the total raw size, references between descriptor parts, fixed configuration overrides,
+ * (hashes, bytes, sizes), the total raw size, references between descriptor parts, configuration values against
+ * their ABI types and bounds (abi-value.ts), fixed configuration overrides,
  * compiler source name collisions. Returns the total decoded size.
  */
 function checkSubmission(
@@ -94,6 +96,8 @@ function checkSubmission(
   for (const f of d.configuration.fields) {
     if (fields.has(f.name)) invalid(`configuration field ${f.name} appears twice.`);
     fields.set(f.name, f);
+    const problem = abiFieldProblem(f as AbiField);
+    if (problem) invalid(`configuration field ${f.name}: ${problem}.`);
   }
   for (const action of d.management.actions) {
     if (!componentIds.has(action.component)) invalid(`management action names unknown component ${action.component}.`);
@@ -105,6 +109,8 @@ function checkSubmission(
     if (right.field !== undefined && !fields.has(right.field)) {
       invalid(`constraints[${i}] names unknown configuration field ${right.field}.`);
     }
+    const literal = right.value === undefined ? null : abiTypeProblem(left.type, right.value);
+    if (literal) invalid(`constraints[${i}] compares ${left.name} with a literal that is not its type: ${literal}.`);
     const binding = left.binding as { mode: string; value?: unknown };
     if (
       constraint.operator === '==' &&

@@ -1,6 +1,6 @@
 import type { components } from '../../../generated/types/service.ts';
 import type { Config } from '../../config.ts';
-import { type EvidenceStateKind, evidenceCheck } from './deployment-evidence-check.ts';
+import { type RunningGates, writesGate } from './running-gates.ts';
 
 /**
  * The immutable client release that matches each V4 profile (launch-transport.md Versioning 1-2: release 4.1.1
@@ -12,12 +12,13 @@ export const clientReleases = { '4.1.0': '4.1.1', '4.0.0': '4.0.0' } as const;
 export type CustomLaunchCapabilitiesV2 = components['schemas']['CustomLaunchCapabilitiesV2'];
 
 /**
- * getCustomLaunchCapabilitiesV4: the exact chain capabilities of this deployment, built from its configuration;
- * writes are disabled, with the reason, while the bound deployment evidence is not verified.
- * Spec: launch-transport.md Response resources (capabilities), Limits, What the service does 6.
+ * getCustomLaunchCapabilitiesV4: the exact chain capabilities of this deployment, built from its configuration and
+ * what runs; writes are disabled, with the reason, when no chain gates run or their deployment evidence is not
+ * verified (writesGate). Spec: launch-transport.md Response resources (capabilities), Limits, What the service
+ * does 6; custom-launch-capabilities.v2.schema.json (writes).
  */
-export function capabilitiesV4(config: Config, evidence?: EvidenceStateKind | null): CustomLaunchCapabilitiesV2 {
-  const gate = evidence ? evidenceCheck(evidence) : { ok: true, reason: null };
+export function capabilitiesV4(config: Config, gates: RunningGates): CustomLaunchCapabilitiesV2 {
+  const writes = writesGate(gates);
   return {
     schemaVersion: 'platform.custom-launch-capabilities.v2',
     apiVersion: 4,
@@ -27,7 +28,7 @@ export function capabilitiesV4(config: Config, evidence?: EvidenceStateKind | nu
       { profile: '4.1.0', state: 'current', fundingPlanRequired: true, clientRelease: clientReleases['4.1.0'] },
       { profile: '4.0.0', state: 'frozen', fundingPlanRequired: false, clientRelease: clientReleases['4.0.0'] },
     ],
-    writes: { enabled: gate.ok, reasons: gate.reason ? [gate.reason] : [] },
+    writes: { enabled: writes.open, reasons: writes.reasons },
     limits: {
       pageSize: { default: 10, minimum: 1, maximum: 25 },
       cursorLength: { minimum: 16, maximum: 512 },

@@ -1,6 +1,7 @@
 import type { components } from '../../../generated/types/service.ts';
 import type { Config } from '../../config.ts';
 import { clientReleases } from './capabilities.ts';
+import { type RunningGates, writesGate } from './running-gates.ts';
 
 /** The discovery manifest, generated from spec/schemas/discovery-manifest.v1.schema.json. */
 export type DiscoveryManifestV1 = components['schemas']['DiscoveryManifestV1'];
@@ -9,11 +10,26 @@ export type DiscoveryManifestV1 = components['schemas']['DiscoveryManifestV1'];
  * getDiscoveryManifest: the manifest a client reads before any authenticated preflight or submission
  * (launch-transport.md What the service does 10). Project design: a single-process deployment serves it itself and
  * both entries report the flags and state of its configuration (DISCOVERY_* variables), so an operator halts
- * clients by configuration alone; serviceOrigin is PUBLIC_ORIGIN, or else the origin the request arrived at; the V4 entry names the current profile's client release.
+ * clients by configuration alone; but publicWrites and releaseReady are false, with `reasons`, while the service
+ * itself keeps writes closed (writesGate: no chain gates, or unverified deployment evidence), so a client stops
+ * before it sends a key. serviceOrigin is PUBLIC_ORIGIN, or else the origin the request arrived at; the V4 entry
+ * names the current profile's client release.
  */
-export function discoveryManifest(config: Config, now: number, listenOrigin: string): DiscoveryManifestV1 {
-  const { publicAuthorization, publicWrites, releaseReady, state } = config.discovery;
-  const flags = { publicAuthorization, publicWrites, releaseReady, state };
+export function discoveryManifest(
+  config: Config,
+  gates: RunningGates,
+  now: number,
+  listenOrigin: string,
+): DiscoveryManifestV1 {
+  const writes = writesGate(gates);
+  const { publicAuthorization, state } = config.discovery;
+  const flags = {
+    publicAuthorization,
+    publicWrites: config.discovery.publicWrites && writes.open,
+    releaseReady: config.discovery.releaseReady && writes.open,
+    state,
+    reasons: writes.reasons,
+  };
   return {
     schemaVersion: 'platform.custom-launch-discovery-manifest.v1',
     generatedAt: new Date(now).toISOString(),

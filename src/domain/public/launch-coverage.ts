@@ -1,6 +1,8 @@
 import type { components } from '../../../generated/types/service.ts';
 import { findingCodes } from '../launches/finding-codes.ts';
 import { type HookPermission, hookPermissionBits } from '../launches/hook-permissions.ts';
+import { launchVerifiers, verifierCoverage } from './launch-verifiers.ts';
+import type { RunningGates } from './running-gates.ts';
 
 /** The coverage report, generated from spec/schemas/launch-coverage.v1.schema.json. */
 export type LaunchCoverageV1 = components['schemas']['LaunchCoverageV1'];
@@ -9,11 +11,12 @@ export type LaunchCoverageV1 = components['schemas']['LaunchCoverageV1'];
 const hookPermissions = Object.keys(hookPermissionBits) as HookPermission[];
 
 /**
- * getLaunchCoverageV4: what this deployment verifies and what it does not. `requestAuthorization.requestAuthorized`
- * is always false; listed permissions and funding models are declarations, not execution evidence.
+ * getLaunchCoverageV4: what this deployment verifies and what it does not, one row per verifier of
+ * launch-verifiers.ts as it runs in this configuration (`gates`). `requestAuthorization.requestAuthorized` is always
+ * false; listed permissions and funding models are declarations, not execution evidence.
  * Spec: launch-transport.md Response resources (Coverage report).
  */
-export function launchCoverageV4(nowMs: number, ready: boolean): LaunchCoverageV1 {
+export function launchCoverageV4(nowMs: number, ready: boolean, gates: RunningGates): LaunchCoverageV1 {
   return {
     schemaVersion: 'platform.l2-launch-coverage.v1',
     chainId: '4663',
@@ -28,30 +31,7 @@ export function launchCoverageV4(nowMs: number, ready: boolean): LaunchCoverageV
       graphTargets: { minimum: 3, maximum: 16 },
       hookPermissionBits: 14,
     },
-    verifierCoverage: [
-      {
-        verifierId: 'request.schema',
-        coverage: 'covered',
-        description: 'Closed JSON Schema validation of every request.',
-      },
-      {
-        verifierId: 'request.rules',
-        coverage: 'partial',
-        description:
-          'Chain-free request rules: wallet binding, funding-plan sums and hash, metadata and intent hashes.',
-      },
-      {
-        verifierId: 'static.baseline',
-        coverage: 'not_covered',
-        description: 'Static bytecode baseline: not evaluated yet.',
-      },
-      {
-        verifierId: 'router.simulation',
-        coverage: 'not_covered',
-        description: 'Exact router simulation: not run yet.',
-      },
-      { verifierId: 'external.references', coverage: 'not_covered', description: 'External references gain no trust.' },
-    ],
+    verifierCoverage: launchVerifiers.map((v) => verifierCoverage(v, gates)),
     findingObligations: Object.entries(findingCodes).map(([code, f]) => ({
       code,
       classification: f.classification,

@@ -1,5 +1,8 @@
 import type { components } from '../../../generated/types/service.ts';
-import { errorTable } from '../../errors/codes.ts';
+import { type ErrorCode, errorTable } from '../../errors/codes.ts';
+import { type FindingCode, findingCodes } from '../launches/finding-codes.ts';
+import { staticBaselineRuleCodes } from '../static-baseline/rule-codes.ts';
+import { type RunningGates, writesGate } from './running-gates.ts';
 
 /** The launch guide, generated from spec/schemas/launch-guide.v1.schema.json. */
 export type LaunchGuideV1 = components['schemas']['LaunchGuideV1'];
@@ -94,37 +97,125 @@ const launchCodes = [
   'INTERNAL',
   'UNAVAILABLE',
   'PRICE_SOURCE_UNAVAILABLE',
-] as const;
+  'DEPLOYMENT_EVIDENCE_TAMPERED',
+  'DEPLOYMENT_EVIDENCE_UNVERIFIED',
+] as const satisfies readonly ErrorCode[];
+
+/** The discovery stage, with what this deployment's discovery manifest says now. */
+function stagesFor(gates: RunningGates): LaunchGuideV1['workflowStages'] {
+  const writes = writesGate(gates);
+  const now = writes.open
+    ? ' This deployment keeps no write closed itself.'
+    : ` This deployment keeps writes closed (${writes.reasons.join(', ')}): its manifest reports publicWrites and releaseReady false, so a client stops here.`;
+  return stages.map((stage) =>
+    stage.stageId === 'discover' ? { ...stage, instructions: `${stage.instructions}${now}` } : stage,
+  );
+}
+
+const staticCodes = (classification: 'hard_block' | 'evidence_duty') =>
+  staticBaselineRuleCodes.filter((code) => findingCodes[code].classification === classification);
 
 /**
- * getLaunchGuideV4: the workflow guide (schema platform.l2-launch-guide.v1) with its error-recovery entries taken
- * from the one error table. Spec: launch-transport.md Endpoints (other public reads), Coverage report paragraph.
+ * The scenario assessments as this configuration answers them: each cites only codes the running code reports
+ * (the static baseline's implemented rules, the finding and error tables) and the disposition preflight gives.
  */
-export function launchGuideV4(): LaunchGuideV1 {
+function scenariosFor(gates: RunningGates): LaunchGuideV1['scenarioAssessments'] {
+  const writes = writesGate(gates);
+  const closed = writes.open ? [] : writes.reasons;
+  const usd: FindingCode[] = gates.priceFeed ? [] : ['INITIAL_BUY_USD_UNPROVEN'];
+  const afterSubmit = gates.chainGates
+    ? 'After create, the chain gates bind the chain deployment, probe each enabled callback, bind external references, issue the permit and run the exact router simulation; the launch is then authorized with its exact wallet transaction, or action_required with the finding.'
+    : 'This deployment runs no chain gates: capabilities and discovery report writes unavailable (CHAIN_NOT_CONFIGURED) and a client stops before any authenticated request; a launch created anyway waits in validating with CHAIN_NOT_CONFIGURED.';
+  const closedNote = closed.some((c) => c !== 'CHAIN_NOT_CONFIGURED')
+    ? ` Writes are closed now (${closed.join(', ')}): preflight and create answer 503 with that code.`
+    : '';
+  const priceNote = gates.priceFeed
+    ? ''
+    : ' No price source is configured, so the USD 1 initial buy stays unproven (INITIAL_BUY_USD_UNPROVEN).';
+  return [
+    {
+      scenarioId: 'funded_v4_launch',
+      summary:
+        'A 4.1.0 launch with a hash-bound funding plan, an atomic initial buy worth at least USD 1 and a hook that enables callbacks.',
+      disposition: 'needs_evidence',
+      findingCodes: ['CALLBACK_GUARD_UNDECIDED', ...usd, ...closed],
+      guidance: `Preflight runs the chain-free gates; enabled callbacks stay CALLBACK_GUARD_UNDECIDED until the chain decides them.${priceNote} ${afterSubmit}${closedNote}`,
+    },
+    {
+      scenarioId: 'deployable_request',
+      summary: 'A 4.1.0 launch whose hook enables no callbacks and in which nothing blocks, needs evidence or warns.',
+      disposition: gates.priceFeed ? 'supported' : 'needs_evidence',
+      findingCodes: gates.priceFeed ? ['TX_SIMULATION_PENDING', ...closed] : [...usd, ...closed],
+      guidance: gates.priceFeed
+        ? `Preflight reports it deployable with TX_SIMULATION_PENDING: submit the exact validated bytes; no source rewrite. ${afterSubmit}${closedNote}`
+        : `${priceNote.trim()} ${afterSubmit}${closedNote}`,
+    },
+    {
+      scenarioId: 'static_hard_block',
+      summary: "A target's runtime code matches an objective hard-block rule of the static baseline.",
+      disposition: 'unsupported',
+      findingCodes: staticCodes('hard_block'),
+      guidance:
+        'platformAdmission is action_required with the exact static report; rebuild without the matched construct and submit a new immutable request. Retrying the same bytes cannot pass.',
+    },
+    {
+      scenarioId: 'static_evidence_duty',
+      summary:
+        'A target shows proxy, mint, tax, pause or transfer controls, external dependencies, or a pool manager not decided statically.',
+      disposition: 'supported_with_warnings',
+      findingCodes: staticCodes('evidence_duty'),
+      guidance:
+        'Evidence duties are warnings, not blocks: behaviorEvidence names each duty; bind the evidence a reviewer needs. No safety or fee-behavior claim follows.',
+    },
+    {
+      scenarioId: 'metadata_image',
+      summary: 'The metadata image is a JPEG, WebP, animated or otherwise not a still PNG or single-frame GIF.',
+      disposition: 'unsupported',
+      findingCodes: [
+        'IMAGE_JPEG_UNSUPPORTED',
+        'IMAGE_WEBP_UNSUPPORTED',
+        'IMAGE_GIF_ANIMATED',
+        'IMAGE_PNG_ANIMATED',
+        'IMAGE_TYPE_MISMATCH',
+      ],
+      guidance:
+        'Convert the image to a still PNG or single-frame GIF, repack (new projectMetadataHash) and revalidate.',
+    },
+    {
+      scenarioId: 'external_reference',
+      summary: 'The graph names an external contract reference.',
+      disposition: 'unsupported',
+      findingCodes: ['EXTERNAL_REFERENCE_UNBOUND'],
+      guidance: gates.chainGates
+        ? `A reference gains no trust until the chain gates bind its address, live runtime hash, source-verification evidence, role and finalized checkpoint; an unbound one blocks. Preflight runs the same read-only binding and reports each reference in externalReferenceBinding.${gates.sourceVerificationRegistry ? '' : ' No source-verification registry is configured here, so no reference binds.'}`
+        : 'This deployment runs no chain gates, so no reference can bind: every reference blocks (EXTERNAL_REFERENCE_UNBOUND).',
+    },
+    {
+      scenarioId: 'shared_token_and_hook',
+      summary: 'A token and hook sharing one physical contract.',
+      disposition: 'unsupported',
+      findingCodes: ['INVALID_REQUEST', 'TOKEN_ROLE_BINDING_INVALID', 'HOOK_ROLE_BINDING_INVALID'],
+      guidance:
+        'V4 refuses two targets that would be one physical contract (400 INVALID_REQUEST), and its static baseline blocks a token that also serves hook callbacks (TOKEN_ROLE_BINDING_INVALID) or a hook that serves the ERC-20 core (HOOK_ROLE_BINDING_INVALID). Use the separate MultiRole V2 lane; do not split the project or alter profile fields to fit V4.',
+    },
+  ];
+}
+
+/**
+ * getLaunchGuideV4: the workflow guide (schema platform.l2-launch-guide.v1) as this configuration (`gates`) runs
+ * it: the discovery stage says whether writes are closed, the scenario assessments cite only codes the running
+ * code reports, and the error-recovery entries come from the one error table.
+ * Spec: launch-transport.md Endpoints (other public reads), Coverage report paragraph.
+ */
+export function launchGuideV4(gates: RunningGates): LaunchGuideV1 {
   return {
     schemaVersion: 'platform.l2-launch-guide.v1',
     chainId: '4663',
     caip2: 'eip155:4663',
     apiVersion: 4,
     currentProfile: '4.1.0',
-    workflowStages: stages,
-    scenarioAssessments: [
-      {
-        scenarioId: 'funded_v4_launch',
-        summary: 'A 4.1.0 launch with a hash-bound funding plan and an atomic initial buy worth at least USD 1.',
-        disposition: 'needs_evidence',
-        findingCodes: ['STATIC_BASELINE_NOT_EVALUATED', 'ROUTER_SIMULATION_NOT_RUN'],
-        guidance:
-          'This deployment validates and stores the request; the static baseline and chain gates are not evaluated yet.',
-      },
-      {
-        scenarioId: 'shared_token_and_hook',
-        summary: 'A token and hook sharing one physical contract.',
-        disposition: 'unsupported',
-        findingCodes: ['TOKEN_ROLE_BINDING_INVALID'],
-        guidance: 'Use the separate MultiRole V2 lane; do not split the project or alter profile fields to fit V4.',
-      },
-    ],
+    workflowStages: stagesFor(gates),
+    scenarioAssessments: scenariosFor(gates),
     errorRecovery: launchCodes.map((code) => {
       const entry = errorTable[code];
       return {

@@ -1,7 +1,7 @@
 import { toFunctionSelector } from 'viem';
-import type { FindingCode } from '../launches/finding-codes.ts';
 import { hookPermissionBits } from '../launches/hook-permissions.ts';
 import type { ScanResult } from './opcode-scanner.ts';
+import type { StaticBaselineRuleCode } from './rule-codes.ts';
 
 /** One selector the role-bound rules or the pool duties look for, with the signature it is computed from. */
 export interface NamedSelector {
@@ -94,8 +94,8 @@ export interface RoleBindingInput {
  *
  * @returns One finding detail per broken rule.
  */
-export function roleBindingFindings(input: RoleBindingInput): Array<{ code: FindingCode; detail: string }> {
-  const found: Array<{ code: FindingCode; detail: string }> = [];
+export function roleBindingFindings(input: RoleBindingInput): Array<{ code: StaticBaselineRuleCode; detail: string }> {
+  const found: Array<{ code: StaticBaselineRuleCode; detail: string }> = [];
   const pushed = new Set(input.scan.selectors.filter((s) => s.embeddedStart === null).map((s) => s.selector));
   const dispatchesErc20 = erc20CoreSelectors.every((s) => input.dispatched.has(s.selector));
   if (input.role === 'token') {
@@ -135,8 +135,8 @@ export function roleBindingFindings(input: RoleBindingInput): Array<{ code: Find
  * - `RETURN_DELTA_ACCOUNTING` on the hook for each returns-delta permission enabled in its mask whose callback
  *   selector its runtime code pushes in such a PUSH4 (the callback that returns the delta is there to run).
  */
-export function poolDutyFindings(input: RoleBindingInput): Array<{ code: FindingCode; detail: string }> {
-  const found: Array<{ code: FindingCode; detail: string }> = [];
+export function poolDutyFindings(input: RoleBindingInput): Array<{ code: StaticBaselineRuleCode; detail: string }> {
+  const found: Array<{ code: StaticBaselineRuleCode; detail: string }> = [];
   const custody = poolCustodySelectors.filter((s) => input.scan.selectors.some((r) => r.selector === s.selector));
   const reachable = input.scan.selectors.filter((s) => s.embeddedStart === null);
   if (custody.length > 0) {

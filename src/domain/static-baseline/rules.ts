@@ -11,6 +11,7 @@ import {
   validJumpDestinations,
 } from './opcode-scanner.ts';
 import { poolDutyFindings, roleBindingFindings } from './role-binding.ts';
+import type { StaticBaselineRuleCode } from './rule-codes.ts';
 
 /** A finding of the static baseline report, generated from the spec. */
 export type StaticBaselineFinding = components['schemas']['StaticBaselineFindingV2'];
@@ -44,7 +45,7 @@ export const poolManagerSelector = '0xdc4c90d3';
  * because a selector whose first byte is zero is pushed by a shorter PUSH and the optimizer may rebuild one from
  * a shifted constant. Spec: launch-transport.md Errors (evidence duties are not categorical blocks).
  */
-export const selectorDuties: ReadonlyArray<{ code: FindingCode; signature: string; selector: string }> = (
+export const selectorDuties: ReadonlyArray<{ code: StaticBaselineRuleCode; signature: string; selector: string }> = (
   [
     ['MINT_CONTROL', 'mint(address,uint256)'],
     ['MINT_CONTROL', 'mint(uint256)'],
@@ -112,7 +113,7 @@ export function evaluateStaticBaseline(
     }
     const code = Buffer.from(target.runtimeBytecode.slice(2), 'hex');
     const scan = scanRuntime(code);
-    const add = (code: FindingCode, detail: string) =>
+    const add = (code: StaticBaselineRuleCode, detail: string) =>
       findings.push({ code, severity: findingCodes[code].classification, targetId: target.targetId, detail });
 
     if (scan.callcode.length > 0)

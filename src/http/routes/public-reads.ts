@@ -8,6 +8,7 @@ import { discoveryManifest } from '../../domain/public/discovery-manifest.ts';
 import { launchCoverageV4 } from '../../domain/public/launch-coverage.ts';
 import { launchGuideV4 } from '../../domain/public/launch-guide.ts';
 import { readiness } from '../../domain/public/readiness.ts';
+import type { RunningGates } from '../../domain/public/running-gates.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import type { Db } from '../../store/db.ts';
 import { migrations } from '../../store/migrations.ts';
@@ -24,6 +25,15 @@ export function publicReadOperations(deps: {
   const { db, config, now, priceFeed } = deps;
   const evidence = () => deps.evidence?.() ?? null;
   const latestMigration = migrations.at(-1)?.version ?? 0;
+  // main.ts watches deployment evidence exactly when it runs the chain gates, so its presence says they run.
+  const gates = (): RunningGates => {
+    const state = deps.evidence?.();
+    return {
+      chainGates: state ? { evidence: state } : null,
+      priceFeed: priceFeed !== null,
+      sourceVerificationRegistry: config.sourceVerificationRegistryPath !== null,
+    };
+  };
 
   return {
     getReadiness: () => {
@@ -31,12 +41,12 @@ export function publicReadOperations(deps: {
       if (doc.status === 'ready') return { status: 200, body: doc };
       return { status: 503, body: doc, headers: { 'Retry-After': '5' } };
     },
-    getDiscoveryManifest: (ctx) => ({ status: 200, body: discoveryManifest(config, now(), ctx.listenOrigin) }),
-    getCustomLaunchCapabilitiesV4: () => ({ status: 200, body: capabilitiesV4(config, evidence()) }),
-    getLaunchGuideV4: () => ({ status: 200, body: launchGuideV4() }),
+    getDiscoveryManifest: (ctx) => ({ status: 200, body: discoveryManifest(config, gates(), now(), ctx.listenOrigin) }),
+    getCustomLaunchCapabilitiesV4: () => ({ status: 200, body: capabilitiesV4(config, gates()) }),
+    getLaunchGuideV4: () => ({ status: 200, body: launchGuideV4(gates()) }),
     getLaunchCoverageV4: () => ({
       status: 200,
-      body: launchCoverageV4(now(), readiness(db, latestMigration, now(), evidence()).status === 'ready'),
+      body: launchCoverageV4(now(), readiness(db, latestMigration, now(), evidence()).status === 'ready', gates()),
     }),
     listMultiRoleFinalizedCustomLaunches: (ctx) => {
       const { limit, cursor } = pageOf(ctx);
