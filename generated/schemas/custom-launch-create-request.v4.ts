@@ -217,7 +217,7 @@ export interface CustomLaunchCreateRequestV4Profile410 {
         ExternalContractReference
       ];
   graphBundle: GraphBundle;
-  projectMetadata: ProjectMetadata;
+  projectMetadata: CustomLaunchProjectMetadataV4;
   /**
    * SHA-256 digest: sha256: followed by 64 lowercase hex digits.
    */
@@ -670,127 +670,157 @@ export interface GraphBundle {
   targets:
     | ({
         [k: string]: unknown | undefined;
-      } & [GraphTarget, GraphTarget, GraphTarget])
-    | [GraphTarget, GraphTarget, GraphTarget, GraphTarget]
-    | [GraphTarget, GraphTarget, GraphTarget, GraphTarget, GraphTarget]
-    | [GraphTarget, GraphTarget, GraphTarget, GraphTarget, GraphTarget, GraphTarget]
-    | [GraphTarget, GraphTarget, GraphTarget, GraphTarget, GraphTarget, GraphTarget, GraphTarget]
-    | [GraphTarget, GraphTarget, GraphTarget, GraphTarget, GraphTarget, GraphTarget, GraphTarget, GraphTarget]
+      } & [CustomLaunchGraphTargetV4, CustomLaunchGraphTargetV4, CustomLaunchGraphTargetV4])
+    | [CustomLaunchGraphTargetV4, CustomLaunchGraphTargetV4, CustomLaunchGraphTargetV4, CustomLaunchGraphTargetV4]
     | [
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4
       ]
     | [
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4
       ]
     | [
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4
       ]
     | [
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4
       ]
     | [
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4
       ]
     | [
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4
       ]
     | [
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4
       ]
     | [
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget,
-        GraphTarget
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4
+      ]
+    | [
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4
+      ]
+    | [
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4
+      ]
+    | [
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4
+      ]
+    | [
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4,
+        CustomLaunchGraphTargetV4
       ];
   /**
    * SHA-256 digest: sha256: followed by 64 lowercase hex digits.
@@ -800,7 +830,7 @@ export interface GraphBundle {
 /**
  * One physical target of the graph with its runtime bytecode (at most 24,576 bytes, EIP-170).
  */
-export interface GraphTarget {
+export interface CustomLaunchGraphTargetV4 {
   targetId: TargetId;
   role: 'token' | 'hook' | 'initializer' | 'auxiliary';
   /**
@@ -885,7 +915,7 @@ export interface HookPermissions {
 /**
  * Launch metadata bound by projectMetadataHash: token name, symbol, description, an actual image, one website and one X profile; other links optional.
  */
-export interface ProjectMetadata {
+export interface CustomLaunchProjectMetadataV4 {
   name: string;
   symbol: string;
   description: string;
@@ -1510,7 +1540,7 @@ export interface CustomLaunchCreateRequestV4Profile400 {
         ExternalContractReference
       ];
   graphBundle: GraphBundle;
-  projectMetadata: ProjectMetadata;
+  projectMetadata: CustomLaunchProjectMetadataV4;
   /**
    * SHA-256 digest: sha256: followed by 64 lowercase hex digits.
    */

@@ -168,12 +168,12 @@ export interface CustomLaunchBoundMetadataV4 {
    * SHA-256 digest: sha256: followed by 64 lowercase hex digits.
    */
   projectMetadataHash: string;
-  projectMetadata: ProjectMetadata;
+  projectMetadata: CustomLaunchProjectMetadataV4;
 }
 /**
  * Launch metadata bound by projectMetadataHash: token name, symbol, description, an actual image, one website and one X profile; other links optional.
  */
-export interface ProjectMetadata {
+export interface CustomLaunchProjectMetadataV4 {
   name: string;
   symbol: string;
   description: string;

@@ -1253,7 +1253,7 @@ export type components = {
          * @description Read-only: the stored request's projectMetadataHash and projectMetadata, unchanged. A client checks that the digest of projectMetadata's RFC 8785 canonical JSON equals projectMetadataHash before showing it.
          */
         CustomLaunchBoundMetadataV4: {
-            projectMetadata: components["schemas"]["ProjectMetadata2"];
+            projectMetadata: components["schemas"]["CustomLaunchProjectMetadataV4"];
             projectMetadataHash: components["schemas"]["Sha256Digest"];
         };
         /**
@@ -1442,7 +1442,7 @@ export type components = {
              * @constant
              */
             profile: "4.0.0";
-            projectMetadata: components["schemas"]["ProjectMetadata2"];
+            projectMetadata: components["schemas"]["CustomLaunchProjectMetadataV4"];
             /** @description sha256: digest over the RFC 8785 canonical JSON of projectMetadata. */
             projectMetadataHash: components["schemas"]["Sha256Digest"];
             projectMetadataImageArtifact: components["schemas"]["ProjectMetadataImageArtifact"];
@@ -1482,7 +1482,7 @@ export type components = {
              * @constant
              */
             profile: "4.1.0";
-            projectMetadata: components["schemas"]["ProjectMetadata2"];
+            projectMetadata: components["schemas"]["CustomLaunchProjectMetadataV4"];
             /** @description sha256: digest over the RFC 8785 canonical JSON of projectMetadata. */
             projectMetadataHash: components["schemas"]["Sha256Digest"];
             projectMetadataImageArtifact: components["schemas"]["ProjectMetadataImageArtifact"];
@@ -1639,6 +1639,20 @@ export type components = {
             /** @enum {string} */
             role: "token" | "hook" | "initializer" | "auxiliary";
             targetId: string;
+        };
+        /**
+         * CustomLaunchGraphTargetV4
+         * @description One physical target of the graph with its runtime bytecode (at most 24,576 bytes, EIP-170).
+         */
+        CustomLaunchGraphTargetV4: {
+            /** @description CREATE2 salt of a target the graph factory deploys deterministically. */
+            create2Salt?: components["schemas"]["Hex32"];
+            hookPermissions?: components["schemas"]["HookPermissions"];
+            /** @enum {string} */
+            role: "token" | "hook" | "initializer" | "auxiliary";
+            runtimeBytecode: components["schemas"]["HexData"];
+            runtimeCodeHash: components["schemas"]["Hex32"];
+            targetId: components["schemas"]["TargetId"];
         };
         /**
          * CustomLaunchGraphV3
@@ -1803,6 +1817,33 @@ export type components = {
             symbol: string;
             website: components["schemas"]["HttpsUri"];
             xProfile: string;
+        };
+        /**
+         * CustomLaunchProjectMetadataV4
+         * @description Launch metadata bound by projectMetadataHash: token name, symbol, description, an actual image, one website and one X profile; other links optional.
+         */
+        CustomLaunchProjectMetadataV4: {
+            description: string;
+            /** ProjectMetadataImage */
+            image: {
+                mediaType: components["schemas"]["ImageMediaType"];
+                /** @description SHA-256 of the image bytes; equals projectMetadataImageArtifact.sha256 (server rule). */
+                sha256: components["schemas"]["Sha256Digest"];
+                /** @description Public URI of the image. */
+                uri: components["schemas"]["HttpsUri"];
+            };
+            /** ProjectMetadataLinks */
+            links: {
+                other?: {
+                    label: string;
+                    uri: components["schemas"]["HttpsUri"];
+                }[];
+                website: components["schemas"]["HttpsUri"];
+                /** @description X profile URL: https://x.com/<handle>. */
+                x: string;
+            };
+            name: string;
+            symbol: string;
         };
         /**
          * CustomLaunchPublicOutputV3
@@ -2435,7 +2476,7 @@ export type components = {
             graphBundleDigest: components["schemas"]["Sha256Digest"];
             /** @constant */
             schemaVersion: "platform.custom-launch-graph-bundle.v1";
-            targets: components["schemas"]["GraphTarget2"][] & (unknown & unknown & unknown);
+            targets: components["schemas"]["CustomLaunchGraphTargetV4"][] & (unknown & unknown & unknown);
         };
         /** @description One physical contract. token_hook is the shared token-and-hook contract and carries the hook permission mask. */
         GraphTarget: {
@@ -2446,20 +2487,6 @@ export type components = {
             /** @enum {string} */
             role: "token_hook" | "initializer" | "auxiliary";
             targetId: string;
-        };
-        /**
-         * GraphTarget
-         * @description One physical target of the graph with its runtime bytecode (at most 24,576 bytes, EIP-170).
-         */
-        GraphTarget2: {
-            /** @description CREATE2 salt of a target the graph factory deploys deterministically. */
-            create2Salt?: components["schemas"]["Hex32"];
-            hookPermissions?: components["schemas"]["HookPermissions"];
-            /** @enum {string} */
-            role: "token" | "hook" | "initializer" | "auxiliary";
-            runtimeBytecode: components["schemas"]["HexData"];
-            runtimeCodeHash: components["schemas"]["Hex32"];
-            targetId: components["schemas"]["TargetId"];
         };
         /** GraphTargetId */
         GraphTargetId: string;
@@ -3746,33 +3773,6 @@ export type components = {
             symbol: string;
             website: components["schemas"]["HttpsUri"];
             xProfile: string;
-        };
-        /**
-         * ProjectMetadata
-         * @description Launch metadata bound by projectMetadataHash: token name, symbol, description, an actual image, one website and one X profile; other links optional.
-         */
-        ProjectMetadata2: {
-            description: string;
-            /** ProjectMetadataImage */
-            image: {
-                mediaType: components["schemas"]["ImageMediaType"];
-                /** @description SHA-256 of the image bytes; equals projectMetadataImageArtifact.sha256 (server rule). */
-                sha256: components["schemas"]["Sha256Digest"];
-                /** @description Public URI of the image. */
-                uri: components["schemas"]["HttpsUri"];
-            };
-            /** ProjectMetadataLinks */
-            links: {
-                other?: {
-                    label: string;
-                    uri: components["schemas"]["HttpsUri"];
-                }[];
-                website: components["schemas"]["HttpsUri"];
-                /** @description X profile URL: https://x.com/<handle>. */
-                x: string;
-            };
-            name: string;
-            symbol: string;
         };
         /**
          * ProjectMetadataImageArtifact
