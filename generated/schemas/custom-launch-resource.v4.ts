@@ -306,12 +306,12 @@ export interface CustomLaunchLifecycleQueueV4 {
    */
   attempt: number;
   /**
-   * Until when transient failures are waited out. In received and validating, while a step is scheduled, running or waiting for its retry: the validation deadline, createdAt plus LIFECYCLE_VALIDATION_DEADLINE_MS (default 24 hours) as configured when the request was accepted; a step still failing transiently then fails the launch with LIFECYCLE_VALIDATION_DEADLINE_PASSED. From authorized until the exact transaction is mined: the permit's expiry (walletTransaction.permitExpiresAt, chain time: LAUNCH_PERMIT_EXPIRED once the chain's head is past it and no block up to the head holds the exact transaction; failed chain polls until then keep the status). Null otherwise (no chain gates configured, mined, action_required, failed, finalized).
+   * Until when transient failures are waited out. In received and validating, while a step is scheduled, running or waiting for its retry: the validation deadline, createdAt plus LIFECYCLE_VALIDATION_DEADLINE_MS (default 24 hours) as configured when the request was accepted; a step still failing transiently then fails the launch with LIFECYCLE_VALIDATION_DEADLINE_PASSED. From authorized until the exact transaction is mined: the permit's expiry (walletTransaction.permitExpiresAt, chain time: LAUNCH_PERMIT_EXPIRED once the chain's head is past it and no block up to the head holds the exact transaction; failed chain polls until then keep the status). A launch woken from an idle wait (SOURCE_FILES_PENDING, CHAIN_NOT_CONFIGURED) keeps its validation deadline moved on by the time it waited. Null otherwise (idle: no chain gates configured or waiting for its source files, mined, action_required, failed, finalized).
    */
   deadlineAt: null | string;
   nextAttemptAt: null | string;
   /**
-   * Public code of the last failed attempt (CHAIN_RPC_UNAVAILABLE, CHAIN_PROVIDERS_DISAGREE, INITIAL_BUY_QUOTE_UNAVAILABLE, LIFECYCLE_STEP_FAILED), CHAIN_NOT_CONFIGURED while a launch waits for chain gates this server lacks, or null.
+   * Public code of the last failed attempt (CHAIN_RPC_UNAVAILABLE, CHAIN_PROVIDERS_DISAGREE, INITIAL_BUY_QUOTE_UNAVAILABLE, LIFECYCLE_STEP_FAILED), CHAIN_NOT_CONFIGURED while a launch waits for chain gates this server lacks, SOURCE_FILES_PENDING while its permit waits for the files of its sourceBundleManifest (deliver them with putCustomLaunchSourceFileV4; the completing delivery schedules the step again), or null. Both waits are `idle` and have no deadline.
    */
   lastErrorCode: null | string;
 }
