@@ -198,4 +198,21 @@ describe('the spec example on a fresh devnet (issue 5 item 1; issue 4 item 8)', 
     });
     expect(launch.remediation).toMatchObject({ findingCodes: ['SOURCE_SELFDESTRUCT'], newRequestRequired: true });
   }, 120_000);
+
+  it('does not make a launch blocked by a chain-free gate wait for its sources: action_required at once', async () => {
+    const request = structuredClone(example);
+    request.fundingPlan.mode = 'build-only';
+    const created = await call(`${server.url}/v4/chains/4663/custom-launches`, {
+      method: 'POST',
+      headers: auth(key, { 'Idempotency-Key': 'example-build-only-1' }),
+      body: JSON.stringify(bindRequestHashes(request)),
+    });
+    expect(created.status, created.text).toBe(202);
+    // No file delivered.
+    const launch = await settle(server.url, key, created.json.launchId);
+    expect(launch.status).toBe('action_required');
+    expect(launch.walletTransaction).toBeNull();
+    expect(launch.remediation.findingCodes).toEqual(['BUILD_ONLY_PLAN']);
+    expect(launch.lifecycleQueue.lastErrorCode).toBeNull();
+  }, 120_000);
 });

@@ -33,6 +33,7 @@ type Remediation = components['schemas']['CustomLaunchRemediationV4'];
 type Failure = components['schemas']['CustomLaunchFailureV4'];
 const chainNotConfigured: FindingCode = 'CHAIN_NOT_CONFIGURED';
 const sourceFilesPending: FindingCode = 'SOURCE_FILES_PENDING';
+const sourceRuleCacheSize = 256;
 const deadlinePassed: FindingCode = 'LIFECYCLE_VALIDATION_DEADLINE_PASSED';
 
 /**
@@ -57,6 +58,9 @@ const deadlinePassed: FindingCode = 'LIFECYCLE_VALIDATION_DEADLINE_PASSED';
  * spec/schemas/custom-launch-resource.v4.schema.json LifecycleQueue.
  */
 export class LifecycleWorker {
+  /** The source rule's findings per launch, once decided over the complete sources (oldest dropped first). */
+  private readonly sourceRuleDecided = new Map<string, AdmissionFinding[]>();
+
   constructor(
     private readonly deps: {
       db: Db;
@@ -194,18 +198,27 @@ export class LifecycleWorker {
   ): Promise<{ missing: boolean; findings: AdmissionFinding[] }> {
     const { sourceAsts } = this.deps;
     if (!sourceAsts) return { missing: false, findings: [] };
+    const decided = this.sourceRuleDecided.get(launchId);
+    if (decided) return { missing: false, findings: decided };
     const { sources, missing } = heldSources(this.deps.db, launchId, request.sourceBundleManifest);
     if (missing.length > 0) return { missing: true, findings: [] };
     const asts = await sourceAsts(sources, request.sourceDescriptor).catch(() => null);
-    if (!asts) return { missing: false, findings: [] };
-    const findings = findSourceSelfdestructs(asts, sources).map(
-      (call): AdmissionFinding => ({
-        code: 'SOURCE_SELFDESTRUCT',
-        severity: 'blocking',
-        targetId: request.verificationBundle.targets.find((t) => t.sourcePath === call.path)?.targetId ?? null,
-        message: `selfdestruct(...) is called in the source at ${call.path}:${call.line}:${call.column}.`,
-      }),
-    );
+    const findings = !asts
+      ? []
+      : findSourceSelfdestructs(asts, sources).map(
+          (call): AdmissionFinding => ({
+            code: 'SOURCE_SELFDESTRUCT',
+            severity: 'blocking',
+            targetId: request.verificationBundle.targets.find((t) => t.sourcePath === call.path)?.targetId ?? null,
+            message: `selfdestruct(...) is called in the source at ${call.path}:${call.line}:${call.column}.`,
+          }),
+        );
+    // The held files are bound by their hashes and solc is pinned, so the outcome never changes: a step retried
+    // after a transient chain failure does not run solc again.
+    this.sourceRuleDecided.set(launchId, findings);
+    if (this.sourceRuleDecided.size > sourceRuleCacheSize) {
+      this.sourceRuleDecided.delete(this.sourceRuleDecided.keys().next().value as string);
+    }
     return { missing: false, findings };
   }
 
