@@ -79,7 +79,7 @@ export type CustomLaunchResourceV4 = {
   sourceVerification?: SourceVerificationV1;
 };
 /**
- * V4 launch status. received: request durably accepted, no wallet action. validating: validation, admission, reference checks and exact router simulation bindings running. action_required: fix the server-authored finding, rebuild, submit a new immutable request (not a wallet action). authorized: gates passed, exact wallet transaction bound, not signed or broadcast. awaiting_wallet_signature: the controller reviews and signs through the wallet handoff. wallet_action_required: the controller verifies chain, sender, router, value and calldata, then submits through the wallet. submitted: no chain checkpoint implied. sequencer_soft_confirmed: reversible sequencer evidence. ethereum_posted: batch posted to the base layer, finality policy not yet satisfied. finalized: launch evidence satisfies the published finality policy. failed: terminal.
+ * V4 launch status. received: request durably accepted, no wallet action. validating: validation, admission, reference checks and exact router simulation bindings running; the permit also waits here for the files of the sourceBundleManifest (lifecycleQueue.lastErrorCode SOURCE_FILES_PENDING). action_required: fix the server-authored finding, rebuild, submit a new immutable request (not a wallet action). authorized: gates passed, exact wallet transaction bound, not signed or broadcast. awaiting_wallet_signature: the controller reviews and signs through the wallet handoff. wallet_action_required: the controller verifies chain, sender, router, value and calldata, then submits through the wallet. submitted: no chain checkpoint implied. sequencer_soft_confirmed: reversible sequencer evidence. ethereum_posted: batch posted to the base layer, finality policy not yet satisfied. finalized: launch evidence satisfies the published finality policy. failed: terminal.
  */
 export type CustomLaunchStatusV4 =
   | 'received'
@@ -306,12 +306,12 @@ export interface CustomLaunchLifecycleQueueV4 {
    */
   attempt: number;
   /**
-   * Until when transient failures are waited out. In received and validating, while a step is scheduled, running or waiting for its retry: the validation deadline, createdAt plus LIFECYCLE_VALIDATION_DEADLINE_MS (default 24 hours) as configured when the request was accepted; a step still failing transiently then fails the launch with LIFECYCLE_VALIDATION_DEADLINE_PASSED. From authorized until the exact transaction is mined: the permit's expiry (walletTransaction.permitExpiresAt, chain time: LAUNCH_PERMIT_EXPIRED once the chain's head is past it and no block up to the head holds the exact transaction; failed chain polls until then keep the status). Null otherwise (no chain gates configured, mined, action_required, failed, finalized).
+   * Until when transient failures are waited out. In received and validating, while a step is scheduled, running or waiting for its retry: the validation deadline, createdAt plus LIFECYCLE_VALIDATION_DEADLINE_MS (default 24 hours) as configured when the request was accepted, moved on by any idle wait below; a step still failing transiently then fails the launch with LIFECYCLE_VALIDATION_DEADLINE_PASSED. From authorized until the exact transaction is mined: the permit's expiry (walletTransaction.permitExpiresAt, chain time: LAUNCH_PERMIT_EXPIRED once the chain's head is past it and no block up to the head holds the exact transaction; failed chain polls until then keep the status). A launch woken from an idle wait (SOURCE_FILES_PENDING, CHAIN_NOT_CONFIGURED) keeps its validation deadline moved on by the time it waited. Null otherwise (idle: no chain gates configured or waiting for its source files, mined, action_required, failed, finalized).
    */
   deadlineAt: null | string;
   nextAttemptAt: null | string;
   /**
-   * Public code of the last failed attempt (CHAIN_RPC_UNAVAILABLE, CHAIN_PROVIDERS_DISAGREE, INITIAL_BUY_QUOTE_UNAVAILABLE, LIFECYCLE_STEP_FAILED), CHAIN_NOT_CONFIGURED while a launch waits for chain gates this server lacks, or null.
+   * Public code of the last failed attempt (CHAIN_RPC_UNAVAILABLE, CHAIN_PROVIDERS_DISAGREE, INITIAL_BUY_QUOTE_UNAVAILABLE, LIFECYCLE_STEP_FAILED), CHAIN_NOT_CONFIGURED while a launch waits for chain gates this server lacks, SOURCE_FILES_PENDING while its permit waits for the files of its sourceBundleManifest (deliver them with putCustomLaunchSourceFileV4; the completing delivery schedules the step again), or null. Both waits are `idle` and have no deadline.
    */
   lastErrorCode: null | string;
 }

@@ -16,10 +16,10 @@ export interface LaunchGuideV1 {
   apiVersion: 4;
   currentProfile: '4.1.0';
   /**
-   * The client flow in order: discovery check, pack, remote validation (preflight), submit, poll until authorized, wallet review/sign/broadcast by the controller, poll until finalized.
+   * The client flow in order: discovery check, pack, remote validation (preflight), submit, deliver the source files (the permit waits for them), poll until authorized, wallet review/sign/broadcast by the controller, poll until finalized.
    *
    * @minItems 1
-   * @maxItems 7
+   * @maxItems 8
    */
   workflowStages:
     | [LaunchGuideStage]
@@ -29,6 +29,16 @@ export interface LaunchGuideV1 {
     | [LaunchGuideStage, LaunchGuideStage, LaunchGuideStage, LaunchGuideStage, LaunchGuideStage]
     | [LaunchGuideStage, LaunchGuideStage, LaunchGuideStage, LaunchGuideStage, LaunchGuideStage, LaunchGuideStage]
     | [
+        LaunchGuideStage,
+        LaunchGuideStage,
+        LaunchGuideStage,
+        LaunchGuideStage,
+        LaunchGuideStage,
+        LaunchGuideStage,
+        LaunchGuideStage
+      ]
+    | [
+        LaunchGuideStage,
         LaunchGuideStage,
         LaunchGuideStage,
         LaunchGuideStage,
@@ -49,7 +59,14 @@ export interface LaunchGuideV1 {
 export interface LaunchGuideStage {
   order: number;
   stageId:
-    'discover' | 'pack' | 'preflight' | 'submit' | 'poll_until_authorized' | 'wallet_handoff' | 'poll_until_finalized';
+    | 'discover'
+    | 'pack'
+    | 'preflight'
+    | 'submit'
+    | 'deliver_sources'
+    | 'poll_until_authorized'
+    | 'wallet_handoff'
+    | 'poll_until_finalized';
   title: string;
   instructions: string;
   /**

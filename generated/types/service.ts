@@ -547,8 +547,13 @@ export type paths = {
         /**
          * Submit a V4 launch request
          * @description Stores the exact request bytes as a durable chain-scoped launch and answers with the launch resource
-         *     (status `received`). Poll it with the returned launchId until `authorized`; the controller then reviews, signs
-         *     and broadcasts the exact wallet transaction separately. The Idempotency-Key binds the exact bytes: the same key
+         *     (status `received`). Deliver every file of the request's `sourceBundleManifest` with putCustomLaunchSourceFileV4
+         *     (the CLI's `custom-launch sources`), then poll it with the returned launchId until `authorized`; the controller
+         *     then reviews, signs and broadcasts the exact wallet transaction separately. Where the server runs the source
+         *     SELFDESTRUCT rule and the chain gates, the permit waits for the sources (project design): once every chain-free
+         *     gate passed, a launch whose manifest files are not all held stays `validating` with lifecycleQueue `idle` and
+         *     lastErrorCode SOURCE_FILES_PENDING, without a deadline, until the delivery that completes the files schedules
+         *     its step again (a launch with a chain-free blocking finding goes to `action_required` without waiting). The Idempotency-Key binds the exact bytes: the same key
          *     and bytes replay the first answer with 200 and consume no admission quota; the same key with other bytes is a
          *     409. On a timeout, ambiguous result, 429 or 503 retry only the same bytes with the same key. The path chainId
          *     must equal the body's chainId, and a wallet key's wallet must equal launchWallet. A partner credential names the
@@ -636,16 +641,25 @@ export type paths = {
          *     starts only after `finalized` and waits (component status `queued`, reason SOURCE_FILES_MISSING) until every
          *     file is held. Only launches in the credential's lineage are visible (404 NOT_FOUND otherwise).
          *
-         *     Source SELFDESTRUCT (project design of the reference's "runtime or source SELFDESTRUCT" hard block): whenever the
-         *     lifecycle worker decides a launch's permit and the server holds every manifest file, it analyses them with the
-         *     pinned solc (names resolved, no code generated) and finds each `FunctionCall` whose callee, through any
+         *     Source SELFDESTRUCT (project design of the reference's "runtime or source SELFDESTRUCT" hard block): the permit
+         *     waits for the sources. When the lifecycle worker decides a launch's permit and every chain-free gate passed, a
+         *     launch whose manifest files the server does not all hold gets no permit: it stays `validating`, its
+         *     lifecycleQueue `idle` with lastErrorCode SOURCE_FILES_PENDING and no deadline (the wait is the controller's, so
+         *     the validation deadline does not run: the time the step waited idle is added to it when the step is scheduled
+         *     again). A launch with a chain-free blocking finding goes to `action_required` without waiting for its sources.
+         *     On a server without chain gates the launch waits with CHAIN_NOT_CONFIGURED instead (no permit could be issued
+         *     anyway), and the rule still runs once the files are held. Once the server holds every manifest file, it analyses
+         *     them with the pinned solc (names resolved, no code generated) and finds each `FunctionCall` whose callee, through any
          *     parentheses, is the identifier `selfdestruct` bound to the global builtin (negative `referencedDeclaration`). Each is a blocking finding
          *     SOURCE_SELFDESTRUCT on the launch (on the target whose verificationBundle entry names the file, else on none):
          *     the launch moves to `action_required` and gets no permit. The word in a comment, a string or a user function
          *     that shadows the builtin never matches; sources that do not analyse leave the rule undecided (source
-         *     verification reports SOURCE_COMPILE_FAILED). The delivery that completes the manifest of a launch still
-         *     `received` or `validating` whose lifecycle step waits (for the chain gates) schedules the step again. A launch
-         *     already past its permit when the last file arrives is not reopened.
+         *     verification reports SOURCE_COMPILE_FAILED). Only the rule's outcome decides: no SELFDESTRUCT call lets the
+         *     chain gates run (the permit and the exact router simulation). The delivery that completes the manifest of a
+         *     launch still `received` or `validating` whose lifecycle step waits (SOURCE_FILES_PENDING or CHAIN_NOT_CONFIGURED)
+         *     schedules the step at once; a delivery that leaves a file missing does not. A launch already past its permit
+         *     when the last file arrives is not reopened (only a server without the source rule issues a permit before its
+         *     sources).
          */
         put: operations["putCustomLaunchSourceFileV4"];
         post?: never;
@@ -1680,9 +1694,9 @@ export type components = {
         CustomLaunchLifecycleQueueV4: {
             /** @description Attempts made for the current stage, 0 before the first: validation steps before authorized; then, while the wallet transaction is followed, one more for each chain poll that failed since the last one that succeeded. Saturates at 1000000. */
             attempt: number;
-            /** @description Until when transient failures are waited out. In received and validating, while a step is scheduled, running or waiting for its retry: the validation deadline, createdAt plus LIFECYCLE_VALIDATION_DEADLINE_MS (default 24 hours) as configured when the request was accepted; a step still failing transiently then fails the launch with LIFECYCLE_VALIDATION_DEADLINE_PASSED. From authorized until the exact transaction is mined: the permit's expiry (walletTransaction.permitExpiresAt, chain time: LAUNCH_PERMIT_EXPIRED once the chain's head is past it and no block up to the head holds the exact transaction; failed chain polls until then keep the status). Null otherwise (no chain gates configured, mined, action_required, failed, finalized). */
+            /** @description Until when transient failures are waited out. In received and validating, while a step is scheduled, running or waiting for its retry: the validation deadline, createdAt plus LIFECYCLE_VALIDATION_DEADLINE_MS (default 24 hours) as configured when the request was accepted, moved on by any idle wait below; a step still failing transiently then fails the launch with LIFECYCLE_VALIDATION_DEADLINE_PASSED. From authorized until the exact transaction is mined: the permit's expiry (walletTransaction.permitExpiresAt, chain time: LAUNCH_PERMIT_EXPIRED once the chain's head is past it and no block up to the head holds the exact transaction; failed chain polls until then keep the status). A launch woken from an idle wait (SOURCE_FILES_PENDING, CHAIN_NOT_CONFIGURED) keeps its validation deadline moved on by the time it waited. Null otherwise (idle: no chain gates configured or waiting for its source files, mined, action_required, failed, finalized). */
             deadlineAt: null | components["schemas"]["Timestamp"];
-            /** @description Public code of the last failed attempt (CHAIN_RPC_UNAVAILABLE, CHAIN_PROVIDERS_DISAGREE, INITIAL_BUY_QUOTE_UNAVAILABLE, LIFECYCLE_STEP_FAILED), CHAIN_NOT_CONFIGURED while a launch waits for chain gates this server lacks, or null. */
+            /** @description Public code of the last failed attempt (CHAIN_RPC_UNAVAILABLE, CHAIN_PROVIDERS_DISAGREE, INITIAL_BUY_QUOTE_UNAVAILABLE, LIFECYCLE_STEP_FAILED), CHAIN_NOT_CONFIGURED while a launch waits for chain gates this server lacks, SOURCE_FILES_PENDING while its permit waits for the files of its sourceBundleManifest (deliver them with putCustomLaunchSourceFileV4; the completing delivery schedules the step again), or null. Both waits are `idle` and have no deadline. */
             lastErrorCode: null | components["schemas"]["FindingCode"];
             nextAttemptAt: null | components["schemas"]["Timestamp"];
             /** @enum {string} */
@@ -1962,7 +1976,7 @@ export type components = {
         CustomLaunchStatusV3: "received" | "validating" | "pending_review" | "action_required" | "awaiting_funding_authorization" | "funding_authorization_verified" | "prepared" | "simulating" | "authorized" | "submitted" | "finalized" | "failed" | "cancelled";
         /**
          * CustomLaunchStatusV4
-         * @description V4 launch status. received: request durably accepted, no wallet action. validating: validation, admission, reference checks and exact router simulation bindings running. action_required: fix the server-authored finding, rebuild, submit a new immutable request (not a wallet action). authorized: gates passed, exact wallet transaction bound, not signed or broadcast. awaiting_wallet_signature: the controller reviews and signs through the wallet handoff. wallet_action_required: the controller verifies chain, sender, router, value and calldata, then submits through the wallet. submitted: no chain checkpoint implied. sequencer_soft_confirmed: reversible sequencer evidence. ethereum_posted: batch posted to the base layer, finality policy not yet satisfied. finalized: launch evidence satisfies the published finality policy. failed: terminal.
+         * @description V4 launch status. received: request durably accepted, no wallet action. validating: validation, admission, reference checks and exact router simulation bindings running; the permit also waits here for the files of the sourceBundleManifest (lifecycleQueue.lastErrorCode SOURCE_FILES_PENDING). action_required: fix the server-authored finding, rebuild, submit a new immutable request (not a wallet action). authorized: gates passed, exact wallet transaction bound, not signed or broadcast. awaiting_wallet_signature: the controller reviews and signs through the wallet handoff. wallet_action_required: the controller verifies chain, sender, router, value and calldata, then submits through the wallet. submitted: no chain checkpoint implied. sequencer_soft_confirmed: reversible sequencer evidence. ethereum_posted: batch posted to the base layer, finality policy not yet satisfied. finalized: launch evidence satisfies the published finality policy. failed: terminal.
          * @enum {string}
          */
         CustomLaunchStatusV4: "received" | "validating" | "action_required" | "authorized" | "awaiting_wallet_signature" | "wallet_action_required" | "submitted" | "sequencer_soft_confirmed" | "ethereum_posted" | "finalized" | "failed";
@@ -2746,7 +2760,7 @@ export type components = {
             }[];
             /** @constant */
             schemaVersion: "platform.l2-launch-guide.v1";
-            /** @description The client flow in order: discovery check, pack, remote validation (preflight), submit, poll until authorized, wallet review/sign/broadcast by the controller, poll until finalized. */
+            /** @description The client flow in order: discovery check, pack, remote validation (preflight), submit, deliver the source files (the permit waits for them), poll until authorized, wallet review/sign/broadcast by the controller, poll until finalized. */
             workflowStages: {
                 authenticated: boolean;
                 instructions: string;
@@ -2754,7 +2768,7 @@ export type components = {
                 operationId: null | string;
                 order: number;
                 /** @enum {string} */
-                stageId: "discover" | "pack" | "preflight" | "submit" | "poll_until_authorized" | "wallet_handoff" | "poll_until_finalized";
+                stageId: "discover" | "pack" | "preflight" | "submit" | "deliver_sources" | "poll_until_authorized" | "wallet_handoff" | "poll_until_finalized";
                 title: string;
             }[];
         };

@@ -54,7 +54,9 @@ Usage:
       inline images (iTerm2, WezTerm, kitty; never inside tmux or screen or when stdout is not a terminal).
   custom-launch sources <launchId> --request <request.json> --project <project-folder>
       Deliver the files of the request's source manifest, read from the project it was packed from and checked
-      against their hashes first, for source verification (it starts once the launch is finalized). Safe to rerun.
+      against their hashes first. Run it right after submit: the permit waits for them (the launch stays
+      validating, SOURCE_FILES_PENDING, until the last file arrives); source verification reuses them once the
+      launch is finalized. Safe to rerun.
   custom-launch coverage
       Print the public launch-coverage report.
 

@@ -103,6 +103,16 @@ export async function readLaunch(options: ReadOptions): Promise<ReadResult> {
   return refusalOf(reply);
 }
 
+const sourceFilesPending = 'SOURCE_FILES_PENDING';
+
+/**
+ * The progress note of a launch whose permit waits for its source files (LifecycleQueue.lastErrorCode
+ * SOURCE_FILES_PENDING in spec/schemas/custom-launch-resource.v4.schema.json): they are delivered with
+ * putCustomLaunchSourceFileV4.
+ */
+export const sourcesPendingNote =
+  'SOURCE_FILES_PENDING: the permit waits for the source files; deliver every sourceBundleManifest file';
+
 export type WaitResult =
   | { kind: 'reached'; launch: LaunchResourceV4 }
   | { kind: 'stuck'; launch: LaunchResourceV4 }
@@ -133,7 +143,13 @@ export async function waitForLaunch(options: WaitOptions): Promise<WaitResult> {
     if (result.kind === 'refused') return result;
     if (result.kind === 'launch') {
       last = result.launch;
-      options.onProgress?.(last.status, now() - started);
+      // The permit waits for the sources (lifecycleQueue.lastErrorCode SOURCE_FILES_PENDING): say so, since only
+      // the controller's delivery moves the launch on.
+      options.onProgress?.(
+        last.status,
+        now() - started,
+        last.lifecycleQueue?.lastErrorCode === sourceFilesPending ? sourcesPendingNote : undefined,
+      );
       if (reached[options.until].has(last.status)) return { kind: 'reached', launch: last };
       if (stuck.has(last.status)) return { kind: 'stuck', launch: last };
     } else {

@@ -60,8 +60,11 @@ describe('the post-authorization lifecycle on the devnet (issue 7)', () => {
   };
   /** The packed request of the last launch handedOff created (the test plays the controller that packed it). */
   const requests = new Map<string, CreateRequestV4>();
-  /** A fresh launch of the example project (its request edited first, if asked), followed to the wallet handoff. */
-  const handedOff = async (edit?: (request: CreateRequestV4) => void) => {
+  /**
+   * A fresh launch of the example project (its request edited first, if asked), its sources delivered (`extra`
+   * bytes by path; the permit waits for them), followed to the wallet handoff.
+   */
+  const handedOff = async (edit?: (request: CreateRequestV4) => void, extra: Record<string, string> = {}) => {
     const packed = packLaunchProject(project, { chainDeployment: devnet.chainDeployment });
     let bytes = packed.bytes;
     let request = packed.request;
@@ -76,9 +79,10 @@ describe('the post-authorization lifecycle on the devnet (issue 7)', () => {
       body: bytes,
     });
     expect(created.status, created.text).toBe(202);
+    requests.set(created.json.launchId, request);
+    await deliverSources(created.json.launchId, extra);
     const launch = await until(created.json.launchId, ['awaiting_wallet_signature', 'action_required', 'failed']);
     expect(launch.status, JSON.stringify(launch.findings)).toBe('awaiting_wallet_signature');
-    requests.set(launch.launchId, request);
     return launch;
   };
   const send = async (tx: { to: string; valueWei: string; data: string; gasLimit: string }) => {
@@ -154,10 +158,10 @@ describe('the post-authorization lifecycle on the devnet (issue 7)', () => {
    * The operator records what a public verification service reported for each target (such services lie outside
    * this machine; the server reads only the operator's registry file, as it does for external references).
    */
-  const recordObservations = async (launchId: string) => {
+  const recordObservations = async (launchId: string, targets?: Awaited<ReturnType<typeof deployedTargets>>) => {
     const registry = join(running.dir, 'source-verification.json');
     const records = JSON.parse(readFileSync(registry, 'utf8')) as unknown[];
-    for (const t of await deployedTargets(launchId)) {
+    for (const t of targets ?? (await deployedTargets(launchId))) {
       records.push({
         chainId: '4663',
         address: t.address,
@@ -226,22 +230,21 @@ describe('the post-authorization lifecycle on the devnet (issue 7)', () => {
       finalityPolicy: devnet.chainDeployment.finality,
       finalizedAt: finalized.chainEvidence.finalizedAt,
     });
-    // Source verification starts after finalized: every component queued, sorted by targetId.
+    // Source verification starts after finalized, over the sources delivered before the permit: no component
+    // waits for files; with no provider observation recorded each retries, sorted by targetId.
     // The shared lane's feed is separate: a V4 launch never appears there.
     const shared = await call(`${server.url}/v4/chains/4663/multi-role-custom-launches/finalized?limit=25`);
     expect(shared.status, shared.text).toBe(200);
     expect(shared.json.launches.some((l: { launchId: string }) => l.launchId === launch.launchId)).toBe(false);
+    expect(item?.sourceVerification).toBeDefined();
+    const verification = await verificationUntil(launch.launchId, (v) => v.status === 'retrying');
+    expect(verification.components.map((c) => c.targetId)).toEqual(['hook', 'initializer', 'token']);
+    for (const c of verification.components) expect(c.reasonCode).toBe('PROVIDER_OBSERVATION_MISSING');
     // The resource carries the same source verification once finalized (the verifier may move the waiting rows'
     // next attempt between the two reads; the final state is compared whole in the verification tests below).
     const fromResource = (await launchOf(launch.launchId)).sourceVerification as SourceVerification;
-    const rows = (v: SourceVerification) => v.components.map((c) => [c.targetId, c.status]);
-    expect(rows(fromResource)).toEqual(rows(item?.sourceVerification as SourceVerification));
-    const verification = item?.sourceVerification as {
-      status: string;
-      components: Array<{ targetId: string; status: string }>;
-    };
-    expect(verification.status).toBe('queued');
-    expect(verification.components.map((c) => c.targetId)).toEqual(['hook', 'initializer', 'token']);
+    const rows = (v: SourceVerification) => v.components.map((c) => [c.targetId, c.status, c.reasonCode]);
+    expect(rows(fromResource)).toEqual(rows(verification));
   }, 120_000);
 
   it('never accepts a transaction that differs in one byte, and accepts the exact one after it', async () => {
@@ -318,27 +321,13 @@ describe('the post-authorization lifecycle on the devnet (issue 7)', () => {
     expect(back.chainEvidence).toMatchObject({ transactionHash: again.transactionHash, blockHash: again.blockHash });
   }, 120_000);
 
-  it('verifies the sources after finalized: queued until delivered, retrying until observed, then exact_match', async () => {
+  it('verifies the sources after finalized (delivered before the permit): retrying until observed, then exact_match', async () => {
+    // The permit waited for the sources, so verification never waits for files here (SOURCE_FILES_MISSING, the
+    // state of a launch finalized without them, is tested in test/lifecycle/source-verification-rules.test.ts).
     const launch = await handedOff();
     const finalized = await finalize(launch);
 
-    // Nothing delivered yet: every component waits, queued, saying why, with its next attempt.
-    const waiting = await verificationUntil(launch.launchId, (v) =>
-      v.components.every((c) => c.reasonCode === 'SOURCE_FILES_MISSING'),
-    );
-    expect(waiting.status).toBe('queued');
-    for (const c of waiting.components) {
-      expect(c).toEqual({
-        targetId: c.targetId,
-        status: 'queued',
-        updatedAt: expect.any(String),
-        nextAttemptAt: expect.any(String),
-        reasonCode: 'SOURCE_FILES_MISSING',
-      });
-    }
-
     // Delivered, built and matched, but no provider observation yet: retrying, with no provider or digest shown.
-    await deliverSources(launch.launchId);
     const retrying = await verificationUntil(launch.launchId, (v) => v.status === 'retrying');
     for (const c of retrying.components) {
       expect(c).toEqual({
@@ -417,7 +406,6 @@ describe('the post-authorization lifecycle on the devnet (issue 7)', () => {
     await finalize(launch);
     // The provider reports every target (as a service holding other sources might): still not exact.
     await recordObservations(launch.launchId);
-    await deliverSources(launch.launchId);
     const v = await verificationUntil(launch.launchId, (x) => x.status === 'needs_attention');
     for (const c of v.components) {
       expect(c).toEqual({
@@ -467,7 +455,7 @@ describe('the post-authorization lifecycle on the devnet (issue 7)', () => {
       },
     ];
     const launches = [];
-    for (const c of cases) launches.push(await handedOff(c.edit));
+    for (const c of cases) launches.push(await handedOff(c.edit, { [brokenFile.path]: broken }));
     for (const launch of launches) {
       expect((await send(launch.walletTransaction)).status).toBe('success');
       await until(launch.launchId, ['sequencer_soft_confirmed']);
@@ -475,7 +463,6 @@ describe('the post-authorization lifecycle on the devnet (issue 7)', () => {
     await testClient.mine({ blocks: 65 });
     for (const [i, launch] of launches.entries()) {
       await until(launch.launchId, ['finalized']);
-      await deliverSources(launch.launchId, { [brokenFile.path]: broken });
       const v = await verificationUntil(
         launch.launchId,
         (x) => x.status === 'needs_attention' && x.components.every((c) => c.reasonCode !== 'SOURCE_FILES_MISSING'),
@@ -493,12 +480,17 @@ describe('the post-authorization lifecycle on the devnet (issue 7)', () => {
     const launch = await handedOff();
     const snapshot = await testClient.snapshot();
     await finalize(launch);
-    await recordObservations(launch.launchId);
+    // The sources are held since the permit: the observations are recorded only once the code is gone, so no
+    // attempt can match before the reorganisation.
+    const targets = await deployedTargets(launch.launchId);
     // The finalized block is replaced (anvil allows what a real chain's finality forbids): the code is gone.
     await testClient.revert({ id: snapshot });
     await testClient.mine({ blocks: 2 });
-    await deliverSources(launch.launchId);
-    const v = await verificationUntil(launch.launchId, (x) => x.status === 'retrying');
+    await recordObservations(launch.launchId, targets);
+    const v = await verificationUntil(
+      launch.launchId,
+      (x) => x.status === 'retrying' && x.components.every((c) => c.reasonCode === 'FINALIZED_CODE_UNAVAILABLE'),
+    );
     for (const c of v.components) {
       expect(c).toEqual({
         targetId: c.targetId,

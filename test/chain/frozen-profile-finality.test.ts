@@ -18,6 +18,7 @@ import { devnetOperatorKey } from '../../src/devnet/anvil.ts';
 import type { CreateRequestV4 } from '../../src/domain/launches/request-rules.ts';
 import { type DevnetServer, startDevnetServer } from '../support/devnet-server.ts';
 import { auth, call } from '../support/http.ts';
+import { deliverExampleSources } from '../support/sources.ts';
 
 /**
  * The frozen profile 4.0.0 on the devnet, from create to finalized (launch-transport.md Lanes: "No funding; exact
@@ -78,6 +79,7 @@ describe('a frozen-profile (4.0.0) launch on the devnet', () => {
       body: packed.bytes,
     });
     expect(created.status, created.text).toBe(202);
+    await deliverExampleSources(server.url, key, created.json.launchId, request, { projectDir: project });
     const handedOff = await until(created.json.launchId, ['awaiting_wallet_signature', 'action_required', 'failed']);
     expect(handedOff.status, JSON.stringify(handedOff.findings)).toBe('awaiting_wallet_signature');
     expect(handedOff.profile).toBe('4.0.0');

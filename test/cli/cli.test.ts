@@ -116,6 +116,32 @@ describe('the custom-launch CLI end to end (issue 6)', () => {
     expect(statSync(journal).mode & 0o777).toBe(0o600);
     const launchId = submit.json.launch.launchId as string;
     expect(JSON.parse(readFileSync(journal, 'utf8')).outcome).toMatchObject({ state: 'accepted', launchId });
+    // The next step named is the sources, then the wait (an exact replay from the journal prints it again).
+    const replay = await cli(['submit', '--journal', journal]);
+    expect(replay.code, replay.stderr).toBe(0);
+    expect(replay.stdout).toContain(
+      `next: custom-launch sources ${launchId} --request <request.json> --project <project-folder>, then custom-launch wait ${launchId}`,
+    );
+
+    // The permit waits for the sources: wait says so and gives up at --max-wait, the launch still validating.
+    const pending = await cli(['wait', launchId, '--interval', '0.2', '--max-wait', '2']);
+    expect(pending.code, pending.stderr).toBe(6);
+    expect(pending.stderr).toContain('waiting for authorized: validating · 0:0');
+    expect(pending.stderr).toContain(
+      `SOURCE_FILES_PENDING: the permit waits for the source files; deliver every sourceBundleManifest file (custom-launch sources ${launchId} --request <request.json> --project <project-folder>)`,
+    );
+    expect(pending.stderr).toContain('not authorized within --max-wait (last status validating)');
+    const status = await cli(['status', launchId, '--json']);
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.json).toMatchObject({
+      launchId,
+      status: 'validating',
+      walletTransaction: null,
+      lifecycleQueue: { state: 'idle', lastErrorCode: 'SOURCE_FILES_PENDING' },
+    });
+    const sources = await cli(['sources', launchId, '--request', request.path, '--project', 'examples/example-launch']);
+    expect(sources.code, sources.stderr).toBe(0);
+    expect(sources.stdout).toContain('the service holds 3 of 3 manifest files');
 
     const wait = await cli(['wait', launchId, '--interval', '0.2', '--json']);
     expect(wait.code, wait.stderr).toBe(0);

@@ -21,6 +21,7 @@ import { auth, call } from '../support/http.ts';
 import { type ServerProcess, startServerProcess } from '../support/process.ts';
 import { type LoopbackProxy, startProxy } from '../support/proxy.ts';
 import { exampleBytes, v4Example } from '../support/server.ts';
+import { deliverExampleSources } from '../support/sources.ts';
 
 // The public documents (capabilities, discovery manifest, launch guide, coverage report) are computed from what
 // runs: every code they name is a real code, and a verifier that runs is never reported not covered.
@@ -88,6 +89,20 @@ describe('every code a public document names is in the finding table or the erro
     for (const [name, doc] of Object.entries(docs)) expect(unknownCodes(doc), name).toEqual([]);
     // The guide cites codes in its scenarios; they are really there to check.
     expect(docs.guide.scenarioAssessments.flatMap((s) => s.findingCodes).length).toBeGreaterThan(0);
+    // The permit waits for the sources: the source rule is covered, and the guide delivers them before the poll.
+    const selfdestruct = docs.coverage.verifierCoverage.find((v) => v.verifierId === 'source.selfdestruct');
+    expect(selfdestruct?.coverage).toBe('covered');
+    expect(selfdestruct?.description).toContain('SOURCE_FILES_PENDING');
+    expect(docs.guide.workflowStages.map((st) => [st.order, st.stageId, st.operationId])).toEqual([
+      [1, 'discover', 'getCustomLaunchCapabilitiesV4'],
+      [2, 'pack', null],
+      [3, 'preflight', 'preflightCustomLaunchV4'],
+      [4, 'submit', 'createCustomLaunchV4'],
+      [5, 'deliver_sources', 'putCustomLaunchSourceFileV4'],
+      [6, 'poll_until_authorized', 'getCustomLaunchV4'],
+      [7, 'wallet_handoff', null],
+      [8, 'poll_until_finalized', 'getCustomLaunchV4'],
+    ]);
   });
 
   it('every code of the verifier table and of the static baseline rules is in a table', () => {
@@ -326,6 +341,8 @@ describe('a server with chain gates (the devnet)', () => {
       body: exampleBytes(v4Example),
     });
     expect(created.status, created.text).toBe(202);
+    // As the guide's deliver_sources stage says: the permit waits for the sources.
+    await deliverExampleSources(running.server.url, running.key, created.json.launchId, exampleBytes(v4Example));
     const launch = await pollLaunch(running.server.url, running.key, created.json.launchId, (l) =>
       ['authorized', 'awaiting_wallet_signature', 'action_required', 'failed'].includes(l.status),
     );

@@ -15,6 +15,7 @@ import { openDatabase } from '../../src/store/db.ts';
 import { devnetWallet } from '../support/devnet-server.ts';
 import { auth, call } from '../support/http.ts';
 import { type ServerProcess, startServerProcess } from '../support/process.ts';
+import { deliverExampleSources } from '../support/sources.ts';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
 
 /**
@@ -79,7 +80,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Creates a launch of the example project, its request edited first if asked. */
+/** Creates a launch of the example project, its request edited first if asked, and delivers its sources. */
 async function create(on: { server: ServerProcess; key: string }, edit?: (r: CreateRequestV4) => void) {
   let body: Buffer = packed.bytes;
   if (edit) {
@@ -93,6 +94,8 @@ async function create(on: { server: ServerProcess; key: string }, edit?: (r: Cre
     body,
   });
   expect(r.status, r.text).toBe(202);
+  // The permit waits for the sources (SOURCE_FILES_PENDING): the outage starts at the chain gates after them.
+  await deliverExampleSources(on.server.url, on.key, r.json.launchId, body.toString('utf8'), { projectDir: project });
   return r.json.launchId as string;
 }
 
@@ -146,12 +149,16 @@ describe('a transient outage keeps the launch in its status (LifecycleQueue)', (
     a.cut();
     b.cut();
     launchId = await create(outage);
+    const delivered = Date.now();
     // A definitive outcome still changes the status: a request whose exact simulation reverts.
     revertingId = await create(outage, (r) => {
       if (r.profile === '4.1.0') r.fundingPlan.initialBuy.minTokenOut = '1000000000000000000000000000';
     });
     const created = await read(outage, launchId);
-    const deadlineAt = new Date(Date.parse(created.createdAt) + 600_000).toISOString();
+    // createdAt plus 600 s, moved on by the time the step waited idle for the sources (at most until delivered).
+    const deadlineAt = created.lifecycleQueue.deadlineAt as string;
+    expect(Date.parse(deadlineAt)).toBeGreaterThanOrEqual(Date.parse(created.createdAt) + 600_000);
+    expect(Date.parse(deadlineAt)).toBeLessThanOrEqual(delivered + 600_000);
     const check = waiting(['received', 'validating']);
 
     // Nothing answers: the quote read through provider 1 fails first. More attempts than the old bound allowed.
@@ -244,9 +251,13 @@ describe('the validation deadline (LIFECYCLE_VALIDATION_DEADLINE_MS)', () => {
     a.cut();
     b.cut();
     const launchId = await create(deadline);
+    const delivered = Date.now();
     const created = await read(deadline, launchId);
-    const deadlineMs = Date.parse(created.createdAt) + 4_000;
-    expect(created.lifecycleQueue.deadlineAt).toBe(new Date(deadlineMs).toISOString());
+    // createdAt plus 4 s, moved on by the time the step waited idle for the sources (at most until they were all
+    // delivered): that wait is the controller's, not the lifecycle's.
+    const deadlineMs = Date.parse(created.lifecycleQueue.deadlineAt);
+    expect(deadlineMs).toBeGreaterThanOrEqual(Date.parse(created.createdAt) + 4_000);
+    expect(deadlineMs).toBeLessThanOrEqual(delivered + 4_000);
     const check = waiting(['received', 'validating']);
     let seenBefore = 0;
     const launch = await until(

@@ -139,11 +139,14 @@ describe('source SELFDESTRUCT at the permit stage', () => {
       status: 'validating',
       lifecycleQueue: { state: 'idle', lastErrorCode: 'CHAIN_NOT_CONFIGURED' },
     });
+    const createdAt = Date.parse((await read(launchId)).createdAt);
     nowMs += 1_000;
     await deliver(launchId, files, ['contracts/Destroyer.sol']);
+    // The second it waited idle is the controller's: the validation deadline moves on by it.
     expect((await read(launchId)).lifecycleQueue).toMatchObject({
       state: 'scheduled',
       nextAttemptAt: new Date(nowMs).toISOString(),
+      deadlineAt: new Date(createdAt + lifecycle.validationDeadlineMs + 1_000).toISOString(),
     });
     await drain(worker());
     const launch = await read(launchId);

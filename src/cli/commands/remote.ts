@@ -9,7 +9,7 @@ import {
   type LaunchSubmitJournalV1,
   openJournal,
 } from '../../client/journal.ts';
-import { readLaunch, waitForLaunch } from '../../client/poll.ts';
+import { readLaunch, sourcesPendingNote, waitForLaunch } from '../../client/poll.ts';
 import { readRequestFile } from '../../client/request-file.ts';
 import { deliverSourceFile, manifestFiles } from '../../client/sources.ts';
 import { submitWithJournal } from '../../client/submit.ts';
@@ -158,7 +158,10 @@ export async function submitCommand(
   out.line(
     `${result.status === 202 ? 'accepted' : 'already accepted (exact replay)'}: launch ${launch.launchId}, status ${launch.status}`,
   );
-  out.line(`next: custom-launch wait ${launch.launchId}`);
+  // The permit waits for the sources: they go before the wait.
+  out.line(
+    `next: custom-launch sources ${launch.launchId} --request ${args.request ?? '<request.json>'} --project <project-folder>, then custom-launch wait ${launch.launchId}`,
+  );
 }
 
 /** One pinned read of a launch, or the exit that says why there is none. */
@@ -195,11 +198,16 @@ export async function waitCommand(
     until: args.until,
     intervalMs: args.intervalMs,
     maxWaitMs: args.maxWaitMs,
-    onProgress: (status, ms, note) =>
+    onProgress: (status, ms, reason) => {
+      const note =
+        reason === sourcesPendingNote
+          ? `${reason} (custom-launch sources ${args.launchId} --request <request.json> --project <project-folder>)`
+          : reason;
       out.progress(
         `${status}${note ?? ''}`,
         `waiting for ${args.until}: ${status ?? 'no answer yet'} · ${elapsed(ms)}${note ? ` · ${note}` : ''}`,
-      ),
+      );
+    },
   });
   out.endProgress();
   if (result.kind === 'refused') throw refused(result);

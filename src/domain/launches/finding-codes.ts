@@ -94,6 +94,11 @@ export const findingCodes = {
     classification: 'info',
     obligation: 'Every chain-free gate passed; the launch waits for the chain gates (the exact router simulation).',
   },
+  SOURCE_FILES_PENDING: {
+    classification: 'info',
+    obligation:
+      'Every chain-free gate passed; the permit waits for the sources: deliver every sourceBundleManifest file with PUT /v4/chains/4663/custom-launches/{launchId}/source-files/{sha256} (the CLI: custom-launch sources). The last file schedules the step again; no request change is needed.',
+  },
   LIFECYCLE_STEP_FAILED: {
     classification: 'info',
     obligation:

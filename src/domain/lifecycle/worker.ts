@@ -18,7 +18,8 @@ import { heldSources } from './source-verifier.ts';
 /** What a lifecycle step concluded for one launch. */
 type Outcome =
   | { kind: 'action_required'; findings: AdmissionFinding[] }
-  | { kind: 'awaiting_chain'; findings: AdmissionFinding[] }
+  | { kind: 'awaiting_chain'; findings: AdmissionFinding[]; sourcesMissing: boolean }
+  | { kind: 'awaiting_sources'; findings: AdmissionFinding[] }
   | { kind: 'authorized'; findings: AdmissionFinding[]; walletTransaction: WalletTransaction };
 
 interface ClaimedJob {
@@ -31,6 +32,8 @@ interface ClaimedJob {
 type Remediation = components['schemas']['CustomLaunchRemediationV4'];
 type Failure = components['schemas']['CustomLaunchFailureV4'];
 const chainNotConfigured: FindingCode = 'CHAIN_NOT_CONFIGURED';
+const sourceFilesPending: FindingCode = 'SOURCE_FILES_PENDING';
+const sourceRuleCacheSize = 256;
 const deadlinePassed: FindingCode = 'LIFECYCLE_VALIDATION_DEADLINE_PASSED';
 
 /**
@@ -41,15 +44,23 @@ const deadlinePassed: FindingCode = 'LIFECYCLE_VALIDATION_DEADLINE_PASSED';
  * (classifyStepFailure): a transient failure keeps the status and is retried with capped, jittered exponential backoff
  * (shown in lifecycleQueue) until the validation deadline stored with the job, after which the launch fails with
  * LIFECYCLE_VALIDATION_DEADLINE_PASSED; a definitive one (an EVM revert) gives `action_required`.
- * Outcomes: a blocking finding → `action_required` with the findings and a remediation; otherwise the chain gates
- * run (LaunchAuthorizer: deployment binding, hook probes, external references, the permit and the exact router
- * simulation) → `authorized` with the exact wallet transaction, or `action_required`. Without a configured chain the
- * launch waits in `validating` with lastErrorCode CHAIN_NOT_CONFIGURED.
+ * Outcomes, in this order: a chain-free blocking finding → `action_required` with the findings and a remediation
+ * (without waiting for the sources); with the source rule configured, once every sourceBundleManifest file is held,
+ * a source SELFDESTRUCT call → `action_required`; without a configured chain the launch waits in `validating` with
+ * lastErrorCode CHAIN_NOT_CONFIGURED (no permit could be issued, so the sources gate nothing yet); with chain gates
+ * and a manifest file still missing it waits in `validating` with SOURCE_FILES_PENDING (the permit waits for the
+ * sources); otherwise the chain gates run (LaunchAuthorizer: deployment binding, hook probes, external references,
+ * the permit and the exact router simulation) → `authorized` with the exact wallet transaction, or `action_required`.
+ * Both waits leave the job idle, outside the validation deadline, until the delivery that completes the sources
+ * wakes it (wakeBeforePermit).
  * Spec: launch-transport.md States (received, validating, action_required, failed), Response resources
  * (lifecycleQueue: bounded worker scheduling and retry state that never changes launch status);
  * spec/schemas/custom-launch-resource.v4.schema.json LifecycleQueue.
  */
 export class LifecycleWorker {
+  /** The source rule's findings per launch, once decided over the complete sources (oldest dropped first). */
+  private readonly sourceRuleDecided = new Map<string, AdmissionFinding[]>();
+
   constructor(
     private readonly deps: {
       db: Db;
@@ -157,9 +168,11 @@ export class LifecycleWorker {
       chainBindsExternalReferences: Boolean(authorizer),
       fundingNonceConflict: fundingNonceSeenInOtherRequest(this.deps.db, request),
     });
-    findings.push(...(await this.sourceSelfdestructFindings(launchId, request)));
+    const sources = await this.sourceRule(launchId, request);
+    findings.push(...sources.findings);
     if (findings.some((f) => f.severity === 'blocking')) return { kind: 'action_required', findings };
-    if (!authorizer) return { kind: 'awaiting_chain', findings };
+    if (!authorizer) return { kind: 'awaiting_chain', findings, sourcesMissing: sources.missing };
+    if (sources.missing) return { kind: 'awaiting_sources', findings };
     if (request.profile === '4.1.0' && request.fundingPlan.mode !== 'build-only' && minimumInitialBuyWei === null) {
       // No permit without a fresh quote (never a stale value): a transient step failure.
       throw new QuoteUnavailable('no fresh native/USD quote for the USD 1 initial-buy check');
@@ -174,23 +187,39 @@ export class LifecycleWorker {
 
   /**
    * The source SELFDESTRUCT hard block (launch-transport.md Errors), decided over the delivered sources: only once every
-   * file of the sourceBundleManifest is held, and only when the pinned solc analyses them (sources that do not
-   * analyse leave the rule undecided here; source verification reports them). Each call is a blocking finding on
-   * the target whose verificationBundle entry names its file, else on no target.
+   * file of the sourceBundleManifest is held (`missing` true before: the permit waits for them), and only when the
+   * pinned solc analyses them (sources that do not analyse leave the rule undecided here; source verification reports
+   * them). Each call is a blocking finding on the target whose verificationBundle entry names its file, else on no
+   * target. Without the rule configured nothing is missing.
    */
-  private async sourceSelfdestructFindings(launchId: string, request: CreateRequestV4): Promise<AdmissionFinding[]> {
+  private async sourceRule(
+    launchId: string,
+    request: CreateRequestV4,
+  ): Promise<{ missing: boolean; findings: AdmissionFinding[] }> {
     const { sourceAsts } = this.deps;
-    if (!sourceAsts) return [];
+    if (!sourceAsts) return { missing: false, findings: [] };
+    const decided = this.sourceRuleDecided.get(launchId);
+    if (decided) return { missing: false, findings: decided };
     const { sources, missing } = heldSources(this.deps.db, launchId, request.sourceBundleManifest);
-    if (missing.length > 0) return [];
+    if (missing.length > 0) return { missing: true, findings: [] };
     const asts = await sourceAsts(sources, request.sourceDescriptor).catch(() => null);
-    if (!asts) return [];
-    return findSourceSelfdestructs(asts, sources).map((call) => ({
-      code: 'SOURCE_SELFDESTRUCT',
-      severity: 'blocking',
-      targetId: request.verificationBundle.targets.find((t) => t.sourcePath === call.path)?.targetId ?? null,
-      message: `selfdestruct(...) is called in the source at ${call.path}:${call.line}:${call.column}.`,
-    }));
+    const findings = !asts
+      ? []
+      : findSourceSelfdestructs(asts, sources).map(
+          (call): AdmissionFinding => ({
+            code: 'SOURCE_SELFDESTRUCT',
+            severity: 'blocking',
+            targetId: request.verificationBundle.targets.find((t) => t.sourcePath === call.path)?.targetId ?? null,
+            message: `selfdestruct(...) is called in the source at ${call.path}:${call.line}:${call.column}.`,
+          }),
+        );
+    // The held files are bound by their hashes and solc is pinned, so the outcome never changes: a step retried
+    // after a transient chain failure does not run solc again.
+    this.sourceRuleDecided.set(launchId, findings);
+    if (this.sourceRuleDecided.size > sourceRuleCacheSize) {
+      this.sourceRuleDecided.delete(this.sourceRuleDecided.keys().next().value as string);
+    }
+    return { missing: false, findings };
   }
 
   private complete(job: ClaimedJob, outcome: Outcome): void {
@@ -220,13 +249,26 @@ export class LifecycleWorker {
       );
       if (outcome.kind === 'action_required') this.transition(job.launchId, 'validating', 'action_required', at);
       if (outcome.kind === 'authorized') this.transition(job.launchId, 'validating', 'authorized', at);
+      const waitCode =
+        outcome.kind === 'awaiting_chain'
+          ? chainNotConfigured
+          : outcome.kind === 'awaiting_sources'
+            ? sourceFilesPending
+            : null;
+      // The last file may have arrived while the step ran (its wake saw a running job, not an idle one): this
+      // commit and that delivery are both immediate transactions, so one of the two sees the other and schedules.
+      const sourcesArrived =
+        (outcome.kind === 'awaiting_sources' || (outcome.kind === 'awaiting_chain' && outcome.sourcesMissing)) &&
+        sourcesComplete(db, job.launchId);
       // From authorized on, attempt counts the tracker's failed polls: the new stage starts at 0.
       statement(
         db,
-        `UPDATE lifecycle_jobs SET state = 'idle', lease_owner = NULL, lease_expires_ms = NULL, last_error_code = ?,
-           attempt = CASE WHEN ? THEN 0 ELSE attempt END, updated_at = ? WHERE launch_id = ?`,
+        `UPDATE lifecycle_jobs SET state = ?, next_attempt_ms = ?, lease_owner = NULL, lease_expires_ms = NULL,
+           last_error_code = ?, attempt = CASE WHEN ? THEN 0 ELSE attempt END, updated_at = ? WHERE launch_id = ?`,
       ).run(
-        outcome.kind === 'awaiting_chain' ? chainNotConfigured : null,
+        sourcesArrived ? 'scheduled' : 'idle',
+        sourcesArrived ? now() : null,
+        waitCode,
         outcome.kind === 'authorized' ? 1 : 0,
         at,
         job.launchId,
@@ -312,17 +354,35 @@ export class LifecycleWorker {
   }
 }
 
+/** Whether the server holds every file of the launch's sourceBundleManifest. */
+function sourcesComplete(db: Db, launchId: string): boolean {
+  const row = statement(db, 'SELECT request_bytes FROM launches WHERE launch_id = ?').get(launchId) as
+    | { request_bytes: Buffer }
+    | undefined;
+  if (!row) return false;
+  const request = JSON.parse(row.request_bytes.toString('utf8')) as CreateRequestV4;
+  return heldSources(db, launchId, request.sourceBundleManifest).missing.length === 0;
+}
+
 /**
  * Brings a launch that waits before its permit back to the lifecycle worker (the delivery that completes its
- * sourceBundleManifest), so the source SELFDESTRUCT rule runs over the sources before any permit: only a launch still
- * `received` or `validating` whose job is idle (waiting for the chain gates); a due or running job reads the sources
- * anyway, and a launch past its permit is not reopened.
+ * sourceBundleManifest), so the source SELFDESTRUCT rule and then the chain gates run over the sources: only a launch
+ * still `received` or `validating` whose job is idle (SOURCE_FILES_PENDING or CHAIN_NOT_CONFIGURED); a due job reads
+ * the sources anyway, a running one is rescheduled by its own commit, and a launch past its permit is not reopened.
+ * The idle wait was the controller's, not the lifecycle's: the validation deadline moves on by the time the job
+ * waited idle (LifecycleQueue.deadlineAt in spec/schemas/custom-launch-resource.v4.schema.json).
  */
 export function wakeBeforePermit(db: Db, launchId: string, nowMs: number): void {
+  const job = statement(
+    db,
+    `SELECT j.deadline_ms, j.updated_at FROM lifecycle_jobs j JOIN launches l ON l.launch_id = j.launch_id
+       WHERE j.launch_id = ? AND j.state = 'idle' AND l.status IN ('received', 'validating')`,
+  ).get(launchId) as { deadline_ms: number | null; updated_at: string } | undefined;
+  if (!job) return;
+  const idleMs = Math.max(0, nowMs - Date.parse(job.updated_at));
   statement(
     db,
-    `UPDATE lifecycle_jobs SET state = 'scheduled', next_attempt_ms = ?, updated_at = ?
-       WHERE launch_id = ? AND state = 'idle'
-         AND EXISTS (SELECT 1 FROM launches l WHERE l.launch_id = ? AND l.status IN ('received', 'validating'))`,
-  ).run(nowMs, new Date(nowMs).toISOString(), launchId, launchId);
+    `UPDATE lifecycle_jobs SET state = 'scheduled', next_attempt_ms = ?, deadline_ms = ?, updated_at = ?
+       WHERE launch_id = ?`,
+  ).run(nowMs, job.deadline_ms === null ? null : job.deadline_ms + idleMs, new Date(nowMs).toISOString(), launchId);
 }

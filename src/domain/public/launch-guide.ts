@@ -46,6 +46,15 @@ const stages: LaunchGuideV1['workflowStages'] = [
   },
   {
     order: 5,
+    stageId: 'deliver_sources',
+    title: 'Deliver the source files',
+    instructions:
+      'PUT the bytes of every file of the sourceBundleManifest, addressed by its SHA-256 (the CLI: custom-launch sources). The permit waits for them: until the last file is held the launch stays validating with lifecycleQueue.lastErrorCode SOURCE_FILES_PENDING.',
+    operationId: 'putCustomLaunchSourceFileV4',
+    authenticated: true,
+  },
+  {
+    order: 6,
     stageId: 'poll_until_authorized',
     title: 'Poll until authorized',
     instructions: 'Poll the launch resource with launchId (never requestId), guarded by API version 4 and chain 4663.',
@@ -53,7 +62,7 @@ const stages: LaunchGuideV1['workflowStages'] = [
     authenticated: true,
   },
   {
-    order: 6,
+    order: 7,
     stageId: 'wallet_handoff',
     title: 'Review, sign and broadcast in the wallet',
     instructions:
@@ -62,7 +71,7 @@ const stages: LaunchGuideV1['workflowStages'] = [
     authenticated: false,
   },
   {
-    order: 7,
+    order: 8,
     stageId: 'poll_until_finalized',
     title: 'Poll until finalized',
     instructions: 'Keep polling; finalized means the launch evidence satisfies the published finality policy.',

@@ -89,11 +89,9 @@ export const launchVerifiers: readonly LaunchVerifier[] = [
   {
     verifierId: 'source.selfdestruct',
     checks:
-      "solc's AST of the delivered sourceBundleManifest files: a call of the selfdestruct builtin blocks the permit.",
-    codes: ['SOURCE_SELFDESTRUCT'],
+      "solc's AST of the delivered sourceBundleManifest files: a call of the selfdestruct builtin blocks the permit, and the permit waits (SOURCE_FILES_PENDING) until the server holds every file.",
+    codes: ['SOURCE_SELFDESTRUCT', 'SOURCE_FILES_PENDING'],
     runs: () => true,
-    limit: () =>
-      'Runs in the lifecycle worker only when the server holds every sourceBundleManifest file as it decides the permit; sources delivered after the permit are not analysed before the wallet handoff.',
   },
   {
     verifierId: 'initial_buy.usd_quote',
