@@ -9,6 +9,7 @@ import {
 import { bindRequestHashes, launchIntentHashOf } from '../../src/domain/launches/request-hashes.ts';
 import { LifecycleWorker } from '../../src/domain/lifecycle/worker.ts';
 import { auth, call } from '../support/http.ts';
+import { testLifecycle } from '../support/lifecycle.ts';
 import { example, startServer, type TestServer, v4Example, v4FrozenExample } from '../support/server.ts';
 
 // The funding-nonce warnings (launch-transport.md Errors: FUNDING_NONCE_DERIVATION_CONFLICT_SUSPECTED,
@@ -23,18 +24,7 @@ let s: TestServer;
 let key: string;
 let otherKey: string;
 let n = 0;
-const lifecycle = {
-  validationDeadlineMs: 20_000,
-  leaseMs: 30_000,
-  backoffBaseMs: 1_000,
-  backoffMaxMs: 4_000,
-  pollMs: 10,
-  stepDelayMs: 0,
-  trackerPollMs: 10,
-  sourceVerificationPollMs: 10,
-  sourceVerificationRetryBaseMs: 10,
-  sourceVerificationRetryMaxMs: 10,
-};
+const lifecycle = testLifecycle;
 
 beforeAll(async () => {
   s = await startServer({ lifecycle: { ...lifecycle } });

@@ -6,6 +6,7 @@ import { utf8Order } from '../../src/domain/canonical-json.ts';
 import { bindRequestHashes } from '../../src/domain/launches/request-hashes.ts';
 import { LifecycleWorker } from '../../src/domain/lifecycle/worker.ts';
 import { auth, call } from '../support/http.ts';
+import { testLifecycle } from '../support/lifecycle.ts';
 import { example, startServer, type TestServer, v4FrozenExample } from '../support/server.ts';
 
 /**
@@ -18,18 +19,7 @@ let s: TestServer;
 let key: string;
 let n = 0;
 
-const lifecycle = {
-  validationDeadlineMs: 20_000,
-  leaseMs: 30_000,
-  backoffBaseMs: 1_000,
-  backoffMaxMs: 4_000,
-  pollMs: 10,
-  stepDelayMs: 0,
-  trackerPollMs: 10,
-  sourceVerificationPollMs: 10,
-  sourceVerificationRetryBaseMs: 10,
-  sourceVerificationRetryMaxMs: 10,
-};
+const lifecycle = testLifecycle;
 const worker = () =>
   new LifecycleWorker({
     db: s.db,

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bindRequestHashes } from '../../src/domain/launches/request-hashes.ts';
 import { LifecycleWorker } from '../../src/domain/lifecycle/worker.ts';
 import { auth, call } from '../support/http.ts';
+import { testLifecycle } from '../support/lifecycle.ts';
 import {
   example,
   exampleWithUnboundReference,
@@ -18,18 +19,7 @@ let s: TestServer;
 let key: string;
 let n = 0;
 
-const lifecycle = {
-  validationDeadlineMs: 20_000,
-  leaseMs: 30_000,
-  backoffBaseMs: 1_000,
-  backoffMaxMs: 4_000,
-  pollMs: 10,
-  stepDelayMs: 0,
-  trackerPollMs: 10,
-  sourceVerificationPollMs: 10,
-  sourceVerificationRetryBaseMs: 10,
-  sourceVerificationRetryMaxMs: 10,
-};
+const lifecycle = testLifecycle;
 const worker = (id: string) =>
   new LifecycleWorker({
     db: s.db,
