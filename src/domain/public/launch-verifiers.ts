@@ -1,5 +1,6 @@
 import type { ErrorCode } from '../../errors/codes.ts';
 import type { FindingCode } from '../launches/finding-codes.ts';
+import { imageFindingCodes } from '../metadata/image.ts';
 import { staticBaselineRuleCodes } from '../static-baseline/rule-codes.ts';
 import type { RunningGates } from './running-gates.ts';
 
@@ -66,16 +67,7 @@ export const launchVerifiers: readonly LaunchVerifier[] = [
   {
     verifierId: 'metadata.image',
     checks: 'The metadata image decodes as a PNG or single-frame GIF equal to its declared media type.',
-    codes: [
-      'IMAGE_JPEG_UNSUPPORTED',
-      'IMAGE_WEBP_UNSUPPORTED',
-      'IMAGE_GIF_ANIMATED',
-      'IMAGE_PNG_ANIMATED',
-      'IMAGE_TRUNCATED',
-      'IMAGE_TYPE_MISMATCH',
-      'IMAGE_UNRECOGNIZED',
-      'IMAGE_CORRUPT',
-    ],
+    codes: imageFindingCodes,
     runs: () => true,
   },
   {
