@@ -1,6 +1,6 @@
 import type { Hex } from 'viem';
 import type { components } from '../../generated/types/service.ts';
-import { canonicalJson, sha256Digest } from '../domain/canonical-json.ts';
+import { canonicalJson, sha256Digest } from '../core/canonical-json.ts';
 import { loadSourceVerificationRegistry, registryRecordsFor } from './external-references.ts';
 
 export type ProviderObservation = components['schemas']['SourceVerificationProviderObservationV1'];

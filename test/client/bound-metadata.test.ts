@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { components } from '../../generated/types/service.ts';
 import { BoundMetadataMismatch, checkBoundMetadata } from '../../src/client/bound-metadata.ts';
-import { canonicalJson, sha256Digest } from '../../src/domain/canonical-json.ts';
+import { canonicalJson, sha256Digest } from '../../src/core/canonical-json.ts';
 import { schemaProblems } from '../../src/spec/schema-registry.ts';
 
 // custom-launch-resource.v4.schema.json boundMetadata; launch-transport.md What the service does 9: the wallet review

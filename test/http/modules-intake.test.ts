@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashKey } from '../../src/auth/keys.ts';
-import { canonicalJson, sha256Digest } from '../../src/domain/canonical-json.ts';
+import { canonicalJson, sha256Digest } from '../../src/core/canonical-json.ts';
 import { schemaProblems } from '../../src/spec/schema-registry.ts';
 import { auth, call, type Reply } from '../support/http.ts';
 import {

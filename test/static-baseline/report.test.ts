@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, sha256Digest } from '../../src/domain/canonical-json.ts';
+import { canonicalJson, sha256Digest } from '../../src/core/canonical-json.ts';
 import { buildStaticBaselineReport } from '../../src/domain/static-baseline/report.ts';
 import type { StaticBaselineFinding } from '../../src/domain/static-baseline/rules.ts';
 

@@ -1,5 +1,5 @@
 import type { components } from '../../../generated/types/service.ts';
-import { canonicalJson, sha256Digest } from '../../domain/canonical-json.ts';
+import { canonicalJson, sha256Digest } from '../../core/canonical-json.ts';
 import { schemaProblems } from '../../spec/schema-registry.ts';
 import { uuidPattern } from '../transport.ts';
 import { clientFailure, type ModuleResult } from './errors.ts';

@@ -6,7 +6,7 @@ import { type Hex, keccak256 } from 'viem';
 import type { components } from '../../../generated/types/service.ts';
 import { compileSolidity, type SolidityBuild, solidityBuildSettings } from '../../chain/compile-contracts.ts';
 import { mineHookSalt } from '../../chain/graph-address.ts';
-import { sha256Digest, utf8Order } from '../../domain/canonical-json.ts';
+import { sha256Digest, utf8Order } from '../../core/canonical-json.ts';
 import { type HookPermission, hookPermissionBits } from '../../domain/launches/hook-permissions.ts';
 import { bindRequestHashes } from '../../domain/launches/request-hashes.ts';
 import { inspectImage } from '../../domain/metadata/image.ts';

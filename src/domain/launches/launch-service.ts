@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../../auth/keys.ts';
+import { sha256Digest } from '../../core/canonical-json.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
-import { sha256Digest } from '../canonical-json.ts';
 import { decodeCursor, encodeCursor } from '../cursor.ts';
 import { idempotentWrite, recordAnswer } from '../idempotency.ts';
 import { checkAdmissionQuota, recordAdmission } from './admission-quota.ts';

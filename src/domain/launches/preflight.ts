@@ -1,12 +1,12 @@
 import type { components } from '../../../generated/types/service.ts';
 import { type Principal, redactKeys } from '../../auth/keys.ts';
+import { sha256Digest } from '../../core/canonical-json.ts';
 import {
   type AdmissionConfig,
   type AdmissionEvidence,
   type AdmissionFinding,
   evaluateAdmission,
 } from '../admission/evaluate.ts';
-import { sha256Digest } from '../canonical-json.ts';
 import { type FindingCode, findingCodes } from './finding-codes.ts';
 import { type CreateRequestV4, checkRequestRules } from './request-rules.ts';
 

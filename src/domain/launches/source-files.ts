@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { components } from '../../../generated/types/service.ts';
 import type { Principal } from '../../auth/keys.ts';
+import { utf8Order } from '../../core/canonical-json.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
-import { utf8Order } from '../canonical-json.ts';
 import { bringVerificationForward } from '../lifecycle/source-verifier.ts';
 import { wakeBeforePermit } from '../lifecycle/worker.ts';
 import { storedRequest, visibility } from './launch-resource.ts';

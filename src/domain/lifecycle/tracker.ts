@@ -6,9 +6,9 @@ import {
   type ObservedTransaction,
   permitCheckpointOf,
 } from '../../chain/launch-observer.ts';
+import { utf8Order } from '../../core/canonical-json.ts';
 import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
-import { utf8Order } from '../canonical-json.ts';
 import type { FindingCode } from '../launches/finding-codes.ts';
 import { findingCodes } from '../launches/finding-codes.ts';
 import { storedRequest } from '../launches/launch-resource.ts';

@@ -1,10 +1,10 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { components } from '../../../generated/types/service.ts';
 import type { Principal } from '../../auth/keys.ts';
+import { canonicalJson, sha256Digest } from '../../core/canonical-json.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
-import { canonicalJson, sha256Digest } from '../canonical-json.ts';
 import { idempotentWrite, recordAnswer } from '../idempotency.ts';
 import { type AbiField, abiFieldProblem, abiTypeProblem } from './abi-value.ts';
 

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { SolidityBuild, SolidityBuildSettings } from '../../chain/compile-contracts.ts';
 import type { EngineEvm } from '../../chain/local-evm.ts';
+import { canonicalJson, sha256Digest } from '../../core/canonical-json.ts';
 import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
-import { canonicalJson, sha256Digest } from '../canonical-json.ts';
 import { pollUntilStopped } from '../lifecycle/poll-loop.ts';
 import {
   checkDataLimit,

@@ -1,10 +1,10 @@
 import type { components } from '../../../generated/types/service.ts';
 import type { Principal } from '../../auth/keys.ts';
 import { pinnedCompilerVersion, solidityBuildSettings } from '../../chain/compile-contracts.ts';
+import { canonicalJson, sha256Digest } from '../../core/canonical-json.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
-import { canonicalJson, sha256Digest } from '../canonical-json.ts';
 import { authorOf, type ModuleIntakeReceipt, type ModuleSubmissionRequest, readReceipt } from './intake.ts';
 
 export type ModuleReviewStatus = components['schemas']['ModuleReviewStatus'];

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { components } from '../../../generated/types/service.ts';
 import { hashKey, insertKey, newApiKey, type Principal } from '../../auth/keys.ts';
+import { sha256Digest } from '../../core/canonical-json.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
-import { sha256Digest } from '../canonical-json.ts';
 import { idempotentWrite, recordAnswer } from '../idempotency.ts';
 
 /** Generated from spec/schemas/partner-subkey*.schema.json. */

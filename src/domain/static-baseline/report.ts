@@ -1,5 +1,5 @@
 import type { components } from '../../../generated/types/service.ts';
-import { canonicalJson, sha256Digest } from '../canonical-json.ts';
+import { canonicalJson, sha256Digest } from '../../core/canonical-json.ts';
 import { type StaticBaselineFinding, sortFindings } from './rules.ts';
 
 /** The static baseline report, generated from the spec. */
