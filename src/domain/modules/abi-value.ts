@@ -1,3 +1,5 @@
+import type { components } from '../../../generated/types/service.ts';
+
 /**
  * Static ABI values of module configuration (spec/schemas/module-descriptor.v0.1.schema.json AbiType, AbiValue,
  * ConfigurationField): integers as signed decimal strings, address and bytesN as 0x hex, bool as a JSON boolean.
@@ -41,13 +43,8 @@ export function abiTypeProblem(type: string, value: unknown): string | null {
 }
 
 /** A configuration field's type, optional inclusive integer bounds and binding, as the descriptor states them. */
-export interface AbiField {
-  name: string;
-  type: string;
-  minimum?: string;
-  maximum?: string;
-  binding: { mode: string; value?: unknown; default?: unknown };
-}
+/** A descriptor configuration field, generated from spec/schemas/module-descriptor.v0.1.schema.json. */
+export type AbiField = components['schemas']['ConfigurationField'];
 
 /**
  * Why a configuration field is inconsistent, or null: bounds only on an integer type, each within the type and

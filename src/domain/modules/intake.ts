@@ -6,7 +6,7 @@ import { ApiError } from '../../errors/api-error.ts';
 import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
 import { idempotentWrite, recordAnswer } from '../idempotency.ts';
-import { type AbiField, abiFieldProblem, abiTypeProblem } from './abi-value.ts';
+import { abiFieldProblem, abiTypeProblem } from './abi-value.ts';
 
 export type ModuleSubmissionRequest = components['schemas']['ModuleSubmissionRequest'];
 export type ModuleIntakeReceipt = components['schemas']['ModuleIntakeReceipt'];
@@ -96,7 +96,7 @@ function checkSubmission(
   for (const f of d.configuration.fields) {
     if (fields.has(f.name)) invalid(`configuration field ${f.name} appears twice.`);
     fields.set(f.name, f);
-    const problem = abiFieldProblem(f as AbiField);
+    const problem = abiFieldProblem(f);
     if (problem) invalid(`configuration field ${f.name}: ${problem}.`);
   }
   for (const action of d.management.actions) {

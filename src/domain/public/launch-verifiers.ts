@@ -1,10 +1,11 @@
+import type { components } from '../../../generated/types/service.ts';
 import type { ErrorCode } from '../../errors/codes.ts';
 import type { FindingCode } from '../launches/finding-codes.ts';
 import { imageFindingCodes } from '../metadata/image.ts';
 import { staticBaselineRuleCodes } from '../static-baseline/rule-codes.ts';
 import type { RunningGates } from './running-gates.ts';
 
-type Coverage = 'covered' | 'partial' | 'not_covered';
+type Coverage = components['schemas']['LaunchCoverageV1']['verifierCoverage'][number]['coverage'];
 
 /** One server verifier of the V4 lane: the codes it owns and whether, and how far, it runs in a configuration. */
 export interface LaunchVerifier {
