@@ -12,7 +12,7 @@ import $RefParser from '@apidevtools/json-schema-ref-parser';
 import { bundle, createConfig } from '@redocly/openapi-core';
 import { compile } from 'json-schema-to-typescript';
 import openapiTS, { astToString } from 'openapi-typescript';
-import { compileContracts } from '../src/chain/compile-contracts.ts';
+import { compileContracts } from '../src/solidity/compile-contracts.ts';
 
 const root = new URL('..', import.meta.url).pathname;
 const check = process.argv.includes('--check');

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { type ModuleIntakeLimits, moduleLimits } from './domain/modules/intake.ts';
+import { type ModuleIntakeLimits, moduleLimits } from './core/module-files.ts';
 
 /** Runtime configuration, read once from the environment. README "Configuration" lists every variable. */
 export interface Config {

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { compileSolidityIsolated, pinnedCompilerVersion, solidityAstsIsolated } from './chain/compile-contracts.ts';
+import { compileSolidityIsolated, pinnedCompilerVersion, solidityAstsIsolated } from './solidity/compile-contracts.ts';
 import { authorizerFromConfig } from './chain/launch-authorizer.ts';
 import { viemLaunchObserver } from './chain/launch-observer.ts';
 import { privateAnvilEvm } from './chain/local-evm.ts';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { type Hex, keccak256 } from 'viem';
 import { mintWalletKey } from '../../src/auth/keys.ts';
 import { loadConfig } from '../../src/config.ts';
-import { bindRequestHashes } from '../../src/domain/launches/request-hashes.ts';
+import { bindRequestHashes } from '../../src/core/request-hashes.ts';
 import type { CreateRequestV4 } from '../../src/domain/launches/request-rules.ts';
 import { connections, measure, seconds, startApp } from './harness.ts';
 

@@ -5,7 +5,7 @@ import {
   type SourceVerificationRecord,
 } from '../chain/external-references.ts';
 import { storedRequest } from '../domain/launches/launch-resource.ts';
-import { graphTargetsOf } from '../domain/launches/request-hashes.ts';
+import { graphTargetsOf } from '../core/request-hashes.ts';
 import type { Db } from '../store/db.ts';
 
 /** One launch target as a source-verification record names it: where the router's factory put it, and its code. */

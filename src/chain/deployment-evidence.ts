@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { type Address, createPublicClient, type Hex, http, keccak256, toBytes } from 'viem';
 import type { components } from '../../generated/types/service.ts';
-import { digestOf } from '../domain/launches/request-hashes.ts';
-import { artifact, artifacts } from './artifacts.ts';
+import { digestOf } from '../core/request-hashes.ts';
+import { artifact, artifacts } from '../solidity/artifacts.ts';
 
 export type ChainDeployment = components['schemas']['ChainDeploymentV1'];
 type RootName = 'permitAuthority' | 'graphFactory' | 'platformLaunchStampRouter';

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { type Abi, type Address, encodeFunctionData, type Hex, type PublicClient } from 'viem';
-import type { CallbackFlag } from '../domain/launches/hook-permissions.ts';
+import type { CallbackFlag } from '../core/hook-permissions.ts';
 import { isExecutionRevert } from './chain-failure.ts';
 import { revertDataOf } from './revert.ts';
 

@@ -13,8 +13,8 @@ import { launchStampRouterAbi } from '../../generated/contracts/abis.ts';
 import type { components } from '../../generated/types/service.ts';
 import type { Config } from '../config.ts';
 import { type AdmissionFinding, unboundReferenceFinding } from '../domain/admission/evaluate.ts';
-import { callbackFlags } from '../domain/launches/hook-permissions.ts';
-import { digestOf } from '../domain/launches/request-hashes.ts';
+import { callbackFlags } from '../core/hook-permissions.ts';
+import { digestOf } from '../core/request-hashes.ts';
 import type { CreateRequestV4 } from '../domain/launches/request-rules.ts';
 import { schemaProblems } from '../spec/schema-registry.ts';
 import { chain4663 } from './chain.ts';
@@ -25,7 +25,7 @@ import {
   loadSourceVerificationRegistry,
   type SourceVerificationRecord,
 } from './external-references.ts';
-import { predictGraphTarget } from './graph-address.ts';
+import { predictGraphTarget } from '../core/create2.ts';
 import { probeHookCallbacks } from './hook-probe.ts';
 import { describeRevert, revertDataOf } from './revert.ts';
 

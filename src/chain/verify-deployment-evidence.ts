@@ -1,5 +1,5 @@
 import { createPublicClient, type Hex, http, keccak256 } from 'viem';
-import { digestOf } from '../domain/launches/request-hashes.ts';
+import { digestOf } from '../core/request-hashes.ts';
 import type { ChainDeployment } from './deployment-evidence.ts';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };

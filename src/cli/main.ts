@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { DiscoveryStop } from '../client/discovery.ts';
 import { JournalError } from '../client/journal.ts';
 import { LocalCheckError } from '../client/local-check-error.ts';
-import { clientReleases } from '../domain/public/capabilities.ts';
+import { clientReleases } from '../core/client-releases.ts';
 import { modulesCommand } from './commands/modules.ts';
 import { packCommand } from './commands/pack.ts';
 import {

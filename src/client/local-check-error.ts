@@ -1,6 +1,6 @@
 /**
  * Codes of the client's own checks, made before any network request (pack, and the request check of preflight and
- * submit). The image codes are those of the server's image finding (src/domain/metadata/image.ts).
+ * submit). The image codes are those of the server's image finding (src/core/image.ts).
  */
 export type LocalCheckCode =
   | 'PROJECT_MANIFEST_MISSING'

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { components } from '../../generated/types/service.ts';
-import { inspectImage } from '../domain/metadata/image.ts';
+import { inspectImage } from '../core/image.ts';
 import { schemaProblems } from '../spec/schema-registry.ts';
 import { LocalCheckError } from './local-check-error.ts';
 

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { components } from '../../generated/types/service.ts';
-import type { CreateRequestV4 } from '../domain/launches/request-rules.ts';
+
+type CreateRequestV4 = components['schemas']['CustomLaunchCreateRequestV4'];
+
 import { LocalCheckError } from './local-check-error.ts';
 import { projectSourcePath } from './pack/pack.ts';
 import { checkLaunchId } from './poll.ts';

@@ -10,7 +10,7 @@ import { mintWalletKey } from '../../src/auth/keys.ts';
 import { utf8Order } from '../../src/core/canonical-json.ts';
 import { devnetOperatorKey } from '../../src/devnet/anvil.ts';
 import { devnetServerEnv, startDevnet } from '../../src/devnet/devnet.ts';
-import { bindRequestHashes } from '../../src/domain/launches/request-hashes.ts';
+import { bindRequestHashes } from '../../src/core/request-hashes.ts';
 import { openDatabase } from '../../src/store/db.ts';
 import { auth, call } from '../support/http.ts';
 import { type ServerProcess, startServerProcess } from '../support/process.ts';

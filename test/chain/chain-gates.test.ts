@@ -5,7 +5,7 @@ import { createPublicClient, type Hex, http, keccak256 } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LaunchAuthorizer } from '../../src/chain/launch-authorizer.ts';
 import { devnetPermitAttesterKey, startDevnet } from '../../src/devnet/devnet.ts';
-import { bindRequestHashes } from '../../src/domain/launches/request-hashes.ts';
+import { bindRequestHashes } from '../../src/core/request-hashes.ts';
 import { loadSchemaRegistry, schemaIdBase } from '../../src/spec/schema-registry.ts';
 import { compileFixtures } from '../static-baseline/compile-fixtures.ts';
 import { example, v4Example } from '../support/server.ts';

@@ -6,7 +6,7 @@ import { mintWalletKey } from '../../src/auth/keys.ts';
 import type { ChainDeployment } from '../../src/chain/deployment-evidence.ts';
 import { verifyChainDeploymentEvidence } from '../../src/chain/verify-deployment-evidence.ts';
 import { devnetServerEnv, startDevnet } from '../../src/devnet/devnet.ts';
-import { digestOf } from '../../src/domain/launches/request-hashes.ts';
+import { digestOf } from '../../src/core/request-hashes.ts';
 import { openDatabase } from '../../src/store/db.ts';
 import { auth, call } from '../support/http.ts';
 import { startServerProcess } from '../support/process.ts';

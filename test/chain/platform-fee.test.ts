@@ -21,7 +21,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exampleTokenAbi, launchStampRouterAbi } from '../../generated/contracts/abis.ts';
 import { chain4663 } from '../../src/chain/chain.ts';
-import { predictGraphTarget } from '../../src/chain/graph-address.ts';
+import { predictGraphTarget } from '../../src/core/create2.ts';
 import { launchPermitTypedData } from '../../src/chain/launch-authorizer.ts';
 import { devnetPermitAttesterKey, startDevnet } from '../../src/devnet/devnet.ts';
 import { call } from '../support/http.ts';

@@ -6,7 +6,7 @@ import { createPublicClient, http, keccak256 } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintWalletKey } from '../../src/auth/keys.ts';
 import { devnetServerEnv } from '../../src/devnet/devnet.ts';
-import { bindRequestHashes } from '../../src/domain/launches/request-hashes.ts';
+import { bindRequestHashes } from '../../src/core/request-hashes.ts';
 import { openDatabase } from '../../src/store/db.ts';
 import { compileFixtures, fillImmutables } from '../static-baseline/compile-fixtures.ts';
 import { type DevnetServer, devnetWallet, startDevnetServer } from '../support/devnet-server.ts';

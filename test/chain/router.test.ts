@@ -26,7 +26,7 @@ import {
   launchStampRouterAbi,
   permitAuthorityAbi,
 } from '../../generated/contracts/abis.ts';
-import { addressHookBits, mineHookSalt, predictGraphTarget } from '../../src/chain/graph-address.ts';
+import { addressHookBits, mineHookSalt, predictGraphTarget } from '../../src/core/create2.ts';
 import { launchPermitTypedData } from '../../src/chain/launch-authorizer.ts';
 import { describeRevert } from '../../src/chain/revert.ts';
 import { devnetOperatorKey } from '../../src/devnet/anvil.ts';

@@ -8,7 +8,7 @@ import {
   imageFindingCodes,
   imageLimits,
   inspectImage,
-} from '../../src/domain/metadata/image.ts';
+} from '../../src/core/image.ts';
 
 // launch-transport.md Request rules 4: PNG or single-frame GIF; JPEG, WebP and animated GIF are rejected. Every
 // fixture is written here by a tiny encoder, so each byte a case depends on is visible in this file.

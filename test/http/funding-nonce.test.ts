@@ -5,8 +5,8 @@ import {
   followsFundingNonceDerivation,
   fundingNonceEntropy,
   fundingNonceOf,
-} from '../../src/domain/launches/funding-nonce.ts';
-import { bindRequestHashes, launchIntentHashOf } from '../../src/domain/launches/request-hashes.ts';
+} from '../../src/core/funding-nonce.ts';
+import { bindRequestHashes, launchIntentHashOf } from '../../src/core/request-hashes.ts';
 import { LifecycleWorker } from '../../src/domain/lifecycle/worker.ts';
 import { auth, call } from '../support/http.ts';
 import { testLifecycle } from '../support/lifecycle.ts';

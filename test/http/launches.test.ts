@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bindRequestHashes } from '../../src/domain/launches/request-hashes.ts';
+import { bindRequestHashes } from '../../src/core/request-hashes.ts';
 import { auth, call, type Reply } from '../support/http.ts';
 import {
   example,

@@ -6,7 +6,7 @@ import { exitCodes } from '../../src/cli/exit-codes.ts';
 import { LocalCheckError } from '../../src/client/local-check-error.ts';
 import { submitModule, submitWithModuleJournal } from '../../src/client/modules/index.ts';
 import { loadConfig } from '../../src/config.ts';
-import { moduleLimits } from '../../src/domain/modules/intake.ts';
+import { moduleLimits } from '../../src/core/module-files.ts';
 import { runCli } from '../support/cli.ts';
 import { auth, call } from '../support/http.ts';
 import { moduleAuthor, moduleSubmission, setFiles } from '../support/modules.ts';

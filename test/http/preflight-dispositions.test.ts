@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { type Hex, keccak256 } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addressHookBits } from '../../src/chain/graph-address.ts';
-import { bindRequestHashes, predictedHookAddress } from '../../src/domain/launches/request-hashes.ts';
+import { addressHookBits } from '../../src/core/create2.ts';
+import { bindRequestHashes, predictedHookAddress } from '../../src/core/request-hashes.ts';
 import { compileFixtures, fillImmutables } from '../static-baseline/compile-fixtures.ts';
 import { auth, call } from '../support/http.ts';
 import {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bindRequestHashes, launchIntentHashOf } from '../../src/domain/launches/request-hashes.ts';
+import { bindRequestHashes, launchIntentHashOf } from '../../src/core/request-hashes.ts';
 import type { CreateRequestV4 } from '../../src/domain/launches/request-rules.ts';
 import { auth, call } from '../support/http.ts';
 import { example, startServer, type TestServer, unboundReference, v4Example } from '../support/server.ts';

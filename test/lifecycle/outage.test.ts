@@ -9,7 +9,7 @@ import { chain4663 } from '../../src/chain/chain.ts';
 import { packLaunchProject } from '../../src/client/pack/pack.ts';
 import { devnetOperatorKey, startAnvil } from '../../src/devnet/anvil.ts';
 import { devnetServerEnv, startDevnet } from '../../src/devnet/devnet.ts';
-import { bindRequestHashes } from '../../src/domain/launches/request-hashes.ts';
+import { bindRequestHashes } from '../../src/core/request-hashes.ts';
 import type { CreateRequestV4 } from '../../src/domain/launches/request-rules.ts';
 import { openDatabase } from '../../src/store/db.ts';
 import { devnetWallet } from '../support/devnet-server.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bindRequestHashes } from '../../src/domain/launches/request-hashes.ts';
+import { bindRequestHashes } from '../../src/core/request-hashes.ts';
 import { LifecycleWorker } from '../../src/domain/lifecycle/worker.ts';
 import { auth, call } from '../support/http.ts';
 import { testLifecycle } from '../support/lifecycle.ts';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { encodeAbiParameters, encodeFunctionData, parseAbi } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compileSolidityIsolated, solidityBuildSettings } from '../../src/chain/compile-contracts.ts';
+import { compileSolidityIsolated, solidityBuildSettings } from '../../src/solidity/compile-contracts.ts';
 import { privateAnvilEvm } from '../../src/chain/local-evm.ts';
 import { startAnvil } from '../../src/devnet/anvil.ts';
 import { checkDataLimit, encodeConfiguration } from '../../src/domain/modules/engine-review.ts';

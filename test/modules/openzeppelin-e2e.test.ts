@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compileSolidity, compileSolidityIsolated } from '../../src/chain/compile-contracts.ts';
+import { compileSolidity, compileSolidityIsolated } from '../../src/solidity/compile-contracts.ts';
 import { privateAnvilEvm } from '../../src/chain/local-evm.ts';
 import { ModuleReviewWorker } from '../../src/domain/modules/review-worker.ts';
 import { schemaProblems } from '../../src/spec/schema-registry.ts';

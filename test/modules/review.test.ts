@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compileSolidityIsolated } from '../../src/chain/compile-contracts.ts';
+import { compileSolidityIsolated } from '../../src/solidity/compile-contracts.ts';
 import { privateAnvilEvm } from '../../src/chain/local-evm.ts';
 import { decideReview, reviewerPolicy, sourceDigestOf } from '../../src/domain/modules/review.ts';
 import { ModuleReviewWorker } from '../../src/domain/modules/review-worker.ts';

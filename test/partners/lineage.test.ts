@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bindRequestHashes } from '../../src/domain/launches/request-hashes.ts';
+import { bindRequestHashes } from '../../src/core/request-hashes.ts';
 import type { CreateRequestV4 } from '../../src/domain/launches/request-rules.ts';
 import { auth, call, type Reply } from '../support/http.ts';
 import { example, exampleBytes, exampleWallet, startServer, type TestServer, v4Example } from '../support/server.ts';

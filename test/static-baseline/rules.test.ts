@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { type AbiFunction, toFunctionSelector } from 'viem';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { callbackFlags } from '../../src/domain/launches/hook-permissions.ts';
+import { callbackFlags } from '../../src/core/hook-permissions.ts';
 import { dispatchedSelectors, scanRuntime } from '../../src/domain/static-baseline/opcode-scanner.ts';
 import {
   erc20CoreSelectors,

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mintPartnerRoot, mintWalletKey, type PartnerRootInput } from '../../src/auth/keys.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
-import { bindRequestHashes } from '../../src/domain/launches/request-hashes.ts';
+import { bindRequestHashes } from '../../src/core/request-hashes.ts';
 import type { CreateRequestV4 } from '../../src/domain/launches/request-rules.ts';
 import type { EvidenceStateKind } from '../../src/domain/public/deployment-evidence-check.ts';
 import { createApp, keepIdleConnections } from '../../src/http/app.ts';

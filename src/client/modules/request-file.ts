@@ -1,5 +1,9 @@
-import { checkSubmittedFiles, type ModuleIntakeLimits, moduleLimits } from '../../domain/modules/intake.ts';
-import { ApiError } from '../../errors/api-error.ts';
+import {
+  checkSubmittedFiles,
+  ModuleFileRuleError,
+  type ModuleIntakeLimits,
+  moduleLimits,
+} from '../../core/module-files.ts';
 import { schemaProblems } from '../../spec/schema-registry.ts';
 import { LocalCheckError } from '../local-check-error.ts';
 import { readRequestBytes } from '../request-file.ts';
@@ -36,7 +40,7 @@ export function checkModuleRequest(bytes: Uint8Array, name = 'the request'): Mod
   try {
     checkSubmittedFiles(r);
   } catch (err) {
-    if (!(err instanceof ApiError)) throw err;
+    if (!(err instanceof ModuleFileRuleError)) throw err;
     throw new LocalCheckError('REQUEST_INVALID', `${name}: ${err.code}: ${err.message}`);
   }
   return r;
@@ -65,7 +69,7 @@ export function checkPublishedLimits(bytes: Uint8Array, limits: ModuleIntakeLimi
   try {
     checkSubmittedFiles(request, limits);
   } catch (err) {
-    if (!(err instanceof ApiError)) throw err;
+    if (!(err instanceof ModuleFileRuleError)) throw err;
     throw new LocalCheckError('REQUEST_INVALID', `${name} exceeds a limit this deployment publishes: ${err.message}`);
   }
 }

@@ -1,11 +1,11 @@
 import type { components } from '../../../generated/types/service.ts';
-import { addressHookBits } from '../../chain/graph-address.ts';
+import { addressHookBits } from '../../core/create2.ts';
 import { findingCodes } from '../launches/finding-codes.ts';
-import { followsFundingNonceDerivation } from '../launches/funding-nonce.ts';
-import { callbackFlags } from '../launches/hook-permissions.ts';
-import { predictedHookAddress } from '../launches/request-hashes.ts';
+import { followsFundingNonceDerivation } from '../../core/funding-nonce.ts';
+import { callbackFlags } from '../../core/hook-permissions.ts';
+import { predictedHookAddress } from '../../core/request-hashes.ts';
 import type { CreateRequestV4 } from '../launches/request-rules.ts';
-import { inspectImage } from '../metadata/image.ts';
+import { inspectImage } from '../../core/image.ts';
 import { buildStaticBaselineReport, type StaticBaselineReport } from '../static-baseline/report.ts';
 import { evaluateStaticBaseline } from '../static-baseline/rules.ts';
 

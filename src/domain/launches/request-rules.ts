@@ -3,14 +3,14 @@ import { type Hex, keccak256 } from 'viem';
 import type { components } from '../../../generated/types/service.ts';
 import type { Principal } from '../../auth/keys.ts';
 import { ApiError } from '../../errors/api-error.ts';
-import { maskOf, returnsDeltaBase } from './hook-permissions.ts';
+import { maskOf, returnsDeltaBase } from '../../core/hook-permissions.ts';
 import {
   digestOf,
   fundingPlanHashOf,
   graphBundleDigestOf,
   launchIntentHashOf,
   projectMetadataHashOf,
-} from './request-hashes.ts';
+} from '../../core/request-hashes.ts';
 
 /** The V4 create request (both profiles), generated from the spec. */
 export type CreateRequestV4 = components['schemas']['CustomLaunchCreateRequestV4'];

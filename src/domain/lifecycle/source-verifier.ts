@@ -1,13 +1,13 @@
 import { type Hex, keccak256 } from 'viem';
 import type { components } from '../../../generated/types/service.ts';
-import type { SolidityBuild, SolidityBuildSettings } from '../../chain/compile-contracts.ts';
+import type { SolidityBuild, SolidityBuildSettings } from '../../solidity/compile-contracts.ts';
 import type { LaunchObserver } from '../../chain/launch-observer.ts';
 import type { ProviderObservation, SourceObservationProvider } from '../../chain/source-observation.ts';
 import { canonicalJson, sha256Digest } from '../../core/canonical-json.ts';
 import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
 import { storedRequest } from '../launches/launch-resource.ts';
-import { graphTargetsOf } from '../launches/request-hashes.ts';
+import { graphTargetsOf } from '../../core/request-hashes.ts';
 import type { CreateRequestV4 } from '../launches/request-rules.ts';
 import { pollUntilStopped } from './poll-loop.ts';
 

@@ -1,6 +1,6 @@
 import type { components } from '../../../generated/types/service.ts';
 import { redactKeys } from '../../auth/keys.ts';
-import type { SolidityAst, SolidityBuildSettings } from '../../chain/compile-contracts.ts';
+import type { SolidityAst, SolidityBuildSettings } from '../../solidity/compile-contracts.ts';
 import type { LaunchAuthorizer, WalletTransaction } from '../../chain/launch-authorizer.ts';
 import { describeRevert, revertDataOf } from '../../chain/revert.ts';
 import type { Config } from '../../config.ts';

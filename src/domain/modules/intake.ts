@@ -2,6 +2,13 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { components } from '../../../generated/types/service.ts';
 import type { Principal } from '../../auth/keys.ts';
 import { canonicalJson, sha256Digest } from '../../core/canonical-json.ts';
+import {
+  checkSubmittedFiles,
+  compilerSourceName,
+  ModuleFileRuleError,
+  type ModuleIntakeLimits,
+  moduleLimits,
+} from '../../core/module-files.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
@@ -12,42 +19,6 @@ export type ModuleSubmissionRequest = components['schemas']['ModuleSubmissionReq
 export type ModuleIntakeReceipt = components['schemas']['ModuleIntakeReceipt'];
 type Descriptor = ModuleSubmissionRequest['descriptor'];
 
-/** The intake limits a deployment publishes (spec: modules-context.v1 IntakeLimits). */
-export type ModuleIntakeLimits = components['schemas']['IntakeLimits'];
-
-/**
- * The reference's intake limits (modules-subkeys-developer-api.md Limits): the defaults, and the most a deployment
- * may publish (config MODULES_MAX_*); the context and the public capabilities publish the live ones.
- */
-export const moduleLimits = {
-  maxFiles: 128,
-  maxFileBytes: 4_194_304,
-  maxTotalBytes: 16_777_216,
-  maxRequestBytes: 25_165_824,
-  maxPathLength: 240,
-  maxListPageItems: 20,
-} as const satisfies ModuleIntakeLimits;
-
-/** Engine dependency aliases: submitted path prefix, then the import prefix it maps to (the reference's table). */
-export const engineAliases: ReadonlyArray<readonly [string, string]> = [
-  ['dependencies/scoped/openzeppelin/contracts/', '@openzeppelin/contracts/'],
-  ['dependencies/scoped/openzeppelin/uniswap-hooks/', '@openzeppelin/uniswap-hooks/'],
-  ['dependencies/scoped/uniswap/blocknumberish/', '@uniswap/blocknumberish/'],
-  ['dependencies/scoped/uniswap/liquidity-launcher/', '@uniswap/liquidity-launcher/'],
-  ['dependencies/scoped/uniswap/uerc20-factory/', '@uniswap/uerc20-factory/'],
-  ['dependencies/scoped/uniswap/v4-core/', '@uniswap/v4-core/'],
-  ['dependencies/scoped/uniswap/v4-periphery/', '@uniswap/v4-periphery/'],
-  ['dependencies/scoped/solady/src/', '@solady/src/'],
-];
-
-/** The compiler source name of a submitted path: its alias's import prefix, or the path itself. */
-export function compilerSourceName(path: string): string {
-  for (const [prefix, imported] of engineAliases) {
-    if (path.startsWith(prefix)) return imported + path.slice(prefix.length);
-  }
-  return path;
-}
-
 const zeroAddress = /^0x0{40}$/i;
 const hex32 = (value: unknown) => `0x${createHash('sha256').update(canonicalJson(value)).digest('hex')}`;
 
@@ -55,6 +26,16 @@ const hex32 = (value: unknown) => `0x${createHash('sha256').update(canonicalJson
 function moduleIdentity(descriptor: Descriptor): { familyId: string; packageId: string } {
   const familyId = hex32({ author: descriptor.author.toLowerCase(), familySalt: descriptor.familySalt });
   return { familyId, packageId: hex32({ familyId, name: descriptor.name }) };
+}
+
+/** A broken file rule of core/module-files.ts, as the ApiError of the same code and message. */
+function asApiError<T>(check: () => T): T {
+  try {
+    return check();
+  } catch (err) {
+    if (err instanceof ModuleFileRuleError) throw new ApiError(err.code, { message: err.message });
+    throw err;
+  }
 }
 
 function invalid(message: string): never {
@@ -83,7 +64,7 @@ function checkSubmission(
     throw new ApiError('OPEN_ADDRESS', { message: 'descriptor.rewardWallet is the zero address.' });
   }
 
-  const { byteCount } = checkSubmittedFiles(request, limits);
+  const { byteCount } = asApiError(() => checkSubmittedFiles(request, limits));
   const inventory = new Set(d.source.files.map((f) => f.path));
   if (!inventory.has(d.documentation)) invalid(`documentation ${d.documentation} is not in descriptor.source.files.`);
   const componentIds = new Set<string>();
@@ -135,82 +116,6 @@ function checkSubmission(
     }
     names.set(name, path);
   }
-  return { byteCount };
-}
-
-/**
- * The submitted files against the descriptor's inventory (modules-subkeys-developer-api.md Submission request) and
- * the deployment's published `limits` (Limits; the reference maxima by default): first, before any byte is decoded,
- * at most maxFiles files, each path at most maxPathLength characters and each declared size at most maxFileBytes
- * (INVALID_REQUEST, as the schema refuses the reference maxima); then the same paths, each once (INVALID_REQUEST);
- * each file's sha256 the inventory's (OPEN_SOURCE_HASH); strict canonical base64 decoding to the declared size and
- * SHA-256 (MODULE_FILE_HASH); at most maxTotalBytes decoded (PAYLOAD_TOO_LARGE). Shared by the server's intake and
- * the module client's local check. Returns the total decoded size.
- */
-export function checkSubmittedFiles(
-  request: ModuleSubmissionRequest,
-  limits: ModuleIntakeLimits = moduleLimits,
-): { byteCount: number } {
-  const d = request.descriptor;
-  const count = Math.max(d.source.files.length, request.files.length);
-  if (count > limits.maxFiles)
-    invalid(`The package has ${count} files; this deployment takes at most ${limits.maxFiles}.`);
-  for (const f of d.source.files) {
-    if (f.path.length > limits.maxPathLength) {
-      invalid(
-        `${f.path.slice(0, 64)}…: the path has ${f.path.length} characters; this deployment takes at most ${limits.maxPathLength}.`,
-      );
-    }
-    if (f.size > limits.maxFileBytes) {
-      invalid(`${f.path}: ${f.size} bytes; this deployment takes at most ${limits.maxFileBytes} per file.`);
-    }
-  }
-  const inventory = new Map<string, { sha256: string; size: number }>();
-  for (const f of d.source.files) {
-    if (inventory.has(f.path)) invalid(`descriptor.source.files lists ${f.path} twice.`);
-    inventory.set(f.path, { sha256: f.sha256, size: f.size });
-  }
-  const seen = new Set<string>();
-  let byteCount = 0;
-  for (const file of request.files) {
-    if (seen.has(file.path)) invalid(`files lists ${file.path} twice.`);
-    seen.add(file.path);
-    const declared = inventory.get(file.path);
-    if (!declared) invalid(`files has ${file.path}, which descriptor.source.files does not list.`);
-    if (file.sha256 !== declared.sha256) {
-      throw new ApiError('OPEN_SOURCE_HASH', {
-        message: `${file.path}: files gives sha256 ${file.sha256}, the descriptor inventory ${declared.sha256}.`,
-      });
-    }
-    // The schema types the base64 text (its anyOf leaves the generated type open).
-    const encoded = file.bytes as string;
-    const bytes = Buffer.from(encoded, 'base64');
-    // Strict: only the canonical padded encoding of the decoded bytes is accepted (Node decodes leniently).
-    if (bytes.toString('base64') !== encoded) {
-      throw new ApiError('MODULE_FILE_HASH', { message: `${file.path}: bytes is not canonical padded base64.` });
-    }
-    if (bytes.length !== declared.size) {
-      throw new ApiError('MODULE_FILE_HASH', {
-        message: `${file.path}: ${bytes.length} bytes decoded, the inventory declares ${declared.size}.`,
-      });
-    }
-    const actual = createHash('sha256').update(bytes).digest('hex');
-    if (actual !== file.sha256) {
-      throw new ApiError('MODULE_FILE_HASH', {
-        message: `${file.path}: the decoded bytes hash to ${actual}, not ${file.sha256}.`,
-      });
-    }
-    byteCount += bytes.length;
-  }
-  for (const path of inventory.keys()) {
-    if (!seen.has(path)) invalid(`descriptor.source.files lists ${path}, but files does not carry it.`);
-  }
-  if (byteCount > limits.maxTotalBytes) {
-    throw new ApiError('PAYLOAD_TOO_LARGE', {
-      message: `The files decode to ${byteCount} bytes; this deployment takes at most ${limits.maxTotalBytes} of raw source.`,
-    });
-  }
-
   return { byteCount };
 }
 

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { SolidityBuild, SolidityBuildSettings } from '../../chain/compile-contracts.ts';
 import type { EngineEvm } from '../../chain/local-evm.ts';
 import { canonicalJson, sha256Digest } from '../../core/canonical-json.ts';
+import { compilerSourceName } from '../../core/module-files.ts';
+import type { SolidityBuild, SolidityBuildSettings } from '../../solidity/compile-contracts.ts';
 import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
 import { pollUntilStopped } from '../lifecycle/poll-loop.ts';
@@ -12,7 +13,7 @@ import {
   engineReviewInputs,
   measureEngine,
 } from './engine-review.ts';
-import { compilerSourceName, type ModuleIntakeReceipt, type ModuleSubmissionRequest } from './intake.ts';
+import type { ModuleIntakeReceipt, ModuleSubmissionRequest } from './intake.ts';
 import {
   BuildFailure,
   type BuildRecord,

@@ -1,6 +1,6 @@
 import type { components } from '../../../generated/types/service.ts';
 import type { Principal } from '../../auth/keys.ts';
-import { pinnedCompilerVersion, solidityBuildSettings } from '../../chain/compile-contracts.ts';
+import { pinnedCompilerVersion, solidityBuildSettings } from '../../solidity/compile-contracts.ts';
 import { canonicalJson, sha256Digest } from '../../core/canonical-json.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import type { Db } from '../../store/db.ts';

@@ -1,12 +1,7 @@
 import type { components } from '../../../generated/types/service.ts';
 import type { Config } from '../../config.ts';
+import { clientReleases } from '../../core/client-releases.ts';
 import { type RunningGates, writesGate } from './running-gates.ts';
-
-/**
- * The immutable client release that matches each V4 profile (launch-transport.md Versioning 1-2: release 4.1.1
- * adds the coverage command and keeps the 4.1.0 contract). Capabilities, discovery, the packer and the CLI read it.
- */
-export const clientReleases = { '4.1.0': '4.1.1', '4.0.0': '4.0.0' } as const;
 
 /** The V4 capabilities document, generated from spec/schemas/custom-launch-capabilities.v2.schema.json. */
 export type CustomLaunchCapabilitiesV2 = components['schemas']['CustomLaunchCapabilitiesV2'];

@@ -1,6 +1,6 @@
 import type { components } from '../../../generated/types/service.ts';
 import type { Config } from '../../config.ts';
-import { clientReleases } from './capabilities.ts';
+import { clientReleases } from '../../core/client-releases.ts';
 import { type RunningGates, writesGate } from './running-gates.ts';
 
 /** The discovery manifest, generated from spec/schemas/discovery-manifest.v1.schema.json. */

@@ -1,6 +1,6 @@
 import type { components } from '../../../generated/types/service.ts';
+import { type HookPermission, hookPermissionBits } from '../../core/hook-permissions.ts';
 import { findingCodes } from '../launches/finding-codes.ts';
-import { type HookPermission, hookPermissionBits } from '../launches/hook-permissions.ts';
 import { launchVerifiers, verifierCoverage } from './launch-verifiers.ts';
 import type { RunningGates } from './running-gates.ts';
 

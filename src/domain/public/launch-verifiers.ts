@@ -1,7 +1,7 @@
 import type { components } from '../../../generated/types/service.ts';
+import { imageFindingCodes } from '../../core/image.ts';
 import type { ErrorCode } from '../../errors/codes.ts';
 import type { FindingCode } from '../launches/finding-codes.ts';
-import { imageFindingCodes } from '../metadata/image.ts';
 import { staticBaselineRuleCodes } from '../static-baseline/rule-codes.ts';
 import type { RunningGates } from './running-gates.ts';
 

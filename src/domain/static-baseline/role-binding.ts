@@ -1,5 +1,5 @@
 import { toFunctionSelector } from 'viem';
-import { hookPermissionBits } from '../launches/hook-permissions.ts';
+import { hookPermissionBits } from '../../core/hook-permissions.ts';
 import type { ScanResult } from './opcode-scanner.ts';
 import type { StaticBaselineRuleCode } from './rule-codes.ts';
 

@@ -1,7 +1,7 @@
 import { type Hex, keccak256 } from 'viem';
-import type { components } from '../../../generated/types/service.ts';
-import { addressHookBits, mineHookSalt, predictGraphTarget } from '../../chain/graph-address.ts';
-import { canonicalJson, sha256Digest } from '../../core/canonical-json.ts';
+import type { components } from '../../generated/types/service.ts';
+import { canonicalJson, sha256Digest } from './canonical-json.ts';
+import { addressHookBits, mineHookSalt, predictGraphTarget } from './create2.ts';
 import { fundingNonceEntropy, fundingNonceOf } from './funding-nonce.ts';
 
 type CreateRequestV4 = components['schemas']['CustomLaunchCreateRequestV4'];

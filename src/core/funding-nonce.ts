@@ -1,5 +1,5 @@
 import type { Hex } from 'viem';
-import { canonicalJson, sha256Digest } from '../../core/canonical-json.ts';
+import { canonicalJson, sha256Digest } from './canonical-json.ts';
 
 /**
  * The funding nonce of a profile 4.1.0 request (spec/schemas/custom-launch-create-request.v4.schema.json, LaunchNonce):
