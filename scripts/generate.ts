@@ -222,7 +222,14 @@ async function build(): Promise<Map<string, string>> {
     // Every schema is inlined where it is used; the component copies would only be validated twice.
     delete dereferenced.components?.schemas;
     files.set(`generated/openapi/${name}.dereferenced.json`, withBanner(dereferenced));
-    const ast = await openapiTS(bundled as never, { exportType: true, alphabetize: true });
+    const ast = await openapiTS(bundled as never, {
+      exportType: true,
+      alphabetize: true,
+      // Every schema also as a named export (`CustomLaunchResourceV4`), so code imports types by name.
+      rootTypes: true,
+      rootTypesNoSchemaPrefix: true,
+      rootTypesKeepCasing: true,
+    });
     files.set(`generated/types/${name}.ts`, `// ${banner}\n${astToString(ast)}`);
   }
   const schemaDir = join(root, 'spec/schemas');

@@ -245,6 +245,23 @@ export type components = {
     };
     pathItems: never;
 };
+export type Address = components['schemas']['Address'];
+export type ApiError = components['schemas']['ApiError'];
+export type ApiErrorCode = components['schemas']['ApiErrorCode'];
+export type ChainId4663 = components['schemas']['ChainId4663'];
+export type DeveloperLaunchesV2 = components['schemas']['DeveloperLaunchesV2'];
+export type DeveloperManifestV2 = components['schemas']['DeveloperManifestV2'];
+export type DeveloperStatusV2 = components['schemas']['DeveloperStatusV2'];
+export type DeveloperTokenListV2 = components['schemas']['DeveloperTokenListV2'];
+export type RequestId = components['schemas']['RequestId'];
+export type Timestamp = components['schemas']['Timestamp'];
+export type TransactionHash = components['schemas']['TransactionHash'];
+export type Uuid = components['schemas']['Uuid'];
+export type ResponseInternalError = components['responses']['InternalError'];
+export type ResponseTooManyRequests = components['responses']['TooManyRequests'];
+export type ResponseUnavailable = components['responses']['Unavailable'];
+export type HeaderRequestId = components['headers']['RequestId'];
+export type HeaderRetryAfter = components['headers']['RetryAfter'];
 export type $defs = Record<string, never>;
 export interface operations {
     listDeveloperLaunches: {
