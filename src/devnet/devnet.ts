@@ -47,8 +47,10 @@ const require = createRequire(import.meta.url);
 /** The devnet's native/USD reference: USD 3,000.00 with 8 decimals. */
 const devnetNativeUsd = 300_000_000_000n;
 const publishEveryMs = 20_000;
-/** Genesis time of the devnet (2026-01-01T00:00:00Z). Deployment blocks get fixed times after it, so every start
- * yields the same block and transaction hashes; afterwards the devnet's clock jumps to the wall clock. */
+/**
+ * Genesis time of the devnet (2026-01-01T00:00:00Z). Deployment blocks get fixed times after it, so every start
+ * yields the same block and transaction hashes; afterwards the devnet's clock jumps to the wall clock.
+ */
 export const devnetGenesisTimestamp = 1_767_225_600;
 /** Blocks mined after the root deployment, so `safe` (latest - 32) and `finalized` (latest - 64) cover it. */
 const blocksAfterDeployment = 100;

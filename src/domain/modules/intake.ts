@@ -51,7 +51,7 @@ export function compilerSourceName(path: string): string {
 const zeroAddress = /^0x0{40}$/i;
 const hex32 = (value: unknown) => `0x${createHash('sha256').update(canonicalJson(value)).digest('hex')}`;
 
-/** The family and package identities (project design): derived from author, familySalt and name only. */
+/** The family and package identities: derived from author, familySalt and name only. */
 function moduleIdentity(descriptor: Descriptor): { familyId: string; packageId: string } {
   const familyId = hex32({ author: descriptor.author.toLowerCase(), familySalt: descriptor.familySalt });
   return { familyId, packageId: hex32({ familyId, name: descriptor.name }) };
@@ -62,11 +62,11 @@ function invalid(message: string): never {
 }
 
 /**
- * The rules of a submission no JSON Schema states (the submit description in spec/openapi/paths/modules-submissions.yaml),
- * in order: author, reward wallet, the files against the inventory
+ * The rules of a submission no JSON Schema states (the submit description in
+ * spec/openapi/paths/modules-submissions.yaml), in order: author, reward wallet, the files against the inventory
  * (hashes, bytes, sizes), the total raw size, references between descriptor parts, configuration values against
- * their ABI types and bounds (abi-value.ts), fixed configuration overrides,
- * compiler source name collisions. Returns the total decoded size.
+ * their ABI types and bounds (abi-value.ts), fixed configuration overrides, compiler source name collisions. Returns
+ * the total decoded size.
  */
 function checkSubmission(
   principal: Principal,

@@ -47,15 +47,15 @@ function dataLimitsOf(plan: ReviewPlan): Pick<ReviewPlan, 'maxEncodedConfigurati
 
 /**
  * The durable module review pipeline behind getModuleReviewStatus (spec/openapi/paths/modules-submission-review.yaml,
- * spec/schemas/module-review-status.v1.schema.json), one step per tick:
- * an `awaiting_plan` review gets the plan of its components' runtime profile (or stays waiting when no plan covers
- * a requirement); a `queued` review is leased, moves to `running` (attempt + 1) and is built: the submitted Solidity,
- * compiled with the one pinned solc-js under the engine dependency aliases (engine profile only), imports resolved
- * only among the submitted files (no remappings, no fetching), within the profile's 4 MiB capacity and 16 KiB of
- * encoded configuration; under an engine profile each engine component then runs on the private local EVM with its
- * initialization and operation data (16 KiB each) within the 3,000,000-gas budget (engine-review.ts). A success is
- * `built` with the recorded build evidence, the measured gas included; a failure is `build_failed` with lastError. A `running` review whose
- * lease expired (its worker died) is built again. Every change is one transaction that bumps the revision.
+ * spec/schemas/module-review-status.v1.schema.json), one step per tick: an `awaiting_plan` review gets the plan of
+ * its components' runtime profile (or stays waiting when no plan covers a requirement); a `queued` review is leased,
+ * moves to `running` (attempt + 1) and is built: the submitted Solidity, compiled with the one pinned solc-js under
+ * the engine dependency aliases (engine profile only), imports resolved only among the submitted files (no
+ * remappings, no fetching), within the profile's 4 MiB capacity and 16 KiB of encoded configuration; under an engine
+ * profile each engine component then runs on the private local EVM with its initialization and operation data
+ * (16 KiB each) within the 3,000,000-gas budget (engine-review.ts). A success is `built` with the recorded build
+ * evidence, the measured gas included; a failure is `build_failed` with lastError. A `running` review whose lease
+ * expired (its worker died) is built again. Every change is one transaction that bumps the revision.
  */
 export class ModuleReviewWorker {
   constructor(

@@ -13,7 +13,7 @@ type ReviewState = ModuleReviewStatus['review']['state'];
 type NextAction = ModuleReviewStatus['review']['nextAction'];
 type ReviewOutcome = ModuleReviewDecision['command']['outcome'];
 
-/** Each review state and the nextAction reported with it (review.nextAction, spec/schemas/module-review-status.v1.schema.json). */
+/** Each review state and the nextAction reported with it (spec/schemas/module-review-status.v1.schema.json). */
 const nextActionOf: Record<ReviewState, NextAction> = {
   awaiting_plan: 'await_review_plan',
   queued: 'await_build',
