@@ -15,7 +15,7 @@ async function freePort(): Promise<number> {
 
 /**
  * A real anvil (from npm) with chain id 4663 on 127.0.0.1, on `port` (a free one when omitted), stopped by the
- * process group it was started in. CHAIN-NOTES.md: "A real local chain for development and tests".
+ * process group it was started in: the real local chain of development and the tests.
  */
 export async function startAnvil(
   port?: number,

@@ -47,8 +47,10 @@ const require = createRequire(import.meta.url);
 /** The devnet's native/USD reference: USD 3,000.00 with 8 decimals. */
 const devnetNativeUsd = 300_000_000_000n;
 const publishEveryMs = 20_000;
-/** Genesis time of the devnet (2026-01-01T00:00:00Z). Deployment blocks get fixed times after it, so every start
- * yields the same block and transaction hashes; afterwards the devnet's clock jumps to the wall clock. */
+/**
+ * Genesis time of the devnet (2026-01-01T00:00:00Z). Deployment blocks get fixed times after it, so every start
+ * yields the same block and transaction hashes; afterwards the devnet's clock jumps to the wall clock.
+ */
 export const devnetGenesisTimestamp = 1_767_225_600;
 /** Blocks mined after the root deployment, so `safe` (latest - 32) and `finalized` (latest - 64) cover it. */
 const blocksAfterDeployment = 100;
@@ -64,8 +66,15 @@ export const devnetProviders = [
   { providerId: 'devnet-a.rpc', trustDomain: 'devnet-local' },
   { providerId: 'devnet-b.rpc', trustDomain: 'devnet-local' },
 ] as const;
-/** The reference fixes the root deployment call at exactly this many calldata bytes (deploymentEvidence). */
+/**
+ * The root deployment call is padded to exactly this many calldata bytes, the `calldataBytes` constant of
+ * spec/schemas/deployment-evidence.v1.schema.json.
+ */
 export const rootDeploymentCalldataBytes = 33_412;
+
+type Binding = { address: Address; runtimeCodeHash: Hex };
+/** A contract deployed by the devnet operator: its binding and the transaction that created it. */
+type Deployed = Binding & { transactionHash: Hex };
 
 /**
  * Starts the local chain-4663 devnet: anvil from npm on 127.0.0.1, then, from the well-known first account in a
@@ -74,7 +83,7 @@ export const rootDeploymentCalldataBytes = 33_412;
  * factory and the launch stamp router (compiled from contracts/). It mines 100 blocks so the deployment is final,
  * reads the deployment back as a chain-deployment document (the `chainDeployment` of create requests), moves the
  * clock to now and keeps the feed's round fresh (the quote accepts at most 60 s). Every start yields the same
- * addresses and the same document. CHAIN-NOTES.md; issue 5.
+ * addresses and the same document.
  */
 export async function startDevnet(options: { port?: number; outputDir?: string } = {}): Promise<{
   deployment: DevnetDeployment;
@@ -87,128 +96,52 @@ export async function startDevnet(options: { port?: number; outputDir?: string }
   const anvil = await startAnvil(options.port, ['--timestamp', String(devnetGenesisTimestamp)]);
   let publisher: NodeJS.Timeout | undefined;
   try {
-    const chain = chain4663(anvil.url);
-    const account = privateKeyToAccount(devnetOperatorKey);
-    const wallet = createWalletClient({ account, chain, transport: http(anvil.url) });
-    const reader = createPublicClient({ chain, transport: http(anvil.url) });
-    const testClient = createTestClient({ mode: 'anvil', chain, transport: http(anvil.url) });
-    let clock = devnetGenesisTimestamp;
-    const fixedFees = { gas: 25_000_000n, maxFeePerGas: 2_000_000_000n, maxPriorityFeePerGas: 0n } as const;
-    const send = async (request: { to?: Address; data: Hex }) => {
-      clock += 12;
-      await testClient.setNextBlockTimestamp({ timestamp: BigInt(clock) });
-      const hash = await wallet.sendTransaction({ ...request, ...fixedFees });
-      const receipt = await reader.waitForTransactionReceipt({ hash });
-      if (receipt.status !== 'success') throw new Error(`devnet transaction ${hash} reverted`);
-      return receipt;
-    };
-    const deploy = async (bytecode: Hex) => {
-      const receipt = await send({ data: bytecode });
-      if (!receipt.contractAddress) throw new Error('no contract address');
-      return { ...(await bindingOf(receipt.contractAddress)), transactionHash: receipt.transactionHash };
-    };
-    const bindingOf = async (address: Address) => {
-      const code = await reader.getCode({ address });
-      if (!code) throw new Error(`no code at ${address}`);
-      return { address, runtimeCodeHash: keccak256(code) };
-    };
-
-    const poolManagerArtifact = require('@uniswap/v4-core/out/PoolManager.sol/PoolManager.json') as {
-      bytecode: { object: Hex };
-    };
-    const poolManager = await deploy(
-      concat([poolManagerArtifact.bytecode.object, encodeAbiParameters([{ type: 'address' }], [account.address])]),
+    const operator = devnetOperator(anvil.url);
+    const poolManager = await operator.deploy(
+      concat([poolManagerBytecode(), encodeAbiParameters([{ type: 'address' }], [operator.address])]),
     );
-    const nativeUsdPriceFeed = await deploy(
+    const nativeUsdPriceFeed = await operator.deploy(
       concat([artifact('NativeUsdPriceFeed').bytecode, encodeAbiParameters([{ type: 'int256' }], [devnetNativeUsd])]),
     );
-    const rootDeployer = await deploy(artifact('RootDeployer').bytecode);
-
-    // The root contracts, created by the root deployer with CREATE at its nonces 1, 2 and 3.
-    const [permitAuthorityAt, graphFactoryAt, routerAt] = [1n, 2n, 3n].map((nonce) =>
-      getContractAddress({ from: rootDeployer.address, nonce }),
-    ) as [Address, Address, Address];
+    const rootDeployer = await operator.deploy(artifact('RootDeployer').bytecode);
+    const roots = rootContractAddresses(rootDeployer.address);
     const permitAttester = privateKeyToAccount(devnetPermitAttesterKey).address;
-    const initCodes = [
-      concat([artifact('PermitAuthority').bytecode, encodeAbiParameters([{ type: 'address' }], [permitAttester])]),
-      artifact('GraphFactory').bytecode,
-      concat([
-        artifact('LaunchStampRouter').bytecode,
-        encodeAbiParameters(
-          [{ type: 'address' }, { type: 'address' }, { type: 'address' }, { type: 'address' }],
-          [poolManager.address, graphFactoryAt, permitAuthorityAt, devnetPlatformFeeRecipient],
-        ),
-      ]),
-    ] as const;
-    const expected = [permitAuthorityAt, graphFactoryAt, routerAt] as const;
-    const unpadded = encodeFunctionData({
-      abi: rootDeployerAbi,
-      functionName: 'deployRoots',
-      args: [initCodes, expected, '0x'],
+    const rootReceipt = await operator.send({
+      to: rootDeployer.address,
+      data: deployRootsCalldata(roots, permitAttester, poolManager.address),
     });
-    const paddingBytes = rootDeploymentCalldataBytes - (unpadded.length - 2) / 2;
-    if (paddingBytes < 0 || paddingBytes % 32 !== 0) {
-      throw new Error(`root init codes take ${(unpadded.length - 2) / 2} calldata bytes; no padding reaches 33,412`);
-    }
-    const data = encodeFunctionData({
-      abi: rootDeployerAbi,
-      functionName: 'deployRoots',
-      args: [initCodes, expected, `0x${'00'.repeat(paddingBytes)}`],
-    });
-    const rootReceipt = await send({ to: rootDeployer.address, data });
-    await testClient.mine({ blocks: blocksAfterDeployment, interval: 12 });
+    await operator.testClient.mine({ blocks: blocksAfterDeployment, interval: 12 });
 
     const chainDeployment = await readChainDeploymentEvidence({
       providers: devnetProviders.map((p) => ({ ...p, url: anvil.url })),
       rootTransactionHash: rootReceipt.transactionHash,
       poolManagerTransactionHash: poolManager.transactionHash,
     });
-
-    // From here on the devnet follows the wall clock, so permits and quotes are current at any date.
-    await testClient.setNextBlockTimestamp({ timestamp: BigInt(Math.max(Math.floor(Date.now() / 1000), clock + 1)) });
-    await testClient.mine({ blocks: 1 });
-    const publish = async () => {
-      const hash = await wallet.writeContract({
-        address: nativeUsdPriceFeed.address,
-        abi: nativeUsdPriceFeedAbi,
-        functionName: 'publish',
-        args: [devnetNativeUsd],
-      });
-      await reader.waitForTransactionReceipt({ hash });
-    };
-    await publish();
-    publisher = setInterval(() => {
-      publish().catch((err: unknown) =>
-        console.error(
-          JSON.stringify({ level: 'error', msg: 'devnet price publish failed', detail: String(err).slice(0, 300) }),
-        ),
-      );
-    }, publishEveryMs);
-    publisher.unref();
+    await operator.followWallClock();
+    publisher = await keepPriceFresh(operator, nativeUsdPriceFeed.address);
 
     const deployment: DevnetDeployment = {
       chainId: 4663,
       rpcUrl: anvil.url,
-      operator: account.address,
+      operator: operator.address,
       permitAttester,
       platformFeeRecipient: devnetPlatformFeeRecipient,
       contracts: {
         poolManager: bindingOnly(poolManager),
         nativeUsdPriceFeed: bindingOnly(nativeUsdPriceFeed),
         rootDeployer: bindingOnly(rootDeployer),
-        permitAuthority: await bindingOf(permitAuthorityAt),
-        graphFactory: await bindingOf(graphFactoryAt),
-        platformLaunchStampRouter: await bindingOf(routerAt),
+        permitAuthority: await operator.bindingOf(roots.permitAuthority),
+        graphFactory: await operator.bindingOf(roots.graphFactory),
+        platformLaunchStampRouter: await operator.bindingOf(roots.router),
       },
     };
     const sourceVerificationRegistry = devnetSourceVerificationRegistry(deployment);
     if (options.outputDir) {
-      mkdirSync(options.outputDir, { recursive: true });
-      const write = (name: string, value: unknown) =>
-        writeFileSync(join(options.outputDir as string, name), `${JSON.stringify(value, null, 2)}\n`);
-      write('deployment.json', deployment);
-      write('chain-deployment.json', chainDeployment);
-      write('source-verification.json', sourceVerificationRegistry);
+      writeDevnetDocuments(options.outputDir, {
+        'deployment.json': deployment,
+        'chain-deployment.json': chainDeployment,
+        'source-verification.json': sourceVerificationRegistry,
+      });
     }
     const stopPublisher = publisher;
     return {
@@ -225,6 +158,135 @@ export async function startDevnet(options: { port?: number; outputDir?: string }
     if (publisher) clearInterval(publisher);
     await anvil.stop();
     throw err;
+  }
+}
+
+/**
+ * The devnet operator (anvil's well-known first account) on the devnet at `url`. Until `followWallClock`, each
+ * transaction is mined alone in a block 12 s after the previous one, from the genesis time on, with fixed gas and
+ * fees, so every start yields the same block and transaction hashes.
+ */
+function devnetOperator(url: string) {
+  const chain = chain4663(url);
+  const account = privateKeyToAccount(devnetOperatorKey);
+  const wallet = createWalletClient({ account, chain, transport: http(url) });
+  const reader = createPublicClient({ chain, transport: http(url) });
+  const testClient = createTestClient({ mode: 'anvil', chain, transport: http(url) });
+  let clock = devnetGenesisTimestamp;
+  const fixedFees = { gas: 25_000_000n, maxFeePerGas: 2_000_000_000n, maxPriorityFeePerGas: 0n } as const;
+  const bindingOf = async (address: Address): Promise<Binding> => {
+    const code = await reader.getCode({ address });
+    if (!code) throw new Error(`no code at ${address}`);
+    return { address, runtimeCodeHash: keccak256(code) };
+  };
+  const send = async (request: { to?: Address; data: Hex }) => {
+    clock += 12;
+    await testClient.setNextBlockTimestamp({ timestamp: BigInt(clock) });
+    const hash = await wallet.sendTransaction({ ...request, ...fixedFees });
+    const receipt = await reader.waitForTransactionReceipt({ hash });
+    if (receipt.status !== 'success') throw new Error(`devnet transaction ${hash} reverted`);
+    return receipt;
+  };
+  const deploy = async (bytecode: Hex): Promise<Deployed> => {
+    const receipt = await send({ data: bytecode });
+    if (!receipt.contractAddress) throw new Error('no contract address');
+    return { ...(await bindingOf(receipt.contractAddress)), transactionHash: receipt.transactionHash };
+  };
+  /** From here on the devnet follows the wall clock, so permits and quotes are current at any date. */
+  const followWallClock = async () => {
+    await testClient.setNextBlockTimestamp({ timestamp: BigInt(Math.max(Math.floor(Date.now() / 1000), clock + 1)) });
+    await testClient.mine({ blocks: 1 });
+  };
+  return { address: account.address, wallet, reader, testClient, bindingOf, send, deploy, followWallClock };
+}
+
+type DevnetOperator = ReturnType<typeof devnetOperator>;
+
+/** The real Uniswap v4 PoolManager's creation code, from the `@uniswap/v4-core` artifacts. */
+function poolManagerBytecode(): Hex {
+  const poolManagerArtifact = require('@uniswap/v4-core/out/PoolManager.sol/PoolManager.json') as {
+    bytecode: { object: Hex };
+  };
+  return poolManagerArtifact.bytecode.object;
+}
+
+/** The root contracts' addresses: the root deployer creates them with CREATE at its nonces 1, 2 and 3. */
+function rootContractAddresses(rootDeployer: Address) {
+  const [permitAuthority, graphFactory, router] = [1n, 2n, 3n].map((nonce) =>
+    getContractAddress({ from: rootDeployer, nonce }),
+  ) as [Address, Address, Address];
+  return { permitAuthority, graphFactory, router };
+}
+
+/**
+ * The one atomic root deployment: `deployRoots` with the init codes of the permit authority (for the devnet's permit
+ * attester), the graph factory and the launch stamp router, each expected at its address, padded with zero bytes to
+ * exactly `rootDeploymentCalldataBytes`.
+ */
+function deployRootsCalldata(
+  roots: ReturnType<typeof rootContractAddresses>,
+  permitAttester: Address,
+  poolManager: Address,
+): Hex {
+  const initCodes = [
+    concat([artifact('PermitAuthority').bytecode, encodeAbiParameters([{ type: 'address' }], [permitAttester])]),
+    artifact('GraphFactory').bytecode,
+    concat([
+      artifact('LaunchStampRouter').bytecode,
+      encodeAbiParameters(
+        [{ type: 'address' }, { type: 'address' }, { type: 'address' }, { type: 'address' }],
+        [poolManager, roots.graphFactory, roots.permitAuthority, devnetPlatformFeeRecipient],
+      ),
+    ]),
+  ] as const;
+  const expected = [roots.permitAuthority, roots.graphFactory, roots.router] as const;
+  const unpadded = encodeFunctionData({
+    abi: rootDeployerAbi,
+    functionName: 'deployRoots',
+    args: [initCodes, expected, '0x'],
+  });
+  const paddingBytes = rootDeploymentCalldataBytes - (unpadded.length - 2) / 2;
+  if (paddingBytes < 0 || paddingBytes % 32 !== 0) {
+    throw new Error(`root init codes take ${(unpadded.length - 2) / 2} calldata bytes; no padding reaches 33,412`);
+  }
+  return encodeFunctionData({
+    abi: rootDeployerAbi,
+    functionName: 'deployRoots',
+    args: [initCodes, expected, `0x${'00'.repeat(paddingBytes)}`],
+  });
+}
+
+/**
+ * Publishes the devnet's native/USD price now and then every 20 s (a failed publish is logged, the timer goes on), so
+ * the feed's round stays fresh. Returns the timer, which does not keep the process alive.
+ */
+async function keepPriceFresh(operator: DevnetOperator, feed: Address): Promise<NodeJS.Timeout> {
+  const publish = async () => {
+    const hash = await operator.wallet.writeContract({
+      address: feed,
+      abi: nativeUsdPriceFeedAbi,
+      functionName: 'publish',
+      args: [devnetNativeUsd],
+    });
+    await operator.reader.waitForTransactionReceipt({ hash });
+  };
+  await publish();
+  const publisher = setInterval(() => {
+    publish().catch((err: unknown) =>
+      console.error(
+        JSON.stringify({ level: 'error', msg: 'devnet price publish failed', detail: String(err).slice(0, 300) }),
+      ),
+    );
+  }, publishEveryMs);
+  publisher.unref();
+  return publisher;
+}
+
+/** Writes each document as indented JSON with a final newline into `outputDir` (created if missing). */
+function writeDevnetDocuments(outputDir: string, documents: Record<string, unknown>): void {
+  mkdirSync(outputDir, { recursive: true });
+  for (const [name, value] of Object.entries(documents)) {
+    writeFileSync(join(outputDir, name), `${JSON.stringify(value, null, 2)}\n`);
   }
 }
 
@@ -272,6 +334,6 @@ export function devnetServerEnv(deployment: DevnetDeployment, outputDir: string)
   };
 }
 
-function bindingOnly(deployed: { address: Address; runtimeCodeHash: Hex }): { address: Address; runtimeCodeHash: Hex } {
+function bindingOnly(deployed: Binding): Binding {
   return { address: deployed.address, runtimeCodeHash: deployed.runtimeCodeHash };
 }

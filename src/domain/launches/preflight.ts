@@ -55,7 +55,7 @@ const codes = (findings: AdmissionFinding[], severity: AdmissionFinding['severit
   ...new Set(findings.filter((f) => f.severity === severity).map((f) => f.code)),
 ];
 
-/** Which findings bind which behaviour-evidence duty (launch-transport.md Errors: bound evidence duties). */
+/** Which findings bind which behaviour-evidence duty (the `behaviorEvidence` of the preflight schema). */
 const dutyCodes: Record<Exclude<keyof CustomLaunchPreflightV2['behaviorEvidence'], 'feeBehaviorClaim'>, string[]> = {
   proxyOrDelegatecall: ['PROXY_OR_DELEGATECALL'],
   mint: ['MINT_CONTROL'],
@@ -68,17 +68,11 @@ const dutyCodes: Record<Exclude<keyof CustomLaunchPreflightV2['behaviorEvidence'
 };
 
 /**
- * preflightCustomLaunchV4: the request rules (400 on a broken one), then, with chain gates configured, the read-only
- * binding of the external references (reported per reference in externalReferenceBinding), then the admission gates,
- * reported without side effects: no launch is persisted, no nonce allocated, nothing signed or broadcast (the
- * binding and the funding-nonce lookup only read).
- * Disposition: any blocking finding → unsupported; else any needs-evidence finding → needs_evidence; else any
- * warning → supported_with_warnings; else supported. Deployable means nothing blocks and nothing needs evidence,
- * and then TX_SIMULATION_PENDING says the exact router simulation follows submission.
- * The evidence tier is verified_references when the binding ran and bound every reference; bound references are
- * the external-dependency duty's bound evidence. The funding-nonce warnings count as warnings but are no risk basis.
- * Spec: launch-transport.md What the service does 4, 7, 8; Response resources (preflight); Errors
- * (TX_SIMULATION_PENDING, the funding-nonce warnings); custom-launch-preflight.v2.schema.json.
+ * preflightCustomLaunchV4 (spec/openapi/paths/v4-custom-launches-preflight.yaml): the request rules (400 on a broken
+ * one), then, with chain gates configured, the read-only binding of the external references (reported per reference
+ * in externalReferenceBinding), then the admission gates, reported without side effects: no launch is persisted, no
+ * nonce allocated, nothing signed or broadcast (the binding and the funding-nonce lookup only read). The report's
+ * shape is spec/schemas/custom-launch-preflight.v2.schema.json.
  */
 export async function preflightV4(
   principal: Principal,
@@ -97,30 +91,8 @@ export async function preflightV4(
     externalReferenceBinding: binding,
     fundingNonceConflict: sources.fundingNonceConflict(request),
   });
-  const blocking = codes(findings, 'blocking');
-  const needsEvidence = codes(findings, 'needs_evidence');
-  const warnings = codes(findings, 'warning');
-  const riskWarnings = warnings.filter((code) => !toolingWarnings.includes(code));
-  const deployable = blocking.length === 0 && needsEvidence.length === 0;
-  const informational = [...codes(findings, 'info'), ...(deployable ? ['TX_SIMULATION_PENDING' as const] : [])];
-  const disposition =
-    blocking.length > 0
-      ? 'unsupported'
-      : needsEvidence.length > 0
-        ? 'needs_evidence'
-        : warnings.length > 0
-          ? 'supported_with_warnings'
-          : 'supported';
-  const duty = (dutyFindings: string[]): Duty => {
-    const found = [...new Set(findings.filter((f) => dutyFindings.includes(f.code)).map((f) => f.code))];
-    if (found.length > 0) return { status: 'evidence_required', findingCodes: found };
-    // Bound external references are external dependencies whose evidence the server bound.
-    const bound = allBound && dutyFindings.includes('EXTERNAL_REFERENCE_UNBOUND');
-    return { status: bound ? 'evidence_bound' : 'not_observed', findingCodes: [] };
-  };
-  const behaviorEvidence = Object.fromEntries(
-    Object.entries(dutyCodes).map(([name, dutyFindings]) => [name, duty(dutyFindings)]),
-  ) as Omit<CustomLaunchPreflightV2['behaviorEvidence'], 'feeBehaviorClaim'>;
+  const verdict = verdictOf(findings);
+  const { blocking, needsEvidence, warnings, deployable } = verdict;
   const axis = { status: 'not_evidenced' as const, findingCodes: [] };
   return {
     schemaVersion: 'platform.custom-launch-preflight.v2',
@@ -131,18 +103,15 @@ export async function preflightV4(
     requestDigest: sha256Digest(rawBody),
     launchIntentHash: request.launchIntentHash,
     launchEligibility: { deployable, routable: deployable, featured: false },
+    // The evidence tier is verified_references when the binding ran and bound every reference.
     evidenceTier: allBound ? 'verified_references' : 'static_baseline',
-    disposition,
+    disposition: verdict.disposition,
     blockingFindingCodes: blocking,
     warningFindingCodes: warnings,
     needsEvidenceFindingCodes: needsEvidence,
-    informationalFindingCodes: informational,
-    riskClassification: {
-      level: blocking.length > 0 ? 'high' : needsEvidence.length + riskWarnings.length > 0 ? 'elevated' : 'standard',
-      basisFindingCodes: [...blocking, ...needsEvidence, ...riskWarnings],
-      safetyClaim: false,
-    },
-    behaviorEvidence: { ...behaviorEvidence, feeBehaviorClaim: false },
+    informationalFindingCodes: verdict.informational,
+    riskClassification: verdict.riskClassification,
+    behaviorEvidence: { ...behaviorEvidenceOf(findings, allBound), feeBehaviorClaim: false },
     externalReferenceBinding: binding,
     productTruthAxes: {
       deployment: axis,
@@ -158,22 +127,79 @@ export async function preflightV4(
       action: `${findingCodes[code].obligation} Rebuild and submit a new immutable request.`,
       newRequestRequired: true as const,
     })),
-    platformAdmission:
-      staticHardBlocks.length > 0
-        ? {
-            status: 'action_required',
-            blockingFindingCodes: [...new Set(staticHardBlocks)],
-            staticReport,
-            safetyClaim: false,
-            feeBehaviorClaim: false,
-          }
-        : {
-            status: 'no_blocking_static_finding',
-            staticReportSha256: staticReport.reportSha256,
-            warningFindingCodes: warnings,
-            routerSimulationRequired: true,
-            safetyClaim: false,
-            feeBehaviorClaim: false,
-          },
+    platformAdmission: platformAdmissionOf(staticReport, staticHardBlocks, warnings),
   } as CustomLaunchPreflightV2;
+}
+
+/**
+ * The findings sorted by severity, and what they decide. Disposition: any blocking finding → unsupported; else any
+ * needs-evidence finding → needs_evidence; else any warning → supported_with_warnings; else supported. Deployable
+ * means nothing blocks and nothing needs evidence, and then TX_SIMULATION_PENDING says the exact router simulation
+ * follows submission. The funding-nonce warnings count as warnings but are no basis of the risk classification.
+ */
+function verdictOf(findings: AdmissionFinding[]) {
+  const blocking = codes(findings, 'blocking');
+  const needsEvidence = codes(findings, 'needs_evidence');
+  const warnings = codes(findings, 'warning');
+  const riskWarnings = warnings.filter((code) => !toolingWarnings.includes(code));
+  const deployable = blocking.length === 0 && needsEvidence.length === 0;
+  const informational = [...codes(findings, 'info'), ...(deployable ? ['TX_SIMULATION_PENDING' as const] : [])];
+  const disposition: CustomLaunchPreflightV2['disposition'] =
+    blocking.length > 0
+      ? 'unsupported'
+      : needsEvidence.length > 0
+        ? 'needs_evidence'
+        : warnings.length > 0
+          ? 'supported_with_warnings'
+          : 'supported';
+  const riskClassification: CustomLaunchPreflightV2['riskClassification'] = {
+    level: blocking.length > 0 ? 'high' : needsEvidence.length + riskWarnings.length > 0 ? 'elevated' : 'standard',
+    basisFindingCodes: [...blocking, ...needsEvidence, ...riskWarnings],
+    safetyClaim: false,
+  };
+  return { blocking, needsEvidence, warnings, informational, deployable, disposition, riskClassification };
+}
+
+/**
+ * Each behaviour-evidence duty: evidence_required with the findings that bind it; else, for the external-dependency
+ * duty when every external reference was bound, evidence_bound; else not_observed.
+ */
+function behaviorEvidenceOf(
+  findings: AdmissionFinding[],
+  allBound: boolean,
+): Omit<CustomLaunchPreflightV2['behaviorEvidence'], 'feeBehaviorClaim'> {
+  const duty = (dutyFindings: string[]): Duty => {
+    const found = [...new Set(findings.filter((f) => dutyFindings.includes(f.code)).map((f) => f.code))];
+    if (found.length > 0) return { status: 'evidence_required', findingCodes: found };
+    // Bound external references are external dependencies whose evidence the server bound.
+    const bound = allBound && dutyFindings.includes('EXTERNAL_REFERENCE_UNBOUND');
+    return { status: bound ? 'evidence_bound' : 'not_observed', findingCodes: [] };
+  };
+  return Object.fromEntries(
+    Object.entries(dutyCodes).map(([name, dutyFindings]) => [name, duty(dutyFindings)]),
+  ) as Omit<CustomLaunchPreflightV2['behaviorEvidence'], 'feeBehaviorClaim'>;
+}
+
+/** The platform admission: action_required with the static baseline's hard blocks, else its report digest. */
+function platformAdmissionOf(
+  staticReport: ReturnType<typeof evaluateAdmission>['staticReport'],
+  staticHardBlocks: readonly string[],
+  warnings: string[],
+): CustomLaunchPreflightV2['platformAdmission'] {
+  return staticHardBlocks.length > 0
+    ? {
+        status: 'action_required',
+        blockingFindingCodes: [...new Set(staticHardBlocks)],
+        staticReport,
+        safetyClaim: false,
+        feeBehaviorClaim: false,
+      }
+    : {
+        status: 'no_blocking_static_finding',
+        staticReportSha256: staticReport.reportSha256,
+        warningFindingCodes: warnings,
+        routerSimulationRequired: true,
+        safetyClaim: false,
+        feeBehaviorClaim: false,
+      };
 }

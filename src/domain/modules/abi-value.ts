@@ -1,10 +1,8 @@
 import type { components } from '../../../generated/types/service.ts';
 
-/**
- * Static ABI values of module configuration (spec/schemas/module-descriptor.v0.1.schema.json AbiType, AbiValue,
- * ConfigurationField): integers as signed decimal strings, address and bytesN as 0x hex, bool as a JSON boolean.
- * The schema checks the JSON shape only; these say whether a value fits its declared type and a field's bounds.
- */
+// Static ABI values of module configuration (spec/schemas/module-descriptor.v0.1.schema.json AbiType, AbiValue,
+// ConfigurationField): integers as signed decimal strings, address and bytesN as 0x hex, bool as a JSON boolean.
+// The schema checks the JSON shape only; these say whether a value fits its declared type and a field's bounds.
 
 const integer = /^(u?)int(\d+)$/;
 const fixedBytes = /^bytes(\d+)$/;
@@ -42,8 +40,10 @@ export function abiTypeProblem(type: string, value: unknown): string | null {
   return `${type} is not a static ABI type`;
 }
 
-/** A configuration field's type, optional inclusive integer bounds and binding, as the descriptor states them. */
-/** A descriptor configuration field, generated from spec/schemas/module-descriptor.v0.1.schema.json. */
+/**
+ * A descriptor configuration field: its type, optional inclusive integer bounds and binding, as the descriptor states
+ * them (generated from spec/schemas/module-descriptor.v0.1.schema.json).
+ */
 export type AbiField = components['schemas']['ConfigurationField'];
 
 /**

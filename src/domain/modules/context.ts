@@ -14,9 +14,9 @@ const formats = {
 } as const;
 
 /**
- * getModulesCapabilities (public): upload eligibility starts here (modules-subkeys-developer-api.md What the
- * service does 5). The legacy root fields do not govern intake and stay false; review readiness is read from the
- * review capabilities (getModuleReviewCapabilities).
+ * getModulesCapabilities (public, spec/openapi/paths/modules-capabilities.yaml): upload eligibility starts here. The
+ * legacy root fields do not govern intake and stay false; review readiness is read from the review capabilities
+ * (getModuleReviewCapabilities).
  */
 export function modulesCapabilities(config: Config): ModulesCapabilities {
   return {

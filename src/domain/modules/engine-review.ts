@@ -64,7 +64,8 @@ export function encodeConfiguration(configuration: Descriptor['configuration']):
 
 /**
  * Checks one piece of review data against its limit: more than `limit` bytes fails the build with
- * MODULE_BUILD_PROFILE_CAPACITY_EXCEEDED (modules-subkeys-developer-api.md Limits). `what` names it in the message.
+ * MODULE_BUILD_PROFILE_CAPACITY_EXCEEDED (the review limits of spec/schemas/modules-context.v1.schema.json). `what`
+ * names it in the message.
  */
 export function checkDataLimit(what: string, bytes: number, limit: number): void {
   if (bytes > limit) {
@@ -134,9 +135,10 @@ export function engineReviewInputs(
 
 /**
  * Runs one engine component on the local EVM (its creation code followed by its initialization data, then each
- * operation) and checks every execution against the reviewed execution budget (modules-subkeys-developer-api.md
- * Limits: at most 3,000,000 gas): over it is MODULE_BUILD_EXECUTION_BUDGET_EXCEEDED, a revert within it
- * MODULE_BUILD_EXECUTION_FAILED. Returns the measured evidence.
+ * operation) and checks every execution against the reviewed execution budget (at most 3,000,000 gas,
+ * maxEngineExecutionGas of spec/schemas/modules-context.v1.schema.json): over it is
+ * MODULE_BUILD_EXECUTION_BUDGET_EXCEEDED, a revert within it MODULE_BUILD_EXECUTION_FAILED. Returns the measured
+ * evidence.
  */
 export async function measureEngine(
   evm: EngineEvm,

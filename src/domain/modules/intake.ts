@@ -22,7 +22,7 @@ type Descriptor = ModuleSubmissionRequest['descriptor'];
 const zeroAddress = /^0x0{40}$/i;
 const hex32 = (value: unknown) => `0x${createHash('sha256').update(canonicalJson(value)).digest('hex')}`;
 
-/** The family and package identities (project design): derived from author, familySalt and name only. */
+/** The family and package identities: derived from author, familySalt and name only. */
 function moduleIdentity(descriptor: Descriptor): { familyId: string; packageId: string } {
   const familyId = hex32({ author: descriptor.author.toLowerCase(), familySalt: descriptor.familySalt });
   return { familyId, packageId: hex32({ familyId, name: descriptor.name }) };
@@ -43,11 +43,11 @@ function invalid(message: string): never {
 }
 
 /**
- * The rules of a submission no JSON Schema states (the submit description in spec/openapi/paths/modules-submissions.yaml),
- * in order: author, reward wallet, the files against the inventory
+ * The rules of a submission no JSON Schema states (the submit description in
+ * spec/openapi/paths/modules-submissions.yaml), in order: author, reward wallet, the files against the inventory
  * (hashes, bytes, sizes), the total raw size, references between descriptor parts, configuration values against
- * their ABI types and bounds (abi-value.ts), fixed configuration overrides,
- * compiler source name collisions. Returns the total decoded size.
+ * their ABI types and bounds (abi-value.ts), fixed configuration overrides, compiler source name collisions. Returns
+ * the total decoded size.
  */
 function checkSubmission(
   principal: Principal,
@@ -130,10 +130,10 @@ interface SubmissionRow {
 }
 
 /**
- * submitModule: checks the submission, then in one immediate transaction replays an exact retry (200, the first
- * body byte for byte) or refuses other bytes under the key (409 MODULE_IDEMPOTENCY_CONFLICT), applies the identity
- * rules (version, package and lineage conflicts) and stores the immutable draft. 201 only after the commit is on disk
- * (synchronous=FULL). Every refusal stores nothing.
+ * submitModule (spec/openapi/paths/modules-submissions.yaml): checks the submission, then in one immediate
+ * transaction replays an exact retry (200, the first body byte for byte) or refuses other bytes under the key (409
+ * MODULE_IDEMPOTENCY_CONFLICT), applies the identity rules (version, package and lineage conflicts) and stores the
+ * immutable draft. 201 only after the commit is on disk (synchronous=FULL). Every refusal stores nothing.
  */
 export function submitModule(
   db: Db,
@@ -161,88 +161,122 @@ export function submitModule(
       // The checks read no state, so they run before the write lock is taken (decoding 16 MiB takes a while).
       check: () => checkSubmission(principal, request, input.limits),
       first: ({ byteCount }) => {
-        const d = request.descriptor;
-        const { familyId, packageId } = moduleIdentity(d);
-        const author = d.author.toLowerCase();
-        const family = statement(
-          db,
-          'SELECT submission_id, author, family_id, package_id, name, version, receipt_json FROM module_submissions WHERE family_id = ?',
-        ).all(familyId) as SubmissionRow[];
-        const supersedes = request.supersedesSubmissionId ?? null;
-        const versionTaken = () =>
-          new ApiError('MODULE_VERSION_ALREADY_SUBMITTED', {
-            message: `Version ${d.version} of this package was already submitted; submit a new linked version.`,
-          });
-        if (supersedes === null) {
-          if (family.some((s) => s.package_id === packageId && s.version === d.version)) throw versionTaken();
-          if (family.length > 0) {
-            throw new ApiError('MODULE_PACKAGE_CONFLICT', {
-              message: `This package family already has submission ${family.at(-1)?.submission_id}; submit a revision with supersedesSubmissionId.`,
-            });
-          }
-        } else {
-          const predecessor = family.find((s) => s.submission_id === supersedes);
-          const successor = statement(
-            db,
-            'SELECT 1 AS taken FROM module_submissions WHERE supersedes_submission_id = ?',
-          ).get(supersedes);
-          if (!predecessor || predecessor.author !== author || predecessor.name !== d.name || successor) {
-            throw new ApiError('MODULE_REVISION_LINEAGE_INVALID', {
-              message: `supersedesSubmissionId ${supersedes} is not the latest submission of this author's package ${d.name} in this family.`,
-            });
-          }
-          if (family.some((s) => s.version === d.version)) throw versionTaken();
-        }
-        const createdAt = new Date(input.now).toISOString();
-        const receipt: ModuleIntakeReceipt = {
-          contract: 'platform.modules.api.v0.1',
-          submissionId: randomUUID(),
-          status: 'draft_received',
-          reviewStatus: 'unreviewed',
-          approved: false,
-          available: false,
-          packageId,
-          familyId,
-          requestDigest: sha256Digest(canonicalJson(request)),
-          author,
-          rewardWallet: d.rewardWallet.toLowerCase(),
-          byteCount,
-          name: d.name,
-          version: d.version,
-          supersedesSubmissionId: supersedes,
-          createdAt,
-        };
+        const identity = moduleIdentity(request.descriptor);
+        checkIdentityRules(db, request, identity);
+        const receipt = draftReceipt(request, identity, byteCount, new Date(input.now).toISOString());
         const body = JSON.stringify(receipt);
-        statement(
-          db,
-          `INSERT INTO module_submissions (submission_id, author, key_id, family_id, package_id, name, version,
-           supersedes_submission_id, request_bytes, receipt_json, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        ).run(
-          receipt.submissionId,
-          author,
-          principal.keyId,
-          familyId,
-          packageId,
-          d.name,
-          d.version,
-          supersedes,
-          input.rawBody,
-          body,
-          createdAt,
-        );
-        // The durable review job is born with the draft, in the same transaction.
-        statement(
-          db,
-          `INSERT INTO module_reviews (submission_id, state, revision, attempt, created_at, updated_at)
-         VALUES (?, 'awaiting_plan', 0, 0, ?, ?)`,
-        ).run(receipt.submissionId, createdAt, createdAt);
-        recordAnswer(db, idem, { status: 201, body }, createdAt);
+        storeDraft(db, { receipt, body, keyId: principal.keyId, rawBody: input.rawBody });
+        recordAnswer(db, idem, { status: 201, body }, receipt.createdAt);
         return { status: 201 as const, body };
       },
     },
     'MODULE_IDEMPOTENCY_CONFLICT',
   );
+}
+
+/**
+ * The identity rules against the stored submissions of the package family. A first submission (no
+ * supersedesSubmissionId) needs a family without submissions: its version already submitted is
+ * MODULE_VERSION_ALREADY_SUBMITTED, any other submission of the family MODULE_PACKAGE_CONFLICT. A revision must
+ * supersede the latest submission of the same author's package in the family, one nobody superseded yet
+ * (MODULE_REVISION_LINEAGE_INVALID), with a version the family has not had (MODULE_VERSION_ALREADY_SUBMITTED).
+ */
+function checkIdentityRules(
+  db: Db,
+  request: ModuleSubmissionRequest,
+  { familyId, packageId }: { familyId: string; packageId: string },
+): void {
+  const d = request.descriptor;
+  const family = statement(
+    db,
+    'SELECT submission_id, author, family_id, package_id, name, version, receipt_json FROM module_submissions WHERE family_id = ?',
+  ).all(familyId) as SubmissionRow[];
+  const supersedes = request.supersedesSubmissionId ?? null;
+  const versionTaken = () =>
+    new ApiError('MODULE_VERSION_ALREADY_SUBMITTED', {
+      message: `Version ${d.version} of this package was already submitted; submit a new linked version.`,
+    });
+  if (supersedes === null) {
+    if (family.some((s) => s.package_id === packageId && s.version === d.version)) throw versionTaken();
+    if (family.length > 0) {
+      throw new ApiError('MODULE_PACKAGE_CONFLICT', {
+        message: `This package family already has submission ${family.at(-1)?.submission_id}; submit a revision with supersedesSubmissionId.`,
+      });
+    }
+    return;
+  }
+  const predecessor = family.find((s) => s.submission_id === supersedes);
+  const successor = statement(db, 'SELECT 1 AS taken FROM module_submissions WHERE supersedes_submission_id = ?').get(
+    supersedes,
+  );
+  if (!predecessor || predecessor.author !== d.author.toLowerCase() || predecessor.name !== d.name || successor) {
+    throw new ApiError('MODULE_REVISION_LINEAGE_INVALID', {
+      message: `supersedesSubmissionId ${supersedes} is not the latest submission of this author's package ${d.name} in this family.`,
+    });
+  }
+  if (family.some((s) => s.version === d.version)) throw versionTaken();
+}
+
+/** The receipt of a new draft (ModuleIntakeReceipt): unreviewed, not approved, not available. */
+function draftReceipt(
+  request: ModuleSubmissionRequest,
+  { familyId, packageId }: { familyId: string; packageId: string },
+  byteCount: number,
+  createdAt: string,
+): ModuleIntakeReceipt {
+  const d = request.descriptor;
+  return {
+    contract: 'platform.modules.api.v0.1',
+    submissionId: randomUUID(),
+    status: 'draft_received',
+    reviewStatus: 'unreviewed',
+    approved: false,
+    available: false,
+    packageId,
+    familyId,
+    requestDigest: sha256Digest(canonicalJson(request)),
+    author: d.author.toLowerCase(),
+    rewardWallet: d.rewardWallet.toLowerCase(),
+    byteCount,
+    name: d.name,
+    version: d.version,
+    supersedesSubmissionId: request.supersedesSubmissionId ?? null,
+    createdAt,
+  };
+}
+
+/**
+ * Stores the draft: the request bytes as received and the receipt body as answered, and with it, in the same
+ * transaction, the durable review job awaiting its plan.
+ */
+function storeDraft(
+  db: Db,
+  draft: { receipt: ModuleIntakeReceipt; body: string; keyId: string; rawBody: Buffer },
+): void {
+  const { receipt } = draft;
+  statement(
+    db,
+    `INSERT INTO module_submissions (submission_id, author, key_id, family_id, package_id, name, version,
+           supersedes_submission_id, request_bytes, receipt_json, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
+    receipt.submissionId,
+    receipt.author,
+    draft.keyId,
+    receipt.familyId,
+    receipt.packageId,
+    receipt.name,
+    receipt.version,
+    receipt.supersedesSubmissionId,
+    draft.rawBody,
+    draft.body,
+    receipt.createdAt,
+  );
+  statement(
+    db,
+    `INSERT INTO module_reviews (submission_id, state, revision, attempt, created_at, updated_at)
+         VALUES (?, 'awaiting_plan', 0, 0, ?, ?)`,
+  ).run(receipt.submissionId, receipt.createdAt, receipt.createdAt);
 }
 
 /** The wallet whose receipts a key may read: its own (receipts are private to the author wallet's principal). */

@@ -42,9 +42,9 @@ function databaseReady(db: Db): boolean {
 }
 
 /**
- * getModuleReviewCapabilities (public): review is available only when the database, the reviewer policy and the
- * worker authority are all ready (modules-subkeys-developer-api.md Review capabilities). The status read needs only
- * the database. approved and available stay false.
+ * getModuleReviewCapabilities (public, spec/openapi/paths/modules-review-capabilities.yaml): review is available only
+ * when the database, the reviewer policy and the worker authority are all ready. The status read needs only the
+ * database. approved and available stay false.
  */
 export function reviewCapabilities(
   db: Db,

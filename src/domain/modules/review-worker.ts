@@ -26,7 +26,8 @@ import {
 
 /**
  * The data limits and engine budget a plan applies. A plan stored before plans named them (a review queued across an
- * upgrade) gets the reference's values, the engine run when its profile compiles with the engine aliases.
+ * upgrade) gets the default review data limits (reviewDataLimits), the engine run when its profile compiles with the
+ * engine aliases.
  */
 function dataLimitsOf(plan: ReviewPlan): Pick<ReviewPlan, 'maxEncodedConfigurationBytes' | 'engineExecution'> {
   const stored = plan as Partial<ReviewPlan>;
@@ -46,15 +47,16 @@ function dataLimitsOf(plan: ReviewPlan): Pick<ReviewPlan, 'maxEncodedConfigurati
 }
 
 /**
- * The durable module review pipeline (modules-subkeys-developer-api.md States, Limits), one step per tick:
- * an `awaiting_plan` review gets the plan of its components' runtime profile (or stays waiting when no plan covers
- * a requirement); a `queued` review is leased, moves to `running` (attempt + 1) and is built: the submitted Solidity,
- * compiled with the one pinned solc-js under the engine dependency aliases (engine profile only), imports resolved
- * only among the submitted files (no remappings, no fetching), within the profile's 4 MiB capacity and 16 KiB of
- * encoded configuration; under an engine profile each engine component then runs on the private local EVM with its
- * initialization and operation data (16 KiB each) within the 3,000,000-gas budget (engine-review.ts). A success is
- * `built` with the recorded build evidence, the measured gas included; a failure is `build_failed` with lastError. A `running` review whose
- * lease expired (its worker died) is built again. Every change is one transaction that bumps the revision.
+ * The durable module review pipeline behind getModuleReviewStatus (spec/openapi/paths/modules-submission-review.yaml,
+ * spec/schemas/module-review-status.v1.schema.json), one step per tick: an `awaiting_plan` review gets the plan of
+ * its components' runtime profile (or stays waiting when no plan covers a requirement); a `queued` review is leased,
+ * moves to `running` (attempt + 1) and is built: the submitted Solidity, compiled with the one pinned solc-js under
+ * the engine dependency aliases (engine profile only), imports resolved only among the submitted files (no
+ * remappings, no fetching), within the profile's 4 MiB capacity and 16 KiB of encoded configuration; under an engine
+ * profile each engine component then runs on the private local EVM with its initialization and operation data
+ * (16 KiB each) within the 3,000,000-gas budget (engine-review.ts). A success is `built` with the recorded build
+ * evidence, the measured gas included; a failure is `build_failed` with lastError. A `running` review whose lease
+ * expired (its worker died) is built again. Every change is one transaction that bumps the revision.
  */
 export class ModuleReviewWorker {
   constructor(
@@ -205,6 +207,11 @@ export class ModuleReviewWorker {
     return true;
   }
 
+  /**
+   * Builds one review under its plan: the submitted files within the profile's capacity, the encoded configuration
+   * within its limit, the engine inputs checked, the Solidity compiled as planned, each component's entrypoint found,
+   * then (engine profile) each engine component measured on the local EVM. Throws a BuildFailure at the first refusal.
+   */
   private async build(
     submissionId: string,
     attempt: number,
@@ -212,14 +219,7 @@ export class ModuleReviewWorker {
     request: ModuleSubmissionRequest,
     receipt: ModuleIntakeReceipt,
   ): Promise<BuildRecord> {
-    const files = request.files.map((f) => ({ path: f.path, bytes: Buffer.from(f.bytes as string, 'base64') }));
-    const total = files.reduce((n, f) => n + f.bytes.length, 0);
-    if (total > plan.maxSourceBytes) {
-      throw new BuildFailure(
-        'MODULE_BUILD_PROFILE_CAPACITY_EXCEEDED',
-        `The package holds ${total} bytes; the ${plan.profile} profile reviews at most ${plan.maxSourceBytes} (4 MiB, dependencies and documentation included).`,
-      );
-    }
+    const files = decodedFiles(request, plan);
     const limits = dataLimitsOf(plan);
     const encodedConfiguration = encodeConfiguration(request.descriptor.configuration);
     checkDataLimit('The encoded configuration', encodedConfiguration.length, limits.maxEncodedConfigurationBytes);
@@ -233,48 +233,8 @@ export class ModuleReviewWorker {
         )
       : [];
     const nameOf = (path: string) => (plan.engineAliases ? compilerSourceName(path) : path);
-    const sources: Record<string, string> = {};
-    for (const f of files.filter((file) => file.path.endsWith('.sol'))) {
-      const name = nameOf(f.path);
-      if (sources[name] !== undefined) {
-        throw new BuildFailure('MODULE_BUILD_SOURCE_ALIAS_COLLISION', `Two files compile as ${name}.`);
-      }
-      sources[name] = f.bytes.toString('utf8');
-    }
-    let build: SolidityBuild;
-    try {
-      build = await this.deps.compile(sources, plan.settings);
-    } catch (err) {
-      throw new BuildFailure('MODULE_BUILD_COMPILE_FAILED', (err as Error).message);
-    }
-    if (build.compilerVersion !== plan.compilerVersion) {
-      throw new BuildFailure(
-        'MODULE_BUILD_COMPILER_MISMATCH',
-        `Built with ${build.compilerVersion}, planned ${plan.compilerVersion}.`,
-      );
-    }
-    const hash = (hex: string) =>
-      `0x${createHash('sha256')
-        .update(Buffer.from(hex.slice(2), 'hex'))
-        .digest('hex')}`;
-    const components = request.descriptor.components.map((c) => {
-      const sourceName = nameOf(c.sourcePath);
-      const contract = build.contracts[sourceName]?.[c.entrypoint];
-      if (!contract) {
-        throw new BuildFailure(
-          'MODULE_BUILD_ENTRYPOINT_MISSING',
-          `Component ${c.id}: ${sourceName} defines no deployable contract ${c.entrypoint}.`,
-        );
-      }
-      return {
-        id: c.id,
-        sourceName,
-        entrypoint: c.entrypoint,
-        creationCodeHash: hash(contract.bytecode),
-        runtimeCodeHash: hash(contract.deployedBytecode),
-        creationCode: contract.bytecode,
-      };
-    });
+    const build = await this.compileAsPlanned(soliditySources(files, nameOf), plan);
+    const components = builtComponents(request.descriptor, build, nameOf);
     // Engine components run on the local EVM, one after another (one snapshot each), only once everything compiled.
     const execution: EngineExecutionEvidence[] = [];
     for (const input of engineInputs) {
@@ -305,4 +265,85 @@ export class ModuleReviewWorker {
       hostManifest: { ...hostManifest, digest: sha256Digest(canonicalJson(hostManifest)) },
     };
   }
+
+  /** Compiles the sources with the plan's settings; a compiler other than the planned one is a failed build. */
+  private async compileAsPlanned(sources: Record<string, string>, plan: ReviewPlan): Promise<SolidityBuild> {
+    let build: SolidityBuild;
+    try {
+      build = await this.deps.compile(sources, plan.settings);
+    } catch (err) {
+      throw new BuildFailure('MODULE_BUILD_COMPILE_FAILED', (err as Error).message);
+    }
+    if (build.compilerVersion !== plan.compilerVersion) {
+      throw new BuildFailure(
+        'MODULE_BUILD_COMPILER_MISMATCH',
+        `Built with ${build.compilerVersion}, planned ${plan.compilerVersion}.`,
+      );
+    }
+    return build;
+  }
+}
+
+type DecodedFile = { path: string; bytes: Buffer };
+
+/** The submitted files' bytes, refused when together they exceed the profile's source capacity. */
+function decodedFiles(request: ModuleSubmissionRequest, plan: ReviewPlan): DecodedFile[] {
+  const files = request.files.map((f) => ({ path: f.path, bytes: Buffer.from(f.bytes as string, 'base64') }));
+  const total = files.reduce((n, f) => n + f.bytes.length, 0);
+  if (total > plan.maxSourceBytes) {
+    throw new BuildFailure(
+      'MODULE_BUILD_PROFILE_CAPACITY_EXCEEDED',
+      `The package holds ${total} bytes; the ${plan.profile} profile reviews at most ${plan.maxSourceBytes} (4 MiB, dependencies and documentation included).`,
+    );
+  }
+  return files;
+}
+
+/**
+ * The compiler's sources: each submitted .sol file under its compiler source name (imports resolve only among
+ * them); two files under one name are refused.
+ */
+function soliditySources(files: DecodedFile[], nameOf: (path: string) => string): Record<string, string> {
+  const sources: Record<string, string> = {};
+  for (const f of files.filter((file) => file.path.endsWith('.sol'))) {
+    const name = nameOf(f.path);
+    if (sources[name] !== undefined) {
+      throw new BuildFailure('MODULE_BUILD_SOURCE_ALIAS_COLLISION', `Two files compile as ${name}.`);
+    }
+    sources[name] = f.bytes.toString('utf8');
+  }
+  return sources;
+}
+
+/** The SHA-256 of the bytes a 0x hex string encodes, as 0x hex. */
+function sha256OfHex(hex: string): string {
+  return `0x${createHash('sha256')
+    .update(Buffer.from(hex.slice(2), 'hex'))
+    .digest('hex')}`;
+}
+
+/** Each descriptor component's compiled entrypoint with its code hashes; a missing entrypoint fails the build. */
+function builtComponents(
+  descriptor: ModuleSubmissionRequest['descriptor'],
+  build: SolidityBuild,
+  nameOf: (path: string) => string,
+) {
+  return descriptor.components.map((c) => {
+    const sourceName = nameOf(c.sourcePath);
+    const contract = build.contracts[sourceName]?.[c.entrypoint];
+    if (!contract) {
+      throw new BuildFailure(
+        'MODULE_BUILD_ENTRYPOINT_MISSING',
+        `Component ${c.id}: ${sourceName} defines no deployable contract ${c.entrypoint}.`,
+      );
+    }
+    return {
+      id: c.id,
+      sourceName,
+      entrypoint: c.entrypoint,
+      creationCodeHash: sha256OfHex(contract.bytecode),
+      runtimeCodeHash: sha256OfHex(contract.deployedBytecode),
+      creationCode: contract.bytecode,
+    };
+  });
 }

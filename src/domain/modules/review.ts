@@ -13,7 +13,7 @@ type ReviewState = ModuleReviewStatus['review']['state'];
 type NextAction = ModuleReviewStatus['review']['nextAction'];
 type ReviewOutcome = ModuleReviewDecision['command']['outcome'];
 
-/** The reference's table: each review state and the nextAction reported with it. */
+/** Each review state and the nextAction reported with it (spec/schemas/module-review-status.v1.schema.json). */
 const nextActionOf: Record<ReviewState, NextAction> = {
   awaiting_plan: 'await_review_plan',
   queued: 'await_build',
@@ -48,9 +48,9 @@ export interface ReviewPlan {
 }
 
 /**
- * The review profiles' data limits and the engine execution budget (modules-subkeys-developer-api.md Limits: 16 KiB
- * encoded configuration; engine initialization data and operation data 16 KiB each; at most 3,000,000 gas). The
- * context publishes them (review.profiles, review.limits).
+ * The review profiles' data limits and the engine execution budget: 16 KiB of encoded configuration; engine
+ * initialization data and operation data 16 KiB each; at most 3,000,000 gas (the maxima of review.profiles and
+ * review.limits in spec/schemas/modules-context.v1.schema.json, where the context publishes them).
  */
 export const reviewDataLimits = {
   maxEncodedConfigurationBytes: 16_384,
@@ -59,7 +59,7 @@ export const reviewDataLimits = {
   maxEngineExecutionGas: 3_000_000,
 } as const;
 
-/** The review profiles (the reference's Limits: 4 MiB of source, 16 KiB of encoded configuration each). */
+/** The review profiles' limits: 4 MiB of source, 16 KiB of encoded configuration each. */
 const profileLimits = {
   maxSourceBytes: 4_194_304,
   maxEncodedConfigurationBytes: reviewDataLimits.maxEncodedConfigurationBytes,
@@ -91,9 +91,8 @@ export function reviewProfiles(quoteEnvironmentSourceDigest: string | null) {
 }
 
 /**
- * Host capabilities this deployment's review covers (project design). Any other requirement, like a runtime no
- * profile reviews or components of several runtimes, leaves the review in awaiting_plan (modules-subkeys-developer-
- * api.md What the service does 3: an unknown requirement waits for a review plan).
+ * Host capabilities this deployment's review covers. Any other requirement, like a runtime no profile reviews or
+ * components of several runtimes, leaves the review in awaiting_plan: an unknown requirement waits for a review plan.
  */
 const reviewedHostCapabilities: readonly string[] = ['platform.native-fee-routing@1'];
 
@@ -366,7 +365,7 @@ export function decideReview(
 
 export type ModuleReviewExport = components['schemas']['ModuleReviewExport'];
 
-/** The largest review export served (modules-subkeys-developer-api.md Limits). */
+/** The largest review export served: 3 MiB (spec/openapi/paths/modules-submission-review-export.yaml). */
 const maxExportBytes = 3 * 1024 * 1024;
 
 /**
@@ -382,15 +381,57 @@ export function reviewExport(db: Db, principal: Principal, submissionId: string,
 }
 
 function exportOf(db: Db, principal: Principal, submissionId: string, now: number): string {
+  const row = acceptedReview(db, principal, submissionId);
+  const { receipt, request, build, decision } = verifiedBindings(row, submissionId);
+  const body: ModuleReviewExport = {
+    schemaVersion: 'platform.modules.review-export.v1',
+    submissionId,
+    packageId: receipt.packageId,
+    familyId: receipt.familyId,
+    requestDigest: receipt.requestDigest,
+    author: receipt.author,
+    rewardWallet: receipt.rewardWallet,
+    version: receipt.version,
+    reviewRevision: decision.reviewRevision,
+    buildAttempt: build.attempt,
+    reviewedBuild: {
+      subject: {
+        submissionId,
+        requestDigest: receipt.requestDigest,
+        sourceDigest: sourceDigestOf(request),
+      },
+      plan: { profile: build.plan.profile, planDigest: sha256Digest(canonicalJson(build.plan)) },
+      artifact: {
+        artifactDigest: build.artifact.digest,
+        hostManifestDigest: build.hostManifest.digest,
+        byteCount: receipt.byteCount,
+      },
+    },
+    review: decision,
+    registryApproved: false,
+    available: false,
+    exportedAt: new Date(now).toISOString(),
+  } as ModuleReviewExport;
+  const text = JSON.stringify(body);
+  if (Buffer.byteLength(text) > maxExportBytes) throw new ApiError('MODULE_REVIEW_EXPORT_UNAVAILABLE');
+  return text;
+}
+
+type ExportRow = ReviewRow & { request_bytes: Buffer; receipt_json: string; lineage_id: string };
+
+/**
+ * The stored submission and its review, when the principal may export it: the author wallet's submission from the
+ * principal's key lineage (else 404), with its review job (else 503 MODULE_REVIEW_JOB_UNAVAILABLE), accepted (else
+ * 409 MODULE_REVIEW_EXPORT_NOT_ACCEPTED with the next action).
+ */
+function acceptedReview(db: Db, principal: Principal, submissionId: string): ExportRow {
   const row = statement(
     db,
     `SELECT s.request_bytes, s.receipt_json, k.lineage_id, ${reviewColumns}
      FROM module_submissions s JOIN api_keys k ON k.key_id = s.key_id
      LEFT JOIN module_reviews r ON r.submission_id = s.submission_id
      WHERE s.submission_id = ? AND s.author = ?`,
-  ).get(submissionId, authorOf(principal)) as
-    | (ReviewRow & { request_bytes: Buffer; receipt_json: string; lineage_id: string })
-    | undefined;
+  ).get(submissionId, authorOf(principal)) as ExportRow | undefined;
   if (!row || row.lineage_id !== principal.lineageId) {
     throw new ApiError('MODULE_SUBMISSION_NOT_FOUND', { message: `No submission ${submissionId} for this principal.` });
   }
@@ -400,6 +441,24 @@ function exportOf(db: Db, principal: Principal, submissionId: string, now: numbe
       message: `The review is ${row.state}; next action: ${nextActionOf[row.state]}.`,
     });
   }
+  return row;
+}
+
+/**
+ * The accepted review's stored records, each checked against its binding: the request against the receipt's
+ * digest, the decision record against its digest, the decision against the submission, the review revision, the
+ * build attempt and the build's artifact and host manifest digests, and these against their contents. The first
+ * inconsistency is 503 MODULE_REVIEW_EXPORT_BINDING_INVALID.
+ */
+function verifiedBindings(
+  row: ExportRow,
+  submissionId: string,
+): {
+  receipt: ModuleIntakeReceipt;
+  request: ModuleSubmissionRequest;
+  build: BuildRecord;
+  decision: ModuleReviewDecision;
+} {
   const broken = (what: string): never => {
     throw new ApiError('MODULE_REVIEW_EXPORT_BINDING_INVALID', {
       message: `The stored ${what} does not match its binding; no export is served.`,
@@ -439,32 +498,5 @@ function exportOf(db: Db, principal: Principal, submissionId: string, now: numbe
   }
   if (sha256Digest(canonicalJson(artifact)) !== artifactDigest) broken('build artifact');
   if (sha256Digest(canonicalJson(hostManifest)) !== hostManifestDigest) broken('host manifest');
-  const body: ModuleReviewExport = {
-    schemaVersion: 'platform.modules.review-export.v1',
-    submissionId,
-    packageId: receipt.packageId,
-    familyId: receipt.familyId,
-    requestDigest: receipt.requestDigest,
-    author: receipt.author,
-    rewardWallet: receipt.rewardWallet,
-    version: receipt.version,
-    reviewRevision: decision.reviewRevision,
-    buildAttempt: build.attempt,
-    reviewedBuild: {
-      subject: {
-        submissionId,
-        requestDigest: receipt.requestDigest,
-        sourceDigest: sourceDigestOf(request),
-      },
-      plan: { profile: build.plan.profile, planDigest: sha256Digest(canonicalJson(build.plan)) },
-      artifact: { artifactDigest, hostManifestDigest, byteCount: receipt.byteCount },
-    },
-    review: decision,
-    registryApproved: false,
-    available: false,
-    exportedAt: new Date(now).toISOString(),
-  } as ModuleReviewExport;
-  const text = JSON.stringify(body);
-  if (Buffer.byteLength(text) > maxExportBytes) throw new ApiError('MODULE_REVIEW_EXPORT_UNAVAILABLE');
-  return text;
+  return { receipt, request, build, decision };
 }

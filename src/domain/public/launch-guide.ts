@@ -129,6 +129,22 @@ const staticCodes = (classification: 'hard_block' | 'evidence_duty') =>
  * (the static baseline's implemented rules, the finding and error tables) and the disposition preflight gives.
  */
 function scenariosFor(gates: RunningGates): LaunchGuideV1['scenarioAssessments'] {
+  return [
+    ...submissionScenarios(gates),
+    ...staticBaselineScenarios(),
+    metadataImageScenario,
+    externalReferenceScenario(gates),
+    sharedTokenAndHookScenario,
+  ];
+}
+
+type Scenario = LaunchGuideV1['scenarioAssessments'][number];
+
+/**
+ * The funded launch and the deployable request: what preflight reports for them and what follows create, as the
+ * chain gates, the price source and any closed writes of this deployment decide.
+ */
+function submissionScenarios(gates: RunningGates): Scenario[] {
   const writes = writesGate(gates);
   const closed = writes.open ? [] : writes.reasons;
   const usd: FindingCode[] = gates.priceFeed ? [] : ['INITIAL_BUY_USD_UNPROVEN'];
@@ -159,6 +175,12 @@ function scenariosFor(gates: RunningGates): LaunchGuideV1['scenarioAssessments']
         ? `Preflight reports it deployable with TX_SIMULATION_PENDING: submit the exact validated bytes; no source rewrite. ${afterSubmit}${closedNote}`
         : `${priceNote.trim()} ${afterSubmit}${closedNote}`,
     },
+  ];
+}
+
+/** The static baseline's two outcomes, each citing the implemented rules of its classification. */
+function staticBaselineScenarios(): Scenario[] {
+  return [
     {
       scenarioId: 'static_hard_block',
       summary: "A target's runtime code matches an objective hard-block rule of the static baseline.",
@@ -176,45 +198,50 @@ function scenariosFor(gates: RunningGates): LaunchGuideV1['scenarioAssessments']
       guidance:
         'Evidence duties are warnings, not blocks: behaviorEvidence names each duty; bind the evidence a reviewer needs. No safety or fee-behavior claim follows.',
     },
-    {
-      scenarioId: 'metadata_image',
-      summary: 'The metadata image is a JPEG, WebP, animated or otherwise not a still PNG or single-frame GIF.',
-      disposition: 'unsupported',
-      findingCodes: [
-        'IMAGE_JPEG_UNSUPPORTED',
-        'IMAGE_WEBP_UNSUPPORTED',
-        'IMAGE_GIF_ANIMATED',
-        'IMAGE_PNG_ANIMATED',
-        'IMAGE_TYPE_MISMATCH',
-      ],
-      guidance:
-        'Convert the image to a still PNG or single-frame GIF, repack (new projectMetadataHash) and revalidate.',
-    },
-    {
-      scenarioId: 'external_reference',
-      summary: 'The graph names an external contract reference.',
-      disposition: 'unsupported',
-      findingCodes: ['EXTERNAL_REFERENCE_UNBOUND'],
-      guidance: gates.chainGates
-        ? `A reference gains no trust until the chain gates bind its address, live runtime hash, source-verification evidence, role and finalized checkpoint; an unbound one blocks. Preflight runs the same read-only binding and reports each reference in externalReferenceBinding.${gates.sourceVerificationRegistry ? '' : ' No source-verification registry is configured here, so no reference binds.'}`
-        : 'This deployment runs no chain gates, so no reference can bind: every reference blocks (EXTERNAL_REFERENCE_UNBOUND).',
-    },
-    {
-      scenarioId: 'shared_token_and_hook',
-      summary: 'A token and hook sharing one physical contract.',
-      disposition: 'unsupported',
-      findingCodes: ['INVALID_REQUEST', 'TOKEN_ROLE_BINDING_INVALID', 'HOOK_ROLE_BINDING_INVALID'],
-      guidance:
-        'V4 refuses two targets that would be one physical contract (400 INVALID_REQUEST), and its static baseline blocks a token that also serves hook callbacks (TOKEN_ROLE_BINDING_INVALID) or a hook that serves the ERC-20 core (HOOK_ROLE_BINDING_INVALID). Use the separate MultiRole V2 lane; do not split the project or alter profile fields to fit V4.',
-    },
   ];
 }
+
+const metadataImageScenario: Scenario = {
+  scenarioId: 'metadata_image',
+  summary: 'The metadata image is a JPEG, WebP, animated or otherwise not a still PNG or single-frame GIF.',
+  disposition: 'unsupported',
+  findingCodes: [
+    'IMAGE_JPEG_UNSUPPORTED',
+    'IMAGE_WEBP_UNSUPPORTED',
+    'IMAGE_GIF_ANIMATED',
+    'IMAGE_PNG_ANIMATED',
+    'IMAGE_TYPE_MISMATCH',
+  ],
+  guidance: 'Convert the image to a still PNG or single-frame GIF, repack (new projectMetadataHash) and revalidate.',
+};
+
+/** An external contract reference: whether this deployment's chain gates and source registry can bind it. */
+function externalReferenceScenario(gates: RunningGates): Scenario {
+  return {
+    scenarioId: 'external_reference',
+    summary: 'The graph names an external contract reference.',
+    disposition: 'unsupported',
+    findingCodes: ['EXTERNAL_REFERENCE_UNBOUND'],
+    guidance: gates.chainGates
+      ? `A reference gains no trust until the chain gates bind its address, live runtime hash, source-verification evidence, role and finalized checkpoint; an unbound one blocks. Preflight runs the same read-only binding and reports each reference in externalReferenceBinding.${gates.sourceVerificationRegistry ? '' : ' No source-verification registry is configured here, so no reference binds.'}`
+      : 'This deployment runs no chain gates, so no reference can bind: every reference blocks (EXTERNAL_REFERENCE_UNBOUND).',
+  };
+}
+
+const sharedTokenAndHookScenario: Scenario = {
+  scenarioId: 'shared_token_and_hook',
+  summary: 'A token and hook sharing one physical contract.',
+  disposition: 'unsupported',
+  findingCodes: ['INVALID_REQUEST', 'TOKEN_ROLE_BINDING_INVALID', 'HOOK_ROLE_BINDING_INVALID'],
+  guidance:
+    'V4 refuses two targets that would be one physical contract (400 INVALID_REQUEST), and its static baseline blocks a token that also serves hook callbacks (TOKEN_ROLE_BINDING_INVALID) or a hook that serves the ERC-20 core (HOOK_ROLE_BINDING_INVALID). Use the separate MultiRole V2 lane; do not split the project or alter profile fields to fit V4.',
+};
 
 /**
  * getLaunchGuideV4: the workflow guide (schema platform.l2-launch-guide.v1) as this configuration (`gates`) runs
  * it: the discovery stage says whether writes are closed, the scenario assessments cite only codes the running
- * code reports, and the error-recovery entries come from the one error table.
- * Spec: launch-transport.md Endpoints (other public reads), Coverage report paragraph.
+ * code reports, and the error-recovery entries come from the one error table
+ * (spec/openapi/paths/v4-launch-guide.yaml, spec/schemas/launch-guide.v1.schema.json).
  */
 export function launchGuideV4(gates: RunningGates): LaunchGuideV1 {
   return {
