@@ -1,4 +1,4 @@
-/**
+/*
  * The layout's two rules, checked over the TypeScript sources of `src/`:
  * - every import arrow points down (the table `forbidden` below: a folder never imports the folders listed for it);
  * - no function body is longer than `maxFunctionLines` lines.
