@@ -3,8 +3,8 @@ import type { Config } from '../../config.ts';
 import { type RunningGates, writesGate } from './running-gates.ts';
 
 /**
- * The immutable client release that matches each V4 profile (launch-transport.md Versioning 1-2: release 4.1.1
- * adds the coverage command and keeps the 4.1.0 contract). Capabilities, discovery, the packer and the CLI read it.
+ * The immutable client release that matches each V4 profile (release 4.1.1 adds the coverage command and keeps the
+ * 4.1.0 contract; the API profile stays 4.1.0). Capabilities, discovery, the packer and the CLI read it.
  */
 export const clientReleases = { '4.1.0': '4.1.1', '4.0.0': '4.0.0' } as const;
 
@@ -14,8 +14,8 @@ export type CustomLaunchCapabilitiesV2 = components['schemas']['CustomLaunchCapa
 /**
  * getCustomLaunchCapabilitiesV4: the exact chain capabilities of this deployment, built from its configuration and
  * what runs; writes are disabled, with the reason, when no chain gates run or their deployment evidence is not
- * verified (writesGate). Spec: launch-transport.md Response resources (capabilities), Limits, What the service
- * does 6; custom-launch-capabilities.v2.schema.json (writes).
+ * verified (writesGate). Spec: spec/openapi/paths/v4-capabilities.yaml,
+ * spec/schemas/custom-launch-capabilities.v2.schema.json (limits, feePolicy, writes).
  */
 export function capabilitiesV4(config: Config, gates: RunningGates): CustomLaunchCapabilitiesV2 {
   const writes = writesGate(gates);
