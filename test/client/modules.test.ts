@@ -29,9 +29,9 @@ import { type LoopbackProxy, startProxy } from '../support/proxy.ts';
 import { startServer, type TestServer } from '../support/server.ts';
 
 /**
- * Issue 8 item 7, the module-contribution client library (modules-subkeys-developer-api.md Endpoints, Errors,
- * Limits; build/modules-intake-design.md) over real HTTP: a real server with its own SQLite file, reached through a
- * recording loopback proxy that injects the answers a rule needs (an oversized body, a redirect, a closed intake, a
+ * The module-contribution client library (spec/openapi/paths/modules-*.yaml; the limits of
+ * spec/schemas/modules-context.v1.schema.json) over real HTTP: a real server with its own SQLite file, reached through
+ * a recording loopback proxy that injects the answers a rule needs (an oversized body, a redirect, a closed intake, a
  * held answer) and proves what was or was not sent.
  */
 const MiB = 1_048_576;
@@ -875,7 +875,7 @@ describe('submitModule: one upload with a pair the caller keeps', () => {
   });
 });
 
-describe('types: the client is typed from the spec (STYLE habit 8)', () => {
+describe('types: the client is typed from the spec', () => {
   it('returns generated shapes and refuses wrong calls at compile time', () => {
     type Read = Awaited<ReturnType<typeof readReceipt>>;
     expectTypeOf<NonNullable<Read['data']>>().toEqualTypeOf<ModuleIntakeReceipt>();

@@ -6,7 +6,7 @@ import { errorCodes, errorTable } from '../../src/errors/codes.ts';
 const schema = JSON.parse(readFileSync(new URL('../../spec/schemas/api-error.schema.json', import.meta.url), 'utf8'));
 const specCodes: string[] = schema.$defs.ApiErrorCode.enum;
 
-// STYLE habit 3: the table, the spec's enum and the behaviour agree both ways.
+// One closed error table: the table, the spec's enum and the behaviour agree both ways.
 describe('error table', () => {
   it('lists exactly the codes of the spec enum, both ways', () => {
     expect([...errorCodes].sort()).toEqual([...specCodes].sort());

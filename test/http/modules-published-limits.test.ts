@@ -14,10 +14,11 @@ import { type LoopbackProxy, startProxy } from '../support/proxy.ts';
 import { startServer, type TestServer } from '../support/server.ts';
 
 /**
- * A deployment that publishes lower intake limits (modules-subkeys-developer-api.md Limits: "A deployment may publish
- * lower limits, which the client checks first"): the real server configured with them publishes them in the public
- * capabilities and the context and enforces them at intake; the module client and the CLI read them from the public
- * capabilities and refuse locally, before any key or source is sent. Every limit on both sides of its boundary.
+ * A deployment that publishes lower intake limits (a deployment may publish limits lower than the maxima, which the
+ * client checks first; spec/schemas/modules-capabilities.v1.schema.json): the real server configured with them
+ * publishes them in the public capabilities and the context and enforces them at intake; the module client and the CLI
+ * read them from the public capabilities and refuse locally, before any key or source is sent. Every limit on both
+ * sides of its boundary.
  */
 const lower = {
   maxFiles: 3,

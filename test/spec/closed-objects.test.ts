@@ -5,8 +5,8 @@ import { exampleDir, loadSchemaRegistry, schemaFileForExample, schemaIdBase } fr
 import { auth, call, type Reply } from '../support/http.ts';
 import { example, startServer, type TestServer, v4Example, v4FrozenExample } from '../support/server.ts';
 
-// Every object of every request shape is closed (spec/README.md Conventions; launch-transport.md Versioning 1:
-// "never add successor fields"): an extra member at any depth is refused by the schema and by the real server.
+// Every object of every request shape is closed (spec/README.md Conventions; a profile's request never gains
+// successor fields): an extra member at any depth is refused by the schema and by the real server.
 
 const { ajv } = loadSchemaRegistry();
 const examples = readdirSync(exampleDir)
@@ -47,8 +47,8 @@ function injectAt(doc: unknown, pointer: string): unknown {
 
 /**
  * The only objects of the examples that are open by design, not records with a closed field set: the value of each
- * `descriptor.extensions` namespace (modules-subkeys-developer-api.md: "`extensions` (optional) | inert metadata under
- * a versioned namespace"; module-descriptor.v0.1.schema.json `$defs.ExtensionObject`, a bounded map of inert values).
+ * `descriptor.extensions` namespace (optional inert metadata under a versioned namespace;
+ * module-descriptor.v0.1.schema.json `$defs.ExtensionObject`, a bounded map of inert values).
  * Their keys are checked against the map's own key pattern below instead. Nothing else is exempt.
  */
 function isDeclaredOpenMap(file: string, pointer: string): boolean {
