@@ -144,7 +144,7 @@ describe('--timeout-ms: 1 and 120000 are accepted (Limits)', () => {
   });
 });
 
-describe('the key comes only from the environment (Authentication 1)', () => {
+describe('the key comes only from the environment', () => {
   it('both variables with different values: MODULE_API_KEY_CONFLICT (exit 2), and no request is sent', async () => {
     const { path } = requestFile();
     const journal = fresh('journal');

@@ -167,7 +167,7 @@ describe('the client codes table', () => {
   });
 });
 
-describe('the key comes only from the environment (Authentication 1)', () => {
+describe('the key comes only from the environment', () => {
   const a = 'clk_modules_key_aaaaaaaaaaaaaaaa';
   const b = 'clk_modules_key_bbbbbbbbbbbbbbbb';
   it.each([
@@ -222,7 +222,7 @@ describe('origin and timeout (Endpoints; Limits: 1 to 120,000 ms, default 20 s)'
   });
 });
 
-describe('capabilities and the upload gate (What the service does 5; Endpoints)', () => {
+describe('capabilities and the upload gate', () => {
   it('reads the public capabilities without a key', async () => {
     const start = proxy.seen.length;
     const caps = await readModulesCapabilities({ origin: proxy.url });

@@ -130,7 +130,7 @@ beforeAll(async () => {
 });
 afterAll(() => s?.close());
 
-describe('access: only a partner root administers subkeys (Authentication 4)', () => {
+describe('access: only a partner root administers subkeys', () => {
   let target: { subkeyId: string; apiKey: string };
   const routes = () => [
     { name: 'list', send: (k: Record<string, string>) => call(subkeysUrl(), { headers: k }) },

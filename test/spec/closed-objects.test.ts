@@ -143,13 +143,13 @@ describe('closed objects: the real server refuses an extra property at every obj
     ['4.0.0', v4FrozenExample],
   ] as const;
 
-  it.each(lanes)('Versioning 1: the unmodified %s example (%s) answers 200', async (_profile, file) => {
+  it.each(lanes)('closed request: the unmodified %s example (%s) answers 200', async (_profile, file) => {
     const r = await preflight(example(file));
     expect(r.status, r.text).toBe(200);
   });
 
   it.each(lanes)(
-    'Versioning 1: an extra property at any depth of the %s example (%s) is 400',
+    'closed request: an extra property at any depth of the %s example (%s) is 400',
     async (_profile, file) => {
       const doc = example(file);
       const pointers = objectPointers(doc);
@@ -167,7 +167,7 @@ describe('closed objects: the real server refuses an extra property at every obj
     },
   );
 
-  it('Versioning 1: a 4.0.0 request carrying the 4.1.0 fundingPlan is 400 (no successor fields)', async () => {
+  it('closed request: a 4.0.0 request carrying the 4.1.0 fundingPlan is 400 (no successor fields)', async () => {
     const frozen = example(v4FrozenExample);
     const current = example(v4Example);
     expect(frozen.fundingPlan).toBeUndefined();
@@ -175,7 +175,7 @@ describe('closed objects: the real server refuses an extra property at every obj
     expectInvalid(await preflight({ ...frozen, fundingPlan: current.fundingPlan }), '4.0.0 + fundingPlan');
   });
 
-  it('Versioning 1: a 4.1.0 request without fundingPlan is 400', async () => {
+  it('closed request: a 4.1.0 request without fundingPlan is 400', async () => {
     const { fundingPlan, ...rest } = example(v4Example);
     expect(fundingPlan).toBeTypeOf('object');
     expectInvalid(await preflight(rest), '4.1.0 - fundingPlan');
