@@ -1,4 +1,4 @@
-/**
+/*
  * The contract table: every documented limit (both sides of its boundary), state and error code that the server
  * implements so far, one row each, naming the spec file or operationId (files under spec/openapi/paths,
  * spec/openapi/components and spec/schemas) whose rule it checks. Rows are added as operations are implemented; the

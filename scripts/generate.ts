@@ -1,4 +1,4 @@
-/**
+/*
  * Makes everything in generated/ from spec/, the only source of shapes; generated files are never edited by hand,
  * and CI fails on any drift (`--check`):
  *   generated/openapi/<api>.bundled.json       one-file OpenAPI for other languages' generators and Schemathesis

@@ -1,4 +1,4 @@
-/**
+/*
  * In-process property suite over every JSON request body of the service contract (generated/openapi/
  * service.bundled.json): valid instances are admitted by the server's validator, mutated ones are refused with
  * 400 INVALID_REQUEST (or 409 CHAIN_MISMATCH when the mutation changes the body chainId of a chain-bound path).

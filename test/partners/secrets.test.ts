@@ -11,7 +11,7 @@ import { auth, call, type Reply } from '../support/http.ts';
 import { startServerProcess } from '../support/process.ts';
 import { exampleBytes, exampleWallet, startServer, type TestServer, v4Example } from '../support/server.ts';
 
-/**
+/*
  * Secrets never leave (every error includes a correlation requestId; a bounded 500 never contains secrets; the subkey
  * secret exists in its one 201 answer only; spec/openapi/components/responses.yaml). The last part is an end-to-end
  * scan: a real server process over a real SQLite file, every key it ever delivered, and its logs and database bytes
