@@ -152,7 +152,7 @@ function reviewStatusFor(receipt: Record<string, any>, edit: Record<string, unkn
 }
 
 describe('the client codes table', () => {
-  it('holds exactly the client-side codes of the reference', () => {
+  it('holds exactly the documented client-side codes', () => {
     expect(Object.keys(moduleClientCodes).sort()).toEqual(
       [
         'MODULE_API_KEY_CONFLICT',

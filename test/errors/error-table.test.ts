@@ -32,7 +32,7 @@ describe('error table', () => {
     }
   });
 
-  it('names the reference codes with the reference statuses', () => {
+  it('names the documented codes with their documented statuses', () => {
     expect(errorTable.UNAUTHENTICATED.status).toBe(401);
     expect(errorTable.INSUFFICIENT_SCOPE.status).toBe(403);
     expect(errorTable.CHAIN_NOT_ALLOWED.status).toBe(403);

@@ -642,7 +642,7 @@ describe('capabilities and context (design: routes)', () => {
         contract: 'platform.modules.api.v0.1',
         submissionFormat: 'platform.modules.submission.v0.1',
         descriptorFormat: 'platform.classic.source-package.v0.1',
-        // The reference maxima, as a deployment that publishes no lower limits reports them.
+        // The schema maxima, as a deployment that publishes no lower limits reports them.
         limits: {
           maxFiles: 128,
           maxFileBytes: 4_194_304,

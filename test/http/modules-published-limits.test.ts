@@ -185,7 +185,7 @@ describe('the module client checks the published limits before it sends any key 
     },
   );
 
-  it('a deployment at the reference maxima takes what the lower one refuses (the client checked the published values)', async () => {
+  it('a deployment at the schema maxima takes what the lower one refuses (the client checked the published values)', async () => {
     const open = await startServer();
     try {
       const openKey = open.key({ wallet: moduleAuthor, scopes: ['modules:submit'] });
@@ -229,7 +229,7 @@ describe('the CLI refuses locally (exit 3) against a deployment whose published 
   }, 60_000);
 });
 
-describe('the configuration takes a limit from 1 to the reference maximum', () => {
+describe('the configuration takes a limit from 1 to the schema maximum', () => {
   it.each([
     ['MODULES_MAX_FILES', '128', 128, 'maxFiles'],
     ['MODULES_MAX_FILES', '1', 1, 'maxFiles'],
@@ -252,7 +252,7 @@ describe('the configuration takes a limit from 1 to the reference maximum', () =
     expect(() => loadConfig({ [name]: raw })).toThrow(name);
   });
 
-  it('unset, every limit is the reference maximum', () => {
+  it('unset, every limit is the schema maximum', () => {
     expect(loadConfig({}).modulesLimits).toEqual(moduleLimits);
   });
 });

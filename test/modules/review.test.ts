@@ -336,7 +336,7 @@ describe('the module review pipeline', () => {
   });
 });
 
-describe('every review state reports the nextAction of the reference table', () => {
+describe('every review state reports its nextAction (module-review-status.v1.schema.json)', () => {
   const table = {
     awaiting_plan: 'await_review_plan',
     queued: 'await_build',
