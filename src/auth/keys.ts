@@ -61,8 +61,8 @@ export function hashKey(apiKey: string): string {
 
 /**
  * Mints a wallet-bound key and stores only its hash. Returns the key once; it cannot be recovered later.
- * The key is bound to one wallet, which every request's `launchWallet` must equal, and carries a chain-4663 grant
- * (spec/openapi/service.openapi.yaml `bearerAuth`; createCustomLaunchV4).
+ * The key is bound to one wallet, which every request's `launchWallet` must equal, and to its chain grants (4663);
+ * a grant does not select the chain (spec/openapi/service.openapi.yaml `bearerAuth`; createCustomLaunchV4).
  */
 export function mintWalletKey(
   db: Db,

@@ -21,10 +21,9 @@ type Issue = { location: string; message: string };
  * Request rules that need no chain, checked after schema validation by preflight and create. A failure is a
  * 400 INVALID_REQUEST listing every broken rule (nothing is persisted), except a foreign controller wallet,
  * which is 403 WALLET_MISMATCH.
- * Spec: the server rules of spec/schemas/custom-launch-create-request.v4.schema.json (the path chainId equals the
- * body's; a 4.1.0 wallet value equals the funding plan's sum; projectMetadataHash binds the metadata; a funded launch
- * buys at least USD 1; a wallet key's `launchWallet` is its own wallet), for preflightCustomLaunchV4 and
- * createCustomLaunchV4.
+ * Spec: the server rules of spec/schemas/custom-launch-create-request.v4.schema.json (the hashes bind the metadata,
+ * graph, bundles and intent; a 4.1.0 wallet value equals the funding plan's sum and its initial buy pays the
+ * controller; a wallet key's `launchWallet` is its own wallet), for preflightCustomLaunchV4 and createCustomLaunchV4.
  */
 export function checkRequestRules(principal: Principal, request: CreateRequestV4): void {
   if (principal.kind === 'wallet' && principal.wallet?.toLowerCase() !== request.launchWallet.toLowerCase()) {
