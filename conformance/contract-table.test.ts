@@ -1,7 +1,8 @@
-/**
+/*
  * The contract table: every documented limit (both sides of its boundary), state and error code that the server
- * implements so far, one row each, naming the section of the reference it checks. Later issues add rows; the last
- * test keeps the table and the error table in agreement.
+ * implements so far, one row each, naming the spec file or operationId (files under spec/openapi/paths,
+ * spec/openapi/components and spec/schemas) whose rule it checks. Rows are added as operations are implemented; the
+ * last test keeps the table and the error table in agreement.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -29,7 +30,6 @@ import {
   v4FrozenExample,
 } from '../test/support/server.ts';
 
-const LT = 'launch-transport.md';
 type Kind =
   | 'default'
   | 'quota'
@@ -79,7 +79,6 @@ const withTargets = (n: number) =>
     r.graphBundle.targets = [...r.graphBundle.targets, ...Array.from({ length: n - 3 }, (_, i) => auxiliary(i))];
   });
 const first = async (c: Ctx) => (await create(c)).json.launchId as string;
-const MS = 'modules-subkeys-developer-api.md';
 const modulesKey = (c: Ctx) => c.s.key({ scopes: ['modules:submit', 'modules:read'] });
 const submitModuleAs = (c: Ctx, key: string, r: ModuleSubmission, idempotencyKey = key16()) =>
   call(`${c.s.url}/v1/modules/submissions`, {
@@ -130,8 +129,8 @@ const putSourceFile = (c: Ctx, launchId: string, sha256: string, bytes: Buffer) 
     body: bytes,
   });
 
-// Partner subkeys (modules-subkeys-developer-api.md Partner subkey, Authentication 4; launch-transport.md
-// Authentication 5-6). Each row makes its own partner root, so rows never share budgets or subkeys.
+// Partner subkeys (spec/openapi/paths/partner-subkey*.yaml; spec/schemas/partner-subkey-request.v1.schema.json).
+// Each row makes its own partner root, so rows never share budgets or subkeys.
 const rootExpiry = '2031-12-31T23:59:59.999Z';
 const subkeyBody = (edit: Record<string, unknown> = {}) =>
   JSON.stringify({
@@ -164,7 +163,7 @@ const subkeyRows: Row[] = [
     ['scopes', ['custom-launch:create', 'custom-launch:read'], []],
   ].flatMap(([field, inside, outside]) =>
     [inside, outside].map((value, i) => ({
-      section: `${MS} Partner subkey: the closed request body`,
+      section: 'partner-subkey-request.v1.schema.json: the closed request body',
       name: `issue with ${field} ${JSON.stringify(value).slice(0, 20)}${JSON.stringify(value).length > 20 ? '…' : ''} (${i === 0 ? 'inside' : 'outside'})`,
       given: (c: Ctx) => issue(c, maxRoot(c), subkeyBody({ [field as string]: value })),
       want: i === 0 ? { status: 201 } : { status: 400, code: 'INVALID_REQUEST' as const },
@@ -175,13 +174,13 @@ const subkeyRows: Row[] = [
     ['expiresAt without milliseconds', { expiresAt: '2030-12-31T23:59:59Z' }],
     ['expiresAt in the past', { expiresAt: '2020-01-01T00:00:00.000Z' }],
   ].map(([what, edit]) => ({
-    section: `${MS} Partner subkey: the closed request body`,
+    section: 'partner-subkey-request.v1.schema.json: the closed request body',
     name: `issue with ${what}`,
     given: (c: Ctx) => issue(c, maxRoot(c), subkeyBody(edit as Record<string, unknown>)),
     want: { status: 400, code: 'INVALID_REQUEST' as const },
   })),
   ...[15, 16, 128, 129].map((length) => ({
-    section: `${MS} Endpoints: subkey Idempotency-Key`,
+    section: 'issuePartnerSubkey: Idempotency-Key length',
     name: `issue with an Idempotency-Key of ${length} characters`,
     given: (c: Ctx) => issue(c, maxRoot(c), subkeyBody(), 'k'.repeat(length)),
     want: length >= 16 && length <= 128 ? { status: 201 } : { status: 400, code: 'INVALID_REQUEST' as const },
@@ -191,7 +190,7 @@ const subkeyRows: Row[] = [
     ['readRequestsPerMinute', 600, 601],
   ].flatMap(([field, atRoot, above]) =>
     [atRoot, above].map((value) => ({
-      section: `${MS} Authentication 4: a child never exceeds the root's budgets`,
+      section: "issuePartnerSubkey: a child never exceeds the root's budgets",
       name: `issue with ${field} ${value} under a root of 600`,
       given: (c: Ctx) => {
         const root = c.s.partnerRoot({
@@ -204,13 +203,13 @@ const subkeyRows: Row[] = [
     })),
   ),
   ...[rootExpiry, '2032-01-01T00:00:00.000Z'].map((expiresAt) => ({
-    section: `${MS} Authentication 4: a child never exceeds the root's expiry`,
+    section: "issuePartnerSubkey: a child never exceeds the root's expiry",
     name: `issue expiring at ${expiresAt} under a root expiring at ${rootExpiry}`,
     given: (c: Ctx) => issue(c, maxRoot(c), subkeyBody({ expiresAt })),
     want: expiresAt === rootExpiry ? { status: 201 } : { status: 400, code: 'SUBKEY_BOUNDS_EXCEEDED' as const },
   })),
   {
-    section: `${MS} Endpoints: issue`,
+    section: 'issuePartnerSubkey: idempotent issue',
     name: 'an exact replay of an issue: 200, already-delivered, apiKey null',
     given: async (c) => {
       const root = maxRoot(c);
@@ -221,7 +220,7 @@ const subkeyRows: Row[] = [
     want: { status: 200, body: (j) => expect(j).toMatchObject({ secretState: 'already-delivered', apiKey: null }) },
   },
   {
-    section: `${MS} Endpoints: issue`,
+    section: 'issuePartnerSubkey: idempotent issue',
     name: 'the same Idempotency-Key with other bytes',
     given: async (c) => {
       const root = maxRoot(c);
@@ -232,7 +231,7 @@ const subkeyRows: Row[] = [
     want: { status: 409, code: 'IDEMPOTENCY_CONFLICT' },
   },
   {
-    section: `${MS} Authentication 4: rotation revokes the old credential`,
+    section: 'rotatePartnerSubkey: rotation revokes the old credential',
     name: 'the rotated-away key reads',
     given: async (c) => {
       const root = maxRoot(c);
@@ -243,7 +242,7 @@ const subkeyRows: Row[] = [
     want: { status: 401, code: 'UNAUTHENTICATED' },
   },
   {
-    section: `${MS} Endpoints: rotate`,
+    section: 'rotatePartnerSubkey',
     name: 'rotating a revoked subkey',
     given: async (c) => {
       const root = maxRoot(c);
@@ -254,7 +253,7 @@ const subkeyRows: Row[] = [
     want: { status: 409, code: 'SUBKEY_REVOKED' },
   },
   {
-    section: `${MS} Endpoints: revoke`,
+    section: 'revokePartnerSubkey',
     name: 'the revoked key reads',
     given: async (c) => {
       const root = maxRoot(c);
@@ -265,7 +264,7 @@ const subkeyRows: Row[] = [
     want: { status: 401, code: 'UNAUTHENTICATED' },
   },
   {
-    section: `${MS} Authentication 4: subkey administration needs a partner root`,
+    section: 'listPartnerSubkeys: subkey administration needs a partner root',
     name: 'a subkey lists subkeys',
     given: async (c) => {
       const { apiKey } = (await issue(c, maxRoot(c))).json;
@@ -274,7 +273,7 @@ const subkeyRows: Row[] = [
     want: { status: 403, code: 'INSUFFICIENT_SCOPE' },
   },
   {
-    section: `${LT} Authentication 6: a subkey never reads the root's launches`,
+    section: "getCustomLaunchV4: a subkey never reads the root's launches",
     name: "a subkey reads its root's launch",
     given: async (c) => {
       const root = maxRoot(c);
@@ -285,7 +284,7 @@ const subkeyRows: Row[] = [
     want: { status: 404, code: 'NOT_FOUND' },
   },
   ...[maxSubkeysPerRoot - 1, maxSubkeysPerRoot].map((held) => ({
-    section: `${MS} Partner subkey: a root holds at most ${maxSubkeysPerRoot} subkeys (project design)`,
+    section: `issuePartnerSubkey: a root holds at most ${maxSubkeysPerRoot} subkeys (project design)`,
     name: `issue under a root already holding ${held}`,
     given: (c: Ctx) => {
       const root = maxRoot(c);
@@ -305,7 +304,7 @@ const subkeyRows: Row[] = [
     want: held < maxSubkeysPerRoot ? { status: 201 } : { status: 409, code: 'SUBKEY_LIMIT_REACHED' as const },
   })),
   ...[2, 3].map((n) => ({
-    section: `${MS} Authentication 4: every subkey-admin operation, list included, spends subkeyAdminRequestsPerHour`,
+    section: 'partner-subkeys.yaml: every subkey-admin operation, list included, spends subkeyAdminRequestsPerHour',
     name: `list number ${n} under a root budget of 2`,
     given: async (c: Ctx) => {
       const root = maxRoot(c, 2);
@@ -318,27 +317,27 @@ const subkeyRows: Row[] = [
 
 const rows: Row[] = [
   ...subkeyRows,
-  // Limits: page size and cursor (Endpoints: Parameter shapes).
+  // Page size and cursor (spec/openapi/components/parameters.yaml).
   ...[0, 1, 25, 26].map((limit) => ({
-    section: `${LT} Limits: page size`,
+    section: 'parameters.yaml limit: page size',
     name: `list limit=${limit}`,
     given: (c: Ctx) => call(`${v4(c.s)}?limit=${limit}`, { headers: auth(c.key) }),
     want: limit >= 1 && limit <= 25 ? { status: 200 } : { status: 400, code: 'INVALID_REQUEST' as const },
   })),
   ...[0, 1, 25, 26].map((limit) => ({
-    section: `${LT} Limits: page size`,
+    section: 'parameters.yaml limit: page size',
     name: `finalized feed limit=${limit}`,
     given: (c: Ctx) => call(`${c.s.url}/v4/chains/4663/finalized-custom-launches?limit=${limit}`),
     want: limit >= 1 && limit <= 25 ? { status: 200 } : { status: 400, code: 'INVALID_REQUEST' as const },
   })),
   ...[15, 513].map((length) => ({
-    section: `${LT} Limits: cursor length`,
+    section: 'parameters.yaml cursor: length',
     name: `cursor of ${length} characters`,
     given: (c: Ctx) => call(`${v4(c.s)}?cursor=${'a'.repeat(length)}`, { headers: auth(c.key) }),
     want: { status: 400, code: 'INVALID_REQUEST' as const },
   })),
   {
-    section: `${LT} Endpoints: cursor, value taken from nextCursor unchanged`,
+    section: 'parameters.yaml cursor: value taken from nextCursor unchanged',
     name: 'a real nextCursor',
     given: async (c) => {
       await create(c);
@@ -348,16 +347,16 @@ const rows: Row[] = [
     },
     want: { status: 200, body: (j) => expect(j.launches).toHaveLength(1) },
   },
-  // Limits: Idempotency-Key.
+  // Idempotency-Key length (spec/openapi/components/parameters.yaml).
   ...[15, 16, 128, 129].map((length) => ({
-    section: `${LT} Limits: Idempotency-Key length`,
+    section: 'parameters.yaml Idempotency-Key: length',
     name: `Idempotency-Key of ${length} characters`,
     given: (c: Ctx) => create(c, exampleBytes(v4Example), `${key16()}${'k'.repeat(length)}`.slice(-length)),
     want: length >= 16 && length <= 128 ? { status: 202 } : { status: 400, code: 'INVALID_REQUEST' as const },
   })),
-  // Limits: graph targets, hook permission masks; Request rules 7: permit lifetime.
+  // Graph targets, hook permission masks and the permit lifetime (custom-launch-create-request.v4.schema.json).
   ...[2, 3, 16, 17].map((n) => ({
-    section: `${LT} Limits: graph targets 3 to 16`,
+    section: 'custom-launch-create-request.v4.schema.json: graph targets 3 to 16',
     name: `${n} graph targets`,
     given: (c: Ctx) =>
       preflight(
@@ -371,7 +370,7 @@ const rows: Row[] = [
     want: n >= 3 && n <= 16 ? { status: 200 } : { status: 400, code: 'INVALID_REQUEST' as const },
   })),
   ...[16383, 16384].map((mask) => ({
-    section: `${LT} Limits: hook permission masks 0 through 16383`,
+    section: 'common.schema.json HookPermissionMask: 0 through 16383',
     name: `hook mask ${mask}`,
     given: (c: Ctx) =>
       preflight(
@@ -385,7 +384,7 @@ const rows: Row[] = [
     want: mask <= 16383 ? { status: 200 } : { status: 400, code: 'INVALID_REQUEST' as const },
   })),
   ...[3600, 3601].map((seconds) => ({
-    section: `${LT} Request rules 7: permit lifetime at most one hour`,
+    section: 'custom-launch-create-request.v4.schema.json: permit lifetime at most one hour',
     name: `permit lifetime ${seconds} s`,
     given: (c: Ctx) =>
       preflight(
@@ -397,7 +396,7 @@ const rows: Row[] = [
     want: seconds <= 3600 ? { status: 200 } : { status: 400, code: 'INVALID_REQUEST' as const },
   })),
   ...['0', '1'].map((minTokenOut) => ({
-    section: `${LT} What the service does 5: a positive minimum token output`,
+    section: 'funding-plan.v2.schema.json: a positive minimum token output',
     name: `minTokenOut ${minTokenOut}`,
     given: (c: Ctx) =>
       preflight(
@@ -409,7 +408,7 @@ const rows: Row[] = [
     want: minTokenOut === '0' ? { status: 400, code: 'INVALID_REQUEST' as const } : { status: 200 },
   })),
   ...['0', '1'].map((initialBuyWei) => ({
-    section: `${LT} What the service does 5: a funded launch makes an initial buy`,
+    section: 'funding-plan.v2.schema.json: a funded launch makes an initial buy',
     name: `funded plan with initialBuyWei ${initialBuyWei}`,
     given: (c: Ctx) =>
       preflight(
@@ -430,7 +429,8 @@ const rows: Row[] = [
     want: initialBuyWei === '0' ? { status: 400, code: 'INVALID_REQUEST' as const } : { status: 200 },
   })),
   {
-    section: `${LT} Versioning 1: 4.0.0 is frozen; historical request bytes are preserved and replayable`,
+    section:
+      'custom-launch-create-request.v4.schema.json: profile 4.0.0 is frozen; historical request bytes are preserved and replayable',
     name: 'a 4.0.0 request replayed byte for byte',
     given: async (c: Ctx) => {
       const k = key16();
@@ -448,9 +448,9 @@ const rows: Row[] = [
     },
     want: { status: 200, body: (j) => expect(j.profile).toBe('4.0.0') },
   },
-  // Limits: new-request admission (quota server: 2 per hour) and per-route budgets (budget server: 2 per minute).
+  // New-request admission (quota server: 2 per hour) and per-route budgets (budget server: 2 per minute).
   {
-    section: `${LT} Limits: new-request admission`,
+    section: 'createCustomLaunchV4: new-request admission quota',
     name: 'the admission after the quota is refused; an exact replay is not',
     server: 'quota',
     given: async (c) => {
@@ -465,7 +465,7 @@ const rows: Row[] = [
     want: { status: 200 },
   },
   {
-    section: `${LT} Limits: new-request admission`,
+    section: 'createCustomLaunchV4: new-request admission quota',
     name: 'the admission past the quota',
     server: 'quota',
     given: async (c) => {
@@ -476,7 +476,7 @@ const rows: Row[] = [
     want: { status: 429, code: 'ADMISSION_QUOTA_EXHAUSTED', retryAfter: true },
   },
   {
-    section: `${LT} Errors: 429 rate limit (per-route budget, project design)`,
+    section: 'responses.yaml: 429 rate limit (per-route budget, project design)',
     name: 'the request past the route budget',
     server: 'budget',
     given: async (c) => {
@@ -489,13 +489,13 @@ const rows: Row[] = [
   },
   // States.
   {
-    section: `${LT} States: received`,
+    section: 'custom-launch-resource.v4.schema.json status: received',
     name: 'a created launch is received, with no wallet action',
     given: async (c) => call(v4(c.s, `/${await first(c)}`), { headers: auth(c.key) }),
     want: { status: 200, body: (j) => expect(j).toMatchObject({ status: 'received', walletTransaction: null }) },
   },
   {
-    section: `${LT} What the service does 4: preflight has no side effects`,
+    section: 'preflightCustomLaunchV4: no side effects',
     name: 'preflight creates no launch',
     given: async (c) => {
       const before = (await call(v4(c.s), { headers: auth(c.key) })).json.launches.length;
@@ -507,7 +507,8 @@ const rows: Row[] = [
     want: { status: 200 },
   },
   {
-    section: `${LT} What the service does 8: unbound references gain no trust (preflight without chain gates)`,
+    section:
+      'custom-launch-preflight.v2.schema.json externalReferenceBinding: unbound references gain no trust (preflight without chain gates)',
     name: 'preflight reports the reference binding as not run, and the reference blocks',
     given: (c) =>
       preflight(
@@ -528,7 +529,8 @@ const rows: Row[] = [
     ['a nonce not derived from the request (4.1.0)', `0x${'ab'.repeat(32)}`, ['FUNDING_NONCE_CONFORMANCE_UNPROVEN']],
     ['a nonce derived as the packer derives it', null, []],
   ].map(([name, nonce, warnings]) => ({
-    section: `${LT} Errors: FUNDING_NONCE_CONFORMANCE_UNPROVEN, a nonblocking tooling warning`,
+    section:
+      'custom-launch-preflight.v2.schema.json: FUNDING_NONCE_CONFORMANCE_UNPROVEN, a nonblocking tooling warning',
     name: name as string,
     given: (c: Ctx) => {
       // A fresh entropy half of this row's own, so no other row's stored request shares its nonce.
@@ -550,7 +552,8 @@ const rows: Row[] = [
     },
   })),
   {
-    section: `${LT} Errors: FUNDING_NONCE_DERIVATION_CONFLICT_SUSPECTED, a nonblocking tooling warning`,
+    section:
+      'custom-launch-preflight.v2.schema.json: FUNDING_NONCE_DERIVATION_CONFLICT_SUSPECTED, a nonblocking tooling warning',
     name: 'another stored request of the wallet carries the same nonce',
     given: async (c) => {
       const build = (label: string) =>
@@ -572,49 +575,49 @@ const rows: Row[] = [
   },
   // Error codes.
   {
-    section: `${LT} Errors: 401`,
+    section: 'responses.yaml: 401',
     name: 'no key',
     given: (c) => call(v4(c.s)),
     want: { status: 401, code: 'UNAUTHENTICATED' },
   },
   {
-    section: `${LT} Errors: 403 INSUFFICIENT_SCOPE`,
+    section: 'responses.yaml: 403 INSUFFICIENT_SCOPE',
     name: 'a read-only key creates',
     given: (c) => create({ ...c, key: c.s.key({ scopes: ['custom-launch:read'] }) }),
     want: { status: 403, code: 'INSUFFICIENT_SCOPE' },
   },
   {
-    section: `${LT} Errors: 403 CHAIN_NOT_ALLOWED`,
+    section: 'responses.yaml: 403 CHAIN_NOT_ALLOWED',
     name: 'a key without a chain-4663 grant lists',
     given: (c) => call(v4(c.s), { headers: auth(c.s.key({ chains: ['1'] })) }),
     want: { status: 403, code: 'CHAIN_NOT_ALLOWED' },
   },
   {
-    section: `${LT} Authentication 5: launchWallet equals the key wallet`,
+    section: "createCustomLaunchV4: launchWallet equals the key's wallet",
     name: 'another wallet key creates the example',
     given: (c) => create({ ...c, key: c.s.key({ wallet: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' }) }),
     want: { status: 403, code: 'WALLET_MISMATCH' },
   },
   {
-    section: `${LT} Errors: 404 NOT_FOUND`,
+    section: 'responses.yaml: 404 NOT_FOUND',
     name: 'an unknown launchId',
     given: (c) => call(v4(c.s, '/00000000-0000-4000-8000-000000000000'), { headers: auth(c.key) }),
     want: { status: 404, code: 'NOT_FOUND' },
   },
   {
-    section: `${LT} Errors: 405 (project design)`,
+    section: 'responses.yaml: 405 (project design)',
     name: 'DELETE on capabilities',
     given: (c) => call(`${c.s.url}/v4/chains/4663/capabilities`, { method: 'DELETE' }),
     want: { status: 405, code: 'METHOD_NOT_ALLOWED' },
   },
   {
-    section: `${LT} Request rules 1: path chainId equals the request's`,
+    section: "custom-launch-create-request.v4.schema.json: path chainId equals the request's",
     name: 'a body for chain 1 on the chain-4663 path',
     given: (c) => preflight(c, exampleBytes(v4Example).replace('"chainId": "4663"', '"chainId": "1"')),
     want: { status: 409, code: 'CHAIN_MISMATCH' },
   },
   {
-    section: `${LT} Errors: 409 idempotency binding conflict`,
+    section: 'responses.yaml: 409 idempotency binding conflict',
     name: 'the same key with other bytes',
     given: async (c) => {
       const k = key16();
@@ -647,39 +650,39 @@ const rows: Row[] = [
     want: { status: 409, code: 'SOURCE_FILE_NOT_IN_MANIFEST' },
   },
   {
-    section: `${MS} Submission request: a valid first version`,
+    section: 'submitModule: a valid first version',
     name: 'the example package, fresh family',
     given: submitEdited(() => undefined),
     want: { status: 201 },
   },
   {
-    section: `${MS} Errors: 401 AUTHENTICATION_REQUIRED`,
+    section: 'getModulesContext: 401 AUTHENTICATION_REQUIRED',
     name: 'the context without a key',
     given: (c) => call(`${c.s.url}/v1/modules/context`),
     want: { status: 401, code: 'AUTHENTICATION_REQUIRED' },
   },
   {
-    section: `${MS} Errors: 401 API_SCOPE_REQUIRED`,
+    section: 'getModulesContext: 401 API_SCOPE_REQUIRED',
     name: 'the context with a key holding only custom-launch scopes',
     given: (c) => call(`${c.s.url}/v1/modules/context`, { headers: auth(c.key) }),
     want: { status: 401, code: 'API_SCOPE_REQUIRED' },
   },
   {
-    section: `${MS} Errors: 404 MODULE_SUBMISSION_NOT_FOUND`,
+    section: 'getModuleSubmission: 404 MODULE_SUBMISSION_NOT_FOUND',
     name: 'a receipt id that does not exist',
     given: (c) =>
       call(`${c.s.url}/v1/modules/submissions/00000000-0000-4000-8000-000000000000`, { headers: auth(modulesKey(c)) }),
     want: { status: 404, code: 'MODULE_SUBMISSION_NOT_FOUND' },
   },
   {
-    section: `${MS} Errors: MODULE_SUBMISSIONS_UNAVAILABLE`,
+    section: 'submitModule: MODULE_SUBMISSIONS_UNAVAILABLE',
     name: 'submit on a deployment that takes no uploads',
     server: 'modulesClosed',
     given: submitEdited(() => undefined),
     want: { status: 503, code: 'MODULE_SUBMISSIONS_UNAVAILABLE', retryAfter: true },
   },
   {
-    section: `${MS} Errors: MODULE_AUTHOR_MISMATCH`,
+    section: 'submitModule: MODULE_AUTHOR_MISMATCH',
     name: 'descriptor.author is another wallet than the key',
     given: submitEdited((r) => {
       r.descriptor.author = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
@@ -687,7 +690,7 @@ const rows: Row[] = [
     want: { status: 403, code: 'MODULE_AUTHOR_MISMATCH' },
   },
   {
-    section: `${MS} Errors: OPEN_ADDRESS`,
+    section: 'submitModule: OPEN_ADDRESS',
     name: 'the zero reward wallet',
     given: submitEdited((r) => {
       r.descriptor.rewardWallet = `0x${'0'.repeat(40)}`;
@@ -695,7 +698,7 @@ const rows: Row[] = [
     want: { status: 400, code: 'OPEN_ADDRESS' },
   },
   {
-    section: `${MS} Errors: OPEN_SOURCE_HASH`,
+    section: 'submitModule: OPEN_SOURCE_HASH',
     name: "a file's sha256 differs from the inventory's",
     given: submitEdited((r) => {
       (r.files[0] as { sha256: string }).sha256 = 'f'.repeat(64);
@@ -703,7 +706,7 @@ const rows: Row[] = [
     want: { status: 400, code: 'OPEN_SOURCE_HASH' },
   },
   {
-    section: `${MS} Errors: MODULE_FILE_HASH`,
+    section: 'submitModule: MODULE_FILE_HASH',
     name: 'file bytes of other content under the declared hash',
     given: submitEdited((r) => {
       (r.files[0] as { bytes: string }).bytes = Buffer.from('other content').toString('base64');
@@ -712,7 +715,7 @@ const rows: Row[] = [
   },
   ...(['0x70997970C51812dc3A010C7d01b50e0d17dc79C8', '0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2'] as const).map(
     (literal, i) => ({
-      section: `${MS} Source descriptor: a fixed value may be repeated exactly; an override fails`,
+      section: 'module-descriptor.v0.1.schema.json: a fixed value may be repeated exactly; an override fails',
       name: i === 0 ? 'a constraint == another value on the fixed field' : 'a constraint == the fixed value itself',
       given: submitEdited((r) => {
         r.descriptor.constraints.push({ left: 'primary', operator: '==', right: { value: literal } });
@@ -721,7 +724,7 @@ const rows: Row[] = [
     }),
   ),
   {
-    section: `${MS} Errors: MODULE_IDEMPOTENCY_CONFLICT`,
+    section: 'submitModule: MODULE_IDEMPOTENCY_CONFLICT',
     name: 'the same key with other bytes',
     given: async (c) => {
       const key = modulesKey(c);
@@ -733,7 +736,7 @@ const rows: Row[] = [
     want: { status: 409, code: 'MODULE_IDEMPOTENCY_CONFLICT' },
   },
   {
-    section: `${MS} Errors: MODULE_VERSION_ALREADY_SUBMITTED`,
+    section: 'submitModule: MODULE_VERSION_ALREADY_SUBMITTED',
     name: 'the same package and version again',
     given: async (c) => {
       const r = moduleSubmission();
@@ -743,7 +746,7 @@ const rows: Row[] = [
     want: { status: 409, code: 'MODULE_VERSION_ALREADY_SUBMITTED' },
   },
   {
-    section: `${MS} Errors: MODULE_PACKAGE_CONFLICT`,
+    section: 'submitModule: MODULE_PACKAGE_CONFLICT',
     name: 'a new version of an existing family without supersedesSubmissionId',
     given: async (c) => {
       const r = moduleSubmission();
@@ -753,7 +756,7 @@ const rows: Row[] = [
     want: { status: 409, code: 'MODULE_PACKAGE_CONFLICT' },
   },
   {
-    section: `${MS} Errors: MODULE_REVISION_LINEAGE_INVALID`,
+    section: 'submitModule: MODULE_REVISION_LINEAGE_INVALID',
     name: 'supersedesSubmissionId names no submission',
     given: submitEdited((r) => {
       r.supersedesSubmissionId = '00000000-0000-4000-8000-000000000001';
@@ -761,7 +764,7 @@ const rows: Row[] = [
     want: { status: 409, code: 'MODULE_REVISION_LINEAGE_INVALID' },
   },
   {
-    section: `${MS} States and transitions: a missing durable review job`,
+    section: 'getModuleReviewStatus: a missing durable review job',
     name: 'the review status of a submission whose job is gone',
     given: async (c) => {
       const key = modulesKey(c);
@@ -773,7 +776,7 @@ const rows: Row[] = [
     want: { status: 503, code: 'MODULE_REVIEW_JOB_UNAVAILABLE' },
   },
   {
-    section: `${MS} Errors: 409 MODULE_REVIEW_EXPORT_NOT_ACCEPTED`,
+    section: 'getModuleReviewExport: 409 MODULE_REVIEW_EXPORT_NOT_ACCEPTED',
     name: 'the export of a review that is not accepted',
     given: async (c) => {
       const key = modulesKey(c);
@@ -783,7 +786,7 @@ const rows: Row[] = [
     want: { status: 409, code: 'MODULE_REVIEW_EXPORT_NOT_ACCEPTED' },
   },
   ...(['intact', 'artifact edited'] as const).map((variant) => ({
-    section: `${MS} Review export: the stored bindings`,
+    section: 'getModuleReviewExport: the stored bindings',
     name: `an accepted export, ${variant}`,
     server: 'reviewers' as const,
     given: async (c: Ctx) => {
@@ -802,7 +805,7 @@ const rows: Row[] = [
       variant === 'intact' ? { status: 200 } : { status: 503, code: 'MODULE_REVIEW_EXPORT_BINDING_INVALID' as const },
   })),
   ...(['review', 'review-export'] as const).map((path) => ({
-    section: `${MS} Errors: 503 ${path === 'review' ? 'MODULE_REVIEW_UNAVAILABLE' : 'MODULE_REVIEW_EXPORT_UNAVAILABLE'}`,
+    section: `${path === 'review' ? 'getModuleReviewStatus: 503 MODULE_REVIEW_UNAVAILABLE' : 'getModuleReviewExport: 503 MODULE_REVIEW_EXPORT_UNAVAILABLE'}`,
     name: `the ${path} read while the review store cannot be read`,
     server: 'reviewStoreGone' as const,
     given: async (c: Ctx) => {
@@ -818,7 +821,7 @@ const rows: Row[] = [
     },
   })),
   {
-    section: `${MS} Engine dependency aliases: duplicate compiler source names`,
+    section: 'submitModule: engine dependency aliases, duplicate compiler source names',
     name: 'a literal @openzeppelin path next to its alias',
     given: submitEdited((r) => {
       const files = [...filesOf(r)].map(([path, content]) => ({ path, content }));
@@ -833,26 +836,26 @@ const rows: Row[] = [
     want: { status: 400, code: 'MODULE_BUILD_SOURCE_ALIAS_COLLISION' },
   },
   {
-    section: `${LT} Errors: CUSTOM_LAUNCH_V2_READ_ONLY`,
+    section: 'createCustomLaunchV2: CUSTOM_LAUNCH_V2_READ_ONLY',
     name: 'POST /v2/custom-launches',
     given: (c) => call(`${c.s.url}/v2/custom-launches`, { method: 'POST' }),
     want: { status: 409, code: 'CUSTOM_LAUNCH_V2_READ_ONLY' },
   },
   {
-    section: `${LT} Errors: CUSTOM_LAUNCH_V1_READ_ONLY`,
+    section: 'createCustomLaunchV1: CUSTOM_LAUNCH_V1_READ_ONLY',
     name: 'POST /v1/custom-launches',
     given: (c) => call(`${c.s.url}/v1/custom-launches`, { method: 'POST' }),
     want: { status: 409, code: 'CUSTOM_LAUNCH_V1_READ_ONLY' },
   },
   {
-    section: `${LT} Errors: 400 invalid request (oversized body, project design: 413)`,
+    section: 'responses.yaml: 400 invalid request (oversized body, project design: 413)',
     name: 'a body one byte over the route limit',
     server: 'small',
     given: (c) => create(c, `${exampleBytes(v4Example)}${' '.repeat(c.s.config.v4BodyLimitBytes)}`),
     want: { status: 413, code: 'PAYLOAD_TOO_LARGE' },
   },
   {
-    section: `${LT} Errors: 400 invalid request (media type, project design: 415)`,
+    section: 'responses.yaml: 400 invalid request (media type, project design: 415)',
     name: 'a text/plain body',
     given: (c) =>
       call(v4(c.s), {
@@ -863,39 +866,39 @@ const rows: Row[] = [
     want: { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' },
   },
   {
-    section: `${LT} Errors: 400 invalid request (JSON syntax)`,
+    section: 'responses.yaml: 400 invalid request (JSON syntax)',
     name: 'a truncated JSON body',
     given: (c) => create(c, '{"schemaVersion"'),
     want: { status: 400, code: 'MALFORMED_JSON' },
   },
   {
-    section: `${LT} Create request: closed object`,
+    section: 'custom-launch-create-request.v4.schema.json: closed object',
     name: 'an unknown top-level property',
     given: (c) => preflight(c, JSON.stringify({ ...example(v4Example), unknownField: true })),
     want: { status: 400, code: 'INVALID_REQUEST' },
   },
   {
-    section: 'README: Not yet implemented (project design: 501)',
+    section: 'project design: 501 until the operation is implemented',
     name: 'GET /v3/capabilities',
     given: (c) => call(`${c.s.url}/v3/capabilities`),
     want: { status: 501, code: 'NOT_IMPLEMENTED' },
   },
   {
-    section: `${LT} Limits: initial buy quote no older than 60 seconds, no stale fallback`,
+    section: 'getL2InitialBuyUsdQuoteV1: a quote no older than 60 seconds, no stale fallback',
     name: 'the quote without a price source',
     given: (c) => call(`${c.s.url}/v4/chains/4663/initial-buy-quote`),
     want: { status: 503, code: 'PRICE_SOURCE_UNAVAILABLE', retryAfter: true },
   },
   ...(['create', 'preflight'] as const).flatMap((operation) => [
     {
-      section: `${LT} deploymentEvidence (issue 7 item 5): tampered evidence stops V4 writes`,
+      section: 'deployment evidence gate (readyz.yaml, v4-capabilities.yaml): tampered evidence stops V4 writes',
       name: `a ${operation} on a server whose bound evidence failed verification`,
       server: 'tampered' as const,
       given: (c: Ctx) => (operation === 'create' ? create(c) : preflight(c, exampleBytes(v4Example))),
       want: { status: 503, code: 'DEPLOYMENT_EVIDENCE_TAMPERED' as const },
     },
     {
-      section: `${LT} deploymentEvidence (issue 7 item 5): unverified evidence defers V4 writes`,
+      section: 'deployment evidence gate (readyz.yaml, v4-capabilities.yaml): unverified evidence defers V4 writes',
       name: `a ${operation} before the bound evidence could be verified`,
       server: 'unverified' as const,
       given: (c: Ctx) => (operation === 'create' ? create(c) : preflight(c, exampleBytes(v4Example))),
@@ -903,7 +906,7 @@ const rows: Row[] = [
     },
   ]),
   {
-    section: `${LT} deploymentEvidence (issue 7 item 5): readiness and capabilities say why`,
+    section: 'deployment evidence gate (readyz.yaml, v4-capabilities.yaml): readiness and capabilities say why',
     name: 'readyz and capabilities on a server whose bound evidence failed verification',
     server: 'tampered',
     given: async (c) => {
@@ -924,14 +927,14 @@ const rows: Row[] = [
     },
   },
   {
-    section: `${LT} Errors: 503 unavailable`,
+    section: 'responses.yaml: 503 unavailable',
     name: 'a create while the database is locked elsewhere',
     server: 'locked',
     given: (c) => create(c),
     want: { status: 503, code: 'UNAVAILABLE', retryAfter: true },
   },
   {
-    section: `${LT} Errors: 500 bounded internal error`,
+    section: 'responses.yaml: 500 bounded internal error',
     name: 'a list after the database closed',
     server: 'broken',
     given: (c) => call(v4(c.s), { headers: auth(c.key) }),
@@ -957,7 +960,7 @@ const configs: Record<Kind, Parameters<typeof startServer>[0]> = {
   reviewers: { modulesReviewerWallets: [reviewerWallet] },
   reviewStoreGone: {},
 };
-/** The deployment-evidence state each kind of server reports (issue 7 item 5); the others have no chain binding. */
+/** The deployment-evidence state each kind of server reports (getReadiness); the others have no chain binding. */
 const evidenceOf: Partial<Record<Kind, () => 'tampered' | 'unreachable'>> = {
   tampered: () => 'tampered',
   unverified: () => 'unreachable',
@@ -1014,7 +1017,7 @@ describe('contract table', () => {
     }
   });
 
-  // Codes whose operations answer 501 until their issues land; each moves into the table with its rows.
+  // Codes whose operations answer 501 until they are implemented; each moves into the table with its rows.
   const pending: ErrorCode[] = [];
   // A review build's lastError code, never an HTTP answer: the package fits intake's 16 MiB but not the review
   // profile's 4 MiB (tested on both sides in test/modules/review.test.ts).

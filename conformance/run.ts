@@ -1,4 +1,4 @@
-/**
+/*
  * `make conformance`: proves the running server keeps the contract.
  *  1. a fresh SQLite file, a wallet key for every wallet scope (plus one holding all of them) and a partner root,
  *     whose key the subkey routes are called with;

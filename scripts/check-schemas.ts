@@ -1,4 +1,4 @@
-/**
+/*
  * Compiles every schema in spec/schemas (Ajv 2020-12, strict, full formats) and validates every example in
  * spec/examples against its schema. Exits 1 on the first class of failure, printing all problems found.
  */

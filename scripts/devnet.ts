@@ -1,4 +1,4 @@
-/**
+/*
  * `make devnet`: the local chain-4663 devnet alone (anvil on DEVNET_PORT, default 8545, with the v4 PoolManager and
  * the native/USD feed), until Ctrl-C. Prints the RPC URL and writes var/devnet/deployment.json.
  */

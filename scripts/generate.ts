@@ -1,5 +1,6 @@
-/**
- * Makes everything in generated/ from spec/ (STYLE habit 1-2):
+/*
+ * Makes everything in generated/ from spec/, the only source of shapes; generated files are never edited by hand,
+ * and CI fails on any drift (`--check`):
  *   generated/openapi/<api>.bundled.json       one-file OpenAPI for other languages' generators and Schemathesis
  *   generated/openapi/<api>.dereferenced.json  fully dereferenced, no $id/$schema: what express-openapi-validator loads
  *   generated/types/<api>.ts                   openapi-typescript paths/components/operations
@@ -53,7 +54,7 @@ function pascal(key: string): string {
 
 /**
  * Renames bundled schema components from file-derived keys to the schema's `title` (or a PascalCase key when the
- * title is missing or taken), so every language's generator gets the resource names of the references.
+ * title is missing or taken), so every language's generator gets the resource names the schemas' titles give.
  */
 function renameComponents(doc: { [key: string]: Json }): { [key: string]: Json } {
   const components = (doc.components as { [key: string]: Json } | undefined) ?? {};

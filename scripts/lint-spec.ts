@@ -1,4 +1,4 @@
-/**
+/*
  * Lints both OpenAPI documents with Redocly recommended-strict (redocly.yaml). Fails on any error or warning.
  */
 import { spawnSync } from 'node:child_process';

@@ -1,4 +1,4 @@
-/**
+/*
  * `make start`: the server on its embedded default. Without CHAIN_4663_RPC_URLS it first brings up the local
  * chain-4663 devnet (anvil from npm on DEVNET_PORT, default 8545, with the v4 PoolManager and the native/USD feed),
  * prints its RPC URL, and points the server at it; with CHAIN_4663_RPC_URLS it uses that chain instead.

@@ -1,4 +1,4 @@
-/**
+/*
  * Prints vitest's JSON report as one plain closing line, `tests: N passed, N failed, N skipped`, so any reader of
  * the CI log sees the count (vitest's own summary is printed above it).
  */

@@ -10,20 +10,23 @@ export interface Config {
   busyTimeoutMs: number;
   /** Validate responses against the spec (on in tests and CI; costs throughput in production). */
   validateResponses: boolean;
-  /** New-request admission across the whole service (launch-transport.md Limits). */
+  /**
+   * New-request admission across the whole service (ADMISSION_QUOTA_EXHAUSTED; published as the capabilities'
+   * admission quota, spec/schemas/custom-launch-capabilities.v2.schema.json). Exact replays consume nothing.
+   */
   admissionPerHour: number;
   admissionPerDay: number;
   /** Requests per minute per route and credential (or client address for public routes). Project design. */
   routeBudgetPerMinute: number;
   /** Body byte limit of V4 JSON routes. Project design: fits 16 targets of 24 KiB runtime code plus a 1 MiB image. */
   v4BodyLimitBytes: number;
-  /** Whole V3 request limit (launch-transport.md Limits). */
+  /** Whole V3 request limit (8,388,608 bytes by default; spec/schemas/custom-launch-capabilities.v3.schema.json). */
   v3BodyLimitBytes: number;
   /**
-   * The module intake limits this deployment publishes and enforces (modules-subkeys-developer-api.md Limits: "a
-   * deployment may publish lower limits"): MODULES_MAX_FILES, MODULES_MAX_FILE_BYTES, MODULES_MAX_TOTAL_BYTES,
-   * MODULES_MAX_REQUEST_BYTES (the serialized upload, also the body limit) and MODULES_MAX_PATH_LENGTH, each from 1
-   * to the reference maximum (the default).
+   * The module intake limits this deployment publishes and enforces (a deployment may publish limits lower than the
+   * maxima; spec/schemas/modules-context.v1.schema.json intake.limits): MODULES_MAX_FILES, MODULES_MAX_FILE_BYTES,
+   * MODULES_MAX_TOTAL_BYTES, MODULES_MAX_REQUEST_BYTES (the serialized upload, also the body limit) and
+   * MODULES_MAX_PATH_LENGTH, each from 1 to the schema's maximum (the default).
    */
   modulesLimits: ModuleIntakeLimits;
   /** The deployment accepts module uploads (MODULES_SUBMISSIONS; capabilities moduleContributions.submissions). */
@@ -63,9 +66,9 @@ export interface Config {
   chain4663RpcUrls: string[];
   /** The native/USD aggregator on chain 4663 the initial-buy quote reads; null when not configured. */
   priceFeedAddress: string | null;
-  /** The canonical Uniswap v4 pool manager of chain 4663 (per-chain configuration; CHAIN-NOTES.md). */
+  /** The canonical Uniswap v4 pool manager of chain 4663: per-chain configuration, never a constant in code. */
   canonicalPoolManager: string;
-  /** The one fixed recipient of the Native20 platform fee (launch-transport.md What the service does 6). */
+  /** The one fixed recipient of the Native20 platform fee (spec/schemas/custom-launch-capabilities.v2.schema.json). */
   platformFeeRecipient: string;
   /** Seconds a client is told to wait when the price source is missing. */
   quoteRetryAfterSeconds: number;
@@ -75,7 +78,7 @@ export interface Config {
   permitAttesterKey: string | null;
   /** Source-verification records the operator has checked (JSON array); null: no external reference can bind. */
   sourceVerificationRegistryPath: string | null;
-  /** The discovery manifest this single-process deployment serves (launch-transport.md What the service does 10). */
+  /** The discovery manifest this single-process deployment serves (spec/openapi/paths/discovery-manifest.yaml). */
   discovery: {
     /** The service origin {base_url} clients send authenticated traffic to (PUBLIC_ORIGIN); null: the origin this
      * process listens on, as it answers the request. */
@@ -217,7 +220,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .map((u) => u.trim())
       .filter(Boolean),
     priceFeedAddress: env.PRICE_FEED_ADDRESS ? address(env, 'PRICE_FEED_ADDRESS', '') : null,
-    // Reported by third parties, not confirmed by Uniswap (CHAIN-NOTES.md): configuration, never a constant.
+    // This address is reported by third parties, not confirmed by Uniswap: configuration, never a constant.
     canonicalPoolManager: address(env, 'CANONICAL_POOL_MANAGER', '0x8366a39CC670B4001A1121B8F6A443A643e40951'),
     platformFeeRecipient: address(env, 'PLATFORM_FEE_RECIPIENT', defaultPlatformFeeRecipient),
     chainDeploymentPath: env.CHAIN_DEPLOYMENT_PATH || null,

@@ -1,4 +1,4 @@
-/**
+/*
  * In-process property suite over every JSON request body of the service contract (generated/openapi/
  * service.bundled.json): valid instances are admitted by the server's validator, mutated ones are refused with
  * 400 INVALID_REQUEST (or 409 CHAIN_MISMATCH when the mutation changes the body chainId of a chain-bound path).
@@ -72,14 +72,14 @@ const dereferenced = JSON.parse(
 
 const { ajv, files } = loadSchemaRegistry();
 
-/** Reference section of each request body, for test names. */
+/** The spec file of each request body, for test names. */
 const sections: Record<string, string> = {
-  CustomLaunchCreateRequestV4: 'launch-transport.md "Create request"',
-  CustomLaunchCreateRequestV3: 'launch-transport.md "Endpoints" (base-layer V3) and "Versioning" 3-4',
-  MultiRoleCustomLaunchCreateRequestV2: 'launch-transport.md "Endpoints" (shared token-and-hook lane)',
-  ModuleSubmissionRequest: 'modules-subkeys-developer-api.md "Submission request"',
-  PartnerSubkeyRequestV1: 'modules-subkeys-developer-api.md "Partner subkey"',
-  PermitReissueDispositionRequestV1: 'launch-transport.md "States and transitions" (permit reissue disposition)',
+  CustomLaunchCreateRequestV4: 'spec/schemas/custom-launch-create-request.v4.schema.json',
+  CustomLaunchCreateRequestV3: 'spec/schemas/custom-launch-create-request.v3.schema.json (base-layer V3)',
+  MultiRoleCustomLaunchCreateRequestV2: 'spec/schemas/multi-role-create-request.v2.schema.json (shared lane)',
+  ModuleSubmissionRequest: 'spec/schemas/module-submission-request.v0.1.schema.json',
+  PartnerSubkeyRequestV1: 'spec/schemas/partner-subkey-request.v1.schema.json',
+  PermitReissueDispositionRequestV1: 'spec/schemas/permit-reissue-disposition-request.v1.schema.json',
 };
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -479,7 +479,7 @@ function buildSubject(name: string): Subject {
     .map((f) => JSON.parse(readFileSync(`${exampleDir}${f}`, 'utf8')) as Json);
   return {
     name,
-    section: sections[name] ?? 'reference section not mapped',
+    section: sections[name] ?? 'spec file not mapped',
     file,
     validate: (v) => validateFn(v) === true,
     errors: () =>
@@ -563,10 +563,10 @@ describe('request schemas of the bundled spec', () => {
 });
 
 /**
- * The documented code of a schema failure (spec/openapi/paths/modules-submissions.yaml, after
- * modules-subkeys-developer-api.md Errors): a module submission whose every error lies in the reward wallet is
- * OPEN_ADDRESS, in the inventory's hashes OPEN_SOURCE_HASH, in the submitted files' hashes or bytes MODULE_FILE_HASH;
- * anything else, and every other operation, INVALID_REQUEST.
+ * The documented code of a schema failure (spec/openapi/paths/modules-submissions.yaml submitModule): a module
+ * submission whose every error lies in the reward wallet is OPEN_ADDRESS, in the inventory's hashes
+ * OPEN_SOURCE_HASH, in the submitted files' hashes or bytes MODULE_FILE_HASH; anything else, and every other
+ * operation, INVALID_REQUEST.
  */
 function schemaFailureCode(operationId: string, paths: string[]): string {
   if (operationId !== 'submitModule' || paths.length === 0) return 'INVALID_REQUEST';

@@ -54,7 +54,7 @@ export type CustomLaunchResourceV4 = {
    */
   walletTransaction: null | CustomLaunchWalletTransactionV4;
   /**
-   * The launch metadata the request bound by projectMetadataHash, copied read-only from the stored request, for the wallet review beside walletTransaction (launch-transport.md What the service does 9). Null exactly when walletTransaction is null. The image bytes stay in the stored request; image.sha256 names them.
+   * The launch metadata the request bound by projectMetadataHash, copied read-only from the stored request, for the wallet review beside walletTransaction: the wallet review shows the same bound metadata, read-only. Null exactly when walletTransaction is null. The image bytes stay in the stored request; image.sha256 names them.
    */
   boundMetadata: null | CustomLaunchBoundMetadataV4;
   /**

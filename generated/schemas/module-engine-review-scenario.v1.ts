@@ -6,7 +6,7 @@
 export type ComponentId = string;
 
 /**
- * The engine review scenario of a module package (platform.modules.engine-review-scenario.v1): the initialization data and operation data the review build runs each engine component with on a local EVM to measure the reviewed execution budget (modules-subkeys-developer-api.md Limits: engine initialization data and operation data 16 KiB each; at most 3,000,000 gas). It is an ordinary pinned file of the package at the fixed path review/engine-scenario.json, listed in descriptor.source.files and counted in the profile's 4 MiB; the review reads it only under an engine profile, and intake stores it like any other file. Without it, each engine component is initialized with the encoded configuration and runs no operation.
+ * The engine review scenario of a module package (platform.modules.engine-review-scenario.v1): the initialization data and operation data the review build runs each engine component with on a local EVM to measure the reviewed execution budget (limits: engine initialization data and operation data 16 KiB each; at most 3,000,000 gas). It is an ordinary pinned file of the package at the fixed path review/engine-scenario.json, listed in descriptor.source.files and counted in the profile's 4 MiB; the review reads it only under an engine profile, and intake stores it like any other file. Without it, each engine component is initialized with the encoded configuration and runs no operation.
  */
 export interface ModuleEngineReviewScenario {
   format: 'platform.modules.engine-review-scenario.v1';

@@ -33,7 +33,7 @@ export interface ModuleContributions {
   limits?: IntakeLimits;
 }
 /**
- * The deployment's live intake limits, published without credentials so that a client refuses an oversized package locally before it sends any key or source (modules-subkeys-developer-api.md Limits: a deployment may publish lower limits, which the client checks first). Equal to the context's intake.limits; a deployment enforces them at intake. A client facing a deployment that omits them checks the reference maxima.
+ * The deployment's live intake limits, published without credentials so that a client refuses an oversized package locally before it sends any key or source (a deployment may publish limits lower than the maxima, which the client checks first). Equal to the context's intake.limits; a deployment enforces them at intake. A client facing a deployment that omits them checks the reference maxima.
  */
 export interface IntakeLimits {
   /**

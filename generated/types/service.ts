@@ -1912,7 +1912,7 @@ export type components = {
         CustomLaunchResourceV4: {
             /** @constant */
             apiVersion: 4;
-            /** @description The launch metadata the request bound by projectMetadataHash, copied read-only from the stored request, for the wallet review beside walletTransaction (launch-transport.md What the service does 9). Null exactly when walletTransaction is null. The image bytes stay in the stored request; image.sha256 names them. */
+            /** @description The launch metadata the request bound by projectMetadataHash, copied read-only from the stored request, for the wallet review beside walletTransaction: the wallet review shows the same bound metadata, read-only. Null exactly when walletTransaction is null. The image bytes stay in the stored request; image.sha256 names them. */
             boundMetadata: null | components["schemas"]["CustomLaunchBoundMetadataV4"];
             caip2: components["schemas"]["Caip2Chain4663"];
             /** @description Null before submitted. From submitted on: the observed transaction and, from sequencer_soft_confirmed on, its block. */
@@ -2309,7 +2309,7 @@ export type components = {
         };
         /**
          * ExternalReferenceBindingV2
-         * @description Whether preflight ran the server's read-only binding of the request's externalContracts, the same binding the chain gates run before a wallet handoff (launch-transport What the service does 8), and its outcome per reference. Reading the chain persists nothing, allocates no nonce and signs nothing. ran: the binding ran against this server's chain gates at their agreed finalized checkpoint; references lists every entry of externalContracts in request order. not_run: no reference was checked, so every reference stays unbound and blocks admission with EXTERNAL_REFERENCE_UNBOUND; reason says why: no_external_references (the request has none), chain_gates_not_configured (this server is bound to no chain, so only the chain gates after create could bind; they never run here), chain_deployment_mismatch (the request binds another chainDeployment than the one this server serves), chain_unavailable (a provider could not be read or the providers disagree; preflight the same bytes again later).
+         * @description Whether preflight ran the server's read-only binding of the request's externalContracts, the same binding the chain gates run before a wallet handoff (an external reference is accepted only when the server verifies its exact chain address, live runtime hash, source-verification evidence, declared graph role and checkpoint), and its outcome per reference. Reading the chain persists nothing, allocates no nonce and signs nothing. ran: the binding ran against this server's chain gates at their agreed finalized checkpoint; references lists every entry of externalContracts in request order. not_run: no reference was checked, so every reference stays unbound and blocks admission with EXTERNAL_REFERENCE_UNBOUND; reason says why: no_external_references (the request has none), chain_gates_not_configured (this server is bound to no chain, so only the chain gates after create could bind; they never run here), chain_deployment_mismatch (the request binds another chainDeployment than the one this server serves), chain_unavailable (a provider could not be read or the providers disagree; preflight the same bytes again later).
          */
         ExternalReferenceBindingV2: {
             references: components["schemas"]["ExternalReferenceOutcomeV2"][];
@@ -3204,7 +3204,7 @@ export type components = {
                 contract: "platform.modules.api.v0.1";
                 /** @constant */
                 descriptorFormat: "platform.classic.source-package.v0.1";
-                /** @description The deployment's live intake limits, published without credentials so that a client refuses an oversized package locally before it sends any key or source (modules-subkeys-developer-api.md Limits: a deployment may publish lower limits, which the client checks first). Equal to the context's intake.limits; a deployment enforces them at intake. A client facing a deployment that omits them checks the reference maxima. */
+                /** @description The deployment's live intake limits, published without credentials so that a client refuses an oversized package locally before it sends any key or source (a deployment may publish limits lower than the maxima, which the client checks first). Equal to the context's intake.limits; a deployment enforces them at intake. A client facing a deployment that omits them checks the reference maxima. */
                 limits?: components["schemas"]["IntakeLimits"];
                 /** @constant */
                 submissionFormat: "platform.modules.submission.v0.1";

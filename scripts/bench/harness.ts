@@ -1,4 +1,4 @@
-/**
+/*
  * What the benchmarks under scripts/bench share: autocannon (typed here: it ships no declarations), the duration
  * from BENCH_SECONDS, loopback servers of the real app, and one figure per scenario. Benchmarks print; they never
  * assert a number.

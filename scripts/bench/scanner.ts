@@ -1,4 +1,4 @@
-/**
+/*
  * `npx tsx scripts/bench/scanner.ts`: throughput of the static baseline's linear sweep (`scanRuntime`) over 24 KiB
  * runtime codes (the EIP-170 size limit), BENCH_SECONDS per corpus (default 3). Prints MB/s; never fails on them.
  * Corpora: solc-shaped code (dispatcher, PUSH4/PUSH20/PUSH32, JUMPDESTs, a CBOR trailer) and uniformly random

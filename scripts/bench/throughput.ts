@@ -1,4 +1,4 @@
-/**
+/*
  * `npm run bench`: throughput of the real app on loopback, measured with autocannon (32 connections, BENCH_SECONDS
  * per scenario, default 10). Prints figures; never fails on them. Scenarios: the validated V4 GET of one launch, the
  * V4 create with a fresh Idempotency-Key per request (each once with response validation off, once on), and a bare

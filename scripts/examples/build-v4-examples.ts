@@ -1,4 +1,4 @@
-/**
+/*
  * Deterministic generator of the two V4 create-request examples:
  *   spec/examples/custom-launch-create-request.v4.json                 (profile 4.1.0, funded)
  *   spec/examples/custom-launch-create-request.v4--profile-4.0.0.json  (frozen profile 4.0.0)

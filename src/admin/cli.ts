@@ -1,4 +1,4 @@
-/**
+/*
  * Operator commands.
  * - `npm run admin -- keys create --wallet <0x address> --scopes <comma list> --chains 4663` mints a wallet-bound key
  *   and prints one JSON object with `apiKey` once; only its hash is stored.

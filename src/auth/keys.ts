@@ -2,7 +2,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Db } from '../store/db.ts';
 import { statement } from '../store/statements.ts';
 
-/** Scopes a key may hold (launch-transport.md Authentication 3; modules-subkeys-developer-api.md Authentication). */
+/** Scopes a key may hold: those of spec/openapi/service.openapi.yaml `bearerAuth` that each operation lists. */
 export const grantableScopes = [
   'custom-launch:create',
   'custom-launch:read',
@@ -14,7 +14,7 @@ export const grantableScopes = [
 export const walletScopes = grantableScopes.filter((s) => s !== 'partner-subkeys:manage');
 /** The scopes of a partner root (admin `partners create`): subkey administration and the launch scopes. */
 export const partnerRootScopes = ['partner-subkeys:manage', 'custom-launch:create', 'custom-launch:read'] as const;
-/** Reserved scopes: named by the reference, disabled, never granted. */
+/** Reserved scopes: named by spec/openapi/service.openapi.yaml `bearerAuth`, disabled, never granted. */
 export const reservedScopes = ['fees:claim', 'buybacks:manage'] as const;
 export type Scope = (typeof grantableScopes)[number];
 /** Chains a key may be granted. Only chain 4663 has a V4 lane; chain 1 is the base layer. */
@@ -35,7 +35,7 @@ export interface Principal {
   expiresAt: string | null;
 }
 
-/** The request budgets of a partner credential (modules-subkeys-developer-api.md Partner subkey, Authentication 4). */
+/** The request budgets of a partner credential (spec/schemas/partner-subkey-request.v1.schema.json). */
 export interface PartnerBudgetLimits {
   prepareRequestsPerHour: number;
   readRequestsPerMinute: number;
@@ -61,7 +61,8 @@ export function hashKey(apiKey: string): string {
 
 /**
  * Mints a wallet-bound key and stores only its hash. Returns the key once; it cannot be recovered later.
- * Spec: launch-transport.md Authentication 4-5.
+ * The key is bound to one wallet, which every request's `launchWallet` must equal, and to its chain grants (4663);
+ * a grant does not select the chain (spec/openapi/service.openapi.yaml `bearerAuth`; createCustomLaunchV4).
  */
 export function mintWalletKey(
   db: Db,
@@ -174,7 +175,8 @@ export const rootBudgetMaxima = {
 /**
  * Creates a partner and its root key (kind partner-root, its own lineage, the partner's id), storing only the key's
  * hash. The root holds partner-subkeys:manage and both launch scopes. Returns the key once.
- * Spec: modules-subkeys-developer-api.md Authentication 4; launch-transport.md Authentication 5-6.
+ * A partner root alone holds partner-subkeys:manage and reads every launch attributed to its partner
+ * (spec/openapi/paths/partner-subkeys.yaml issuePartnerSubkey; v4-custom-launches.yaml listCustomLaunchesV4).
  */
 export function mintPartnerRoot(
   db: Db,

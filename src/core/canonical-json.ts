@@ -96,7 +96,7 @@ function serialize(value: unknown, path: string, ancestors: Set<object>): string
   }
 }
 
-/** Orders strings by their UTF-8 bytes, the order the references use for paths and target ids. */
+/** Orders strings by their UTF-8 bytes, the order the spec uses for paths and target ids. */
 export function utf8Order(a: string, b: string): number {
   return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 }

@@ -1,6 +1,7 @@
 /**
- * Uniswap v4 hook permission flags and their mask bits (CHAIN-NOTES.md, "Uniswap v4 hook permissions"; v4-core
- * Hooks.sol). A flag is set on a hook when `uint160(hookAddress) & bit != 0`; all fourteen make 0x3FFF.
+ * Uniswap v4 hook permission flags and their mask bits, as in Uniswap v4-core's `Hooks.sol` (the mask is
+ * `HookPermissionMask` of spec/schemas/common.schema.json). A flag is set on a hook when
+ * `uint160(hookAddress) & bit != 0`; all fourteen make 0x3FFF.
  */
 export const hookPermissionBits = {
   beforeInitialize: 1 << 13,

@@ -1,8 +1,9 @@
 import { inflateSync } from 'node:zlib';
 
 /**
- * The project metadata image check. Spec: launch-transport.md Request rules 4 (PNG or single-frame GIF; JPEG, WebP
- * and animated GIF are rejected). Project design: the image is decoded, not just sniffed, and each way of failing
+ * The project metadata image check. Spec: `$defs.ImageMediaType` of
+ * spec/schemas/custom-launch-create-request.v4.schema.json (PNG or single-frame GIF; JPEG, WebP and animated GIF
+ * are rejected). Project design: the image is decoded, not just sniffed, and each way of failing
  * has its own finding code. An APNG (PNG with an acTL chunk) is animated too, so it gets IMAGE_PNG_ANIMATED.
  */
 export const imageFindingCodes = [
@@ -66,8 +67,9 @@ function sniff(bytes: Uint8Array): 'image/png' | 'image/gif' | 'image/jpeg' | 'i
 
 /**
  * Decodes a metadata image and says whether the launch may carry it: a PNG or a single-frame GIF whose bytes match
- * the declared media type. Never throws; every failure is a finding. Spec: launch-transport.md Request rules 4
- * ("Metadata image: PNG or single-frame GIF. JPEG, WebP and animated GIF are rejected").
+ * the declared media type. Never throws; every failure is a finding. Spec: `$defs.ImageMediaType` of
+ * spec/schemas/custom-launch-create-request.v4.schema.json (PNG or single-frame GIF; JPEG, WebP and animated GIF
+ * are rejected).
  */
 export function inspectImage(bytes: Uint8Array, declaredMediaType: string): ImageInspection {
   const sniffed = sniff(bytes);

@@ -13,7 +13,7 @@ export function digestOf(value: unknown): string {
   return sha256Digest(canonicalJson(value));
 }
 
-/** projectMetadataHash: the digest of projectMetadata (launch-transport.md What the service does 9). */
+/** projectMetadataHash: the digest of projectMetadata (spec/schemas/custom-launch-create-request.v4.schema.json). */
 export function projectMetadataHashOf(request: Pick<CreateRequestV4, 'projectMetadata'>): string {
   return digestOf(request.projectMetadata);
 }

@@ -2,7 +2,8 @@ import { ApiError } from '../errors/api-error.ts';
 
 /**
  * Opaque page cursors: base64url of a small versioned JSON position. Clients pass them back unchanged
- * (launch-transport.md Endpoints: cursor). A cursor that this service did not issue is a 400.
+ * (the `cursor` parameter of spec/openapi/components/parameters.yaml). A cursor that this service did not issue is a
+ * 400.
  * Project design: the cursor names the last row's sequence number and the list it belongs to.
  */
 export function encodeCursor(list: string, afterSeq: number): string {

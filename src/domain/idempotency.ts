@@ -12,7 +12,7 @@ export interface IdempotentReplay {
 /**
  * Looks up `(credential, operation, Idempotency-Key)`. Same request digest: the stored first answer. Other bytes:
  * the conflict code (409). Unknown key: null. Must run inside the transaction that would record the answer.
- * Spec: launch-transport.md Endpoints (createCustomLaunchV4: 200 for an exact idempotent replay).
+ * Spec: spec/openapi/paths/v4-custom-launches.yaml createCustomLaunchV4 (200 for an exact idempotent replay).
  */
 export function findReplay(
   db: Db,

@@ -1,8 +1,8 @@
 /**
  * The one closed table of public error codes: HTTP status, whether the same bytes may be retried, and the default
  * message. spec/schemas/api-error.schema.json `$defs.ApiErrorCode` must list exactly these codes
- * (test/errors/error-table.test.ts walks both ways). Reference: launch-transport.md "Errors",
- * modules-subkeys-developer-api.md "Errors".
+ * (test/errors/error-table.test.ts walks both ways). The statuses and retry rules are those the operations of
+ * spec/openapi/service.openapi.yaml answer with (spec/openapi/components/responses.yaml).
  */
 export const errorTable = {
   INVALID_REQUEST: { status: 400, retryable: false, message: 'The request does not match the contract.' },

@@ -177,7 +177,7 @@ export const migrations: ReadonlyArray<{ version: number; name: string; sql: str
     version: 8,
     name: 'module intake: immutable drafts',
     sql: `
-      -- One immutable draft per accepted module submission (modules-subkeys-developer-api.md What the service does 1):
+      -- One immutable draft per accepted module submission (submitModule, spec/openapi/paths/modules-submissions.yaml):
       -- the exact request bytes and the receipt answered at creation. Never updated.
       CREATE TABLE module_submissions (
         seq                      INTEGER PRIMARY KEY AUTOINCREMENT,

@@ -10,8 +10,8 @@ import { openDatabase } from '../../src/store/db.ts';
 import { type AdminRun, runAdmin } from '../support/admin.ts';
 import { call } from '../support/http.ts';
 
-// The operator command as a user runs it: a child process over a real SQLite file (launch-transport.md
-// Authentication 4-5: the key is printed once and only its hash is stored).
+// The operator command as a user runs it: a child process over a real SQLite file (a wallet key is bound to one
+// wallet and a chain grant; the key is printed once and only its hash is stored).
 const wallet = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 
 let dir: string;

@@ -11,7 +11,7 @@ import { startServerProcess } from '../support/process.ts';
 
 /**
  * `npm run admin -- partners create` as an operator runs it: a child process over a real SQLite file
- * (modules-subkeys-developer-api.md Authentication 4: a partner root holds partner-subkeys:manage; the key is printed
+ * (spec/openapi/paths/partner-subkeys.yaml: a partner root holds partner-subkeys:manage; the key is printed
  * once and only its SHA-256 is stored). npm runs with --silent so that stdout is exactly the command's own output,
  * without npm's banner.
  */

@@ -38,7 +38,7 @@ async function settle(url: string, key: string, launchId: string, stop?: (launch
   throw new Error('the launch did not settle');
 }
 
-describe('the spec example on a fresh devnet (issue 5 item 1; issue 4 item 8)', () => {
+describe('the spec example on a fresh devnet: the chain-deployment document and admission', () => {
   let devnet: Awaited<ReturnType<typeof startDevnet>>;
   let server: ServerProcess;
   let dir: string;

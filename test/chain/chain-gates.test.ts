@@ -43,7 +43,7 @@ function withHook(name: string): any {
   return bindRequestHashes(request);
 }
 
-describe('the chain-deployment document (issue 5 item 1)', () => {
+describe('the chain-deployment document', () => {
   it('validates against the chainDeployment and deploymentEvidence schemas, with a 33,412-byte root call', () => {
     const { ajv } = loadSchemaRegistry();
     const doc = devnet.chainDeployment;
@@ -61,7 +61,7 @@ describe('the chain-deployment document (issue 5 item 1)', () => {
   });
 });
 
-describe('dynamic hook checks by state override (issue 5 item 4)', () => {
+describe('dynamic hook checks by state override', () => {
   it('authorizes the guarded example hook', async () => {
     const outcome = await authorizer.authorize(example(v4Example) as any);
     expect(outcome.kind, JSON.stringify(outcome.findings)).toBe('authorized');
@@ -81,7 +81,7 @@ describe('dynamic hook checks by state override (issue 5 item 4)', () => {
   });
 });
 
-describe('external contract references (issue 5 item 5)', () => {
+describe('external contract references', () => {
   /** The example referencing the devnet's price feed, bound in every respect unless `edit` breaks one. */
   async function withReference(edit: (ref: any) => void = () => undefined): Promise<any> {
     const client = createPublicClient({ transport: http(devnet.deployment.rpcUrl) });
@@ -138,7 +138,7 @@ describe('external contract references (issue 5 item 5)', () => {
   });
 });
 
-describe('the exact router simulation and the deployment binding (issue 5 item 3)', () => {
+describe('the exact router simulation and the deployment binding', () => {
   it('gives action_required with the decoded revert reason when the simulation fails', async () => {
     const request = example(v4Example) as any;
     request.fundingPlan.initialBuy.minTokenOut = '1000000000000000000000000000';

@@ -11,7 +11,7 @@ import { openDatabase } from '../../src/store/db.ts';
 import { auth, call } from '../support/http.ts';
 import { startServerProcess } from '../support/process.ts';
 
-/** Issue 7 item 5: the server verifies the bound deployment evidence against the chain through both providers. */
+/** The server verifies the bound deployment evidence against the chain through both providers (getReadiness). */
 describe('deployment evidence verification on the devnet', () => {
   let dir: string;
   let devnet: Awaited<ReturnType<typeof startDevnet>>;

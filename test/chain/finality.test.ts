@@ -28,13 +28,14 @@ import { auth, call } from '../support/http.ts';
 import type { ServerProcess } from '../support/process.ts';
 
 /**
- * Issue 7 items 1, 2 and 4: from the exact wallet transaction to finalized on a real devnet, followed by the server
- * only by polling the chain. The wallet here is the test playing the controller (anvil account 0), never the service.
+ * The post-authorization lifecycle: from the exact wallet transaction to finalized on a real devnet, followed by the
+ * server only by polling the chain. The wallet here is the test playing the controller (anvil account 0), never the
+ * service.
  */
 const project = new URL('../../examples/example-launch', import.meta.url).pathname;
 type SourceVerification = components['schemas']['SourceVerificationV1'];
 
-describe('the post-authorization lifecycle on the devnet (issue 7)', () => {
+describe('the post-authorization lifecycle on the devnet', () => {
   let devnet: Awaited<ReturnType<typeof startDevnet>>;
   let server: ServerProcess;
   let key: string;
@@ -510,7 +511,8 @@ describe('the post-authorization lifecycle on the devnet (issue 7)', () => {
 
   it('fails the launch when the exact transaction is mined but reverts', async () => {
     const launch = await handedOff();
-    // The exact bytes (chain, sender, router, value, calldata) with too little gas (above the intrinsic cost, far below the launch's): mined, reverted, no stamp.
+    // The exact bytes (chain, sender, router, value, calldata) with too little gas (above the intrinsic cost, far below
+    // the launch's): mined, reverted, no stamp.
     const reverted = await send({ ...launch.walletTransaction, gasLimit: '200000' });
     expect(reverted.status).toBe('reverted');
     const failed = await until(launch.launchId, ['failed']);

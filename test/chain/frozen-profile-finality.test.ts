@@ -21,9 +21,10 @@ import { auth, call } from '../support/http.ts';
 import { deliverExampleSources } from '../support/sources.ts';
 
 /**
- * The frozen profile 4.0.0 on the devnet, from create to finalized (launch-transport.md Lanes: "No funding; exact
- * wallet transaction value"): the server hands off the exact transaction, the controller (the test with anvil's
- * account 0, never the service) signs and sends it, and the devnet mines past the finalized checkpoint.
+ * The frozen profile 4.0.0 on the devnet, from create to finalized (no funding; an exact wallet transaction value;
+ * spec/schemas/custom-launch-create-request.v4.schema.json): the server hands off the exact transaction, the controller
+ * (the test with anvil's account 0, never the service) signs and sends it, and the devnet mines past the finalized
+ * checkpoint.
  */
 const project = new URL('../../examples/example-launch', import.meta.url).pathname;
 const poolManagerClaimsAbi = parseAbi(['function balanceOf(address owner, uint256 id) view returns (uint256)']);

@@ -69,7 +69,7 @@ afterAll(async () => {
 
 const quote = () => call(`${s.url}/v4/chains/4663/initial-buy-quote`);
 
-describe('initial-buy quote from the chain-4663 price feed (launch-transport.md Limits: initial buy)', () => {
+describe('initial-buy quote from the chain-4663 price feed (getL2InitialBuyUsdQuoteV1)', () => {
   it.each([
     ['3,000.00 USD, just published', 300_000_000_000n, 0n, 200, '333333333333334'],
     ['1.00 USD: exactly one coin', 100_000_000n, 0n, 200, '1000000000000000000'],
@@ -122,7 +122,7 @@ describe('initial-buy quote from the chain-4663 price feed (launch-transport.md 
   });
 });
 
-describe('the 4.1.0 admission uses the fresh quote (launch-transport.md What the service does 5)', () => {
+describe('the 4.1.0 admission uses the fresh quote: an initial buy of at least USD 1', () => {
   const preflightWithBuy = async (initialBuyWei: bigint) => {
     const request = example(v4Example) as any;
     request.externalContracts = [];

@@ -28,8 +28,8 @@ import { call } from '../support/http.ts';
 import { startServer } from '../support/server.ts';
 
 /**
- * The Native20 fee on every buy and sell through the launch stamp router (launch-transport.md What the service
- * does 6; spec/schemas/custom-launch-capabilities.v2.schema.json FeePolicy), on one real devnet shared by the file:
+ * The Native20 fee on every buy and sell through the launch stamp router
+ * (spec/schemas/custom-launch-capabilities.v2.schema.json FeePolicy), on one real devnet shared by the file:
  * the spec example is launched, then traded through the router with awkward amounts, then the accrued claims are
  * settled by a stranger to the fixed recipient.
  */

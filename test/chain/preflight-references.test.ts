@@ -14,7 +14,7 @@ import { auth, call } from '../support/http.ts';
 import { type ServerProcess, startServerProcess } from '../support/process.ts';
 import { example, startServer, type TestServer, v4Example } from '../support/server.ts';
 
-// Preflight binds what it can (launch-transport.md What the service does 4 and 8; custom-launch-preflight.v2
+// Preflight binds what it can (preflightCustomLaunchV4; custom-launch-preflight.v2.schema.json
 // externalReferenceBinding): with chain gates it runs the chain gates' own read-only reference binding and reports
 // each reference; without them it says the binding did not run and why. Either way it persists nothing.
 

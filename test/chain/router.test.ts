@@ -78,7 +78,7 @@ interface LaunchOptions {
   from?: typeof account0;
 }
 
-describe('the launch stamp router on a fresh devnet (issue 5 item 2)', () => {
+describe('the launch stamp router on a fresh devnet', () => {
   let devnet: Awaited<ReturnType<typeof startDevnet>>;
   let reader: any;
   let router: Address;

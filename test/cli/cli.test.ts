@@ -14,14 +14,14 @@ import type { ServerProcess } from '../support/process.ts';
 import { type LoopbackProxy, startProxy } from '../support/proxy.ts';
 
 /**
- * Issue 6 item 6: the CLI run as a user runs it (the package bin, a child process) against a real server process on
+ * The CLI run as a user runs it (the package bin, a child process) against a real server process on
  * a real devnet, through a small loopback proxy that injects 503, 429, redirects and held answers.
  */
 const wallet = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 const createPath = '/v4/chains/4663/custom-launches';
 /** common.schema.json $defs.RequestId. */
 const requestIdPattern = /^req_[0-9a-f]{32}$/;
-/** The support line (launch-transport.md Errors): requestId, HTTP status, UTC time (ISO 8601, Z) and code, nothing else. */
+/** The support line: requestId, HTTP status, UTC time (ISO 8601, Z) and code, nothing else (never a key). */
 const supportLine =
   /support: requestId (req_[0-9a-f]{32}|none), HTTP ([0-9]{3}|none), ([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z), ([A-Z_]+)/;
 /** The support line of a run's stderr, its UTC time checked to lie within [from, to]. */
@@ -35,7 +35,7 @@ const supportOf = (run: CliRun, from: number, to: number) => {
 };
 const manifestPath = '/.well-known/platform-custom-launch-discovery.json';
 
-describe('the custom-launch CLI end to end (issue 6)', () => {
+describe('the custom-launch CLI end to end', () => {
   let dir: string;
   let devnet: Awaited<ReturnType<typeof startDevnet>>;
   let server: ServerProcess;

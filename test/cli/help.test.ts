@@ -9,7 +9,7 @@ import { runCli } from '../support/cli.ts';
 
 const cliDoc = readFileSync(new URL('../../docs/cli.md', import.meta.url), 'utf8');
 
-describe('the CLI documents its exit codes (issue 6 item 5)', () => {
+describe('the CLI documents its exit codes', () => {
   const table = Object.values(exitCodes);
 
   it('has one code per meaning, 0 to 7', () => {
@@ -53,7 +53,8 @@ describe('the CLI documents its exit codes (issue 6 item 5)', () => {
         readFileSync(new URL('../../spec/examples/custom-launch-create-request.v4.json', import.meta.url), 'utf8'),
       );
       writeFileSync(deployment, JSON.stringify(example.chainDeployment));
-      // pack writes its summary line by line: the reader leaves after the first chunk, the later lines meet a closed pipe.
+      // pack writes its summary line by line: the reader leaves after the first chunk, the later lines meet a closed
+      // pipe.
       const child = spawn(
         process.execPath,
         [

@@ -11,7 +11,7 @@ import { type LoopbackProxy, startProxy } from '../support/proxy.ts';
 import { startServer, type TestServer } from '../support/server.ts';
 
 /**
- * Issue 8 item 7: `custom-launch modules …` run as a user runs it (the package bin, a child process) against a real
+ * `custom-launch modules …` run as a user runs it (the package bin, a child process) against a real
  * server over real HTTP, through the recording loopback proxy that injects or rewrites answers and proves what was
  * or was not sent. Exit codes: usage 2, local check 3, intake or review unavailable 4, refused 5, unresolved 6.
  */
@@ -144,7 +144,7 @@ describe('--timeout-ms: 1 and 120000 are accepted (Limits)', () => {
   });
 });
 
-describe('the key comes only from the environment (Authentication 1)', () => {
+describe('the key comes only from the environment', () => {
   it('both variables with different values: MODULE_API_KEY_CONFLICT (exit 2), and no request is sent', async () => {
     const { path } = requestFile();
     const journal = fresh('journal');

@@ -8,12 +8,12 @@ import { startServer, type TestServer } from '../support/server.ts';
 /**
  * `custom-launch subkeys …` run as a user runs it (the package bin, a child process) against a real server over real
  * HTTP with a partner root, through the recording loopback proxy that injects answers and proves what was or was not
- * sent (modules-subkeys-developer-api.md Partner subkey, Endpoints, Authentication 4, Errors). Exit codes: usage 2,
+ * sent (spec/openapi/paths/partner-subkeys.yaml, partner-subkey.yaml, partner-subkey-rotate.yaml). Exit codes: usage 2,
  * refused 5, unresolved 6.
  */
 const subkeysPath = '/v1/partner/subkeys';
 const launchesPath = '/v4/chains/4663/custom-launches';
-/** The support line (launch-transport.md Errors): requestId (common.schema.json $defs.RequestId), HTTP status, UTC time, code. */
+/** The support line: requestId (common.schema.json $defs.RequestId), HTTP status, UTC time, code; never a key. */
 const requestIdIn =
   /support: requestId req_[0-9a-f]{32}, HTTP [1-5][0-9]{2}, [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z, [A-Z_]+/;
 const injectedRequestId = 'req_0000000000000000000000000000abcd';

@@ -5,8 +5,8 @@ import { BoundMetadataMismatch, checkBoundMetadata } from '../../src/client/boun
 import { canonicalJson, sha256Digest } from '../../src/core/canonical-json.ts';
 import { schemaProblems } from '../../src/spec/schema-registry.ts';
 
-// custom-launch-resource.v4.schema.json boundMetadata; launch-transport.md What the service does 9: the wallet review
-// shows the same bound metadata read-only. The client shows it only once it is the bound one.
+// custom-launch-resource.v4.schema.json boundMetadata: the wallet review shows the same bound metadata read-only. The
+// client shows it only once it is the bound one.
 
 type LaunchResourceV4 = components['schemas']['CustomLaunchResourceV4'];
 type Request = components['schemas']['CustomLaunchCreateRequestV4'];

@@ -6,7 +6,7 @@ import type { packLaunchProject } from '../../src/client/pack/pack.ts';
 import type { waitForLaunch } from '../../src/client/poll.ts';
 import type { submitWithJournal } from '../../src/client/submit.ts';
 
-// STYLE habit 8: the client's shapes come from the spec, and its wrong paths and bodies do not compile.
+// Type tests: the client's shapes come from the spec, and its wrong paths and bodies do not compile.
 type Resource = components['schemas']['CustomLaunchResourceV4'];
 type ApiError = components['schemas']['ApiError'];
 type GetResult = Awaited<ReturnType<LaunchClient['get']>>;
@@ -72,7 +72,7 @@ describe('client types', () => {
   });
 });
 
-describe('client flow types (issue 6)', () => {
+describe('client flow types', () => {
   it('types an accepted submission as the V4 resource and a refusal with its support fields', () => {
     type Result = Awaited<ReturnType<typeof submitWithJournal>>;
     expectTypeOf<Extract<Result, { kind: 'accepted' }>['launch']>().toEqualTypeOf<Resource>();

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CreateRequestV4, createLaunchClient } from '../../src/client/index.ts';
 import { example, startServer, type TestServer, v4Example } from '../support/server.ts';
 
-// One real server and one SQLite file for the file (STYLE habit 7); the client talks real HTTP to it.
+// One real server and one SQLite file for the file; the client talks real HTTP to it.
 let s: TestServer;
 let apiKey: string;
 const body = example<CreateRequestV4>(v4Example);

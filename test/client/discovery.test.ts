@@ -4,9 +4,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DiscoveryStop, discoveryPath, discoveryStopReason, requireDiscovery } from '../../src/client/discovery.ts';
 import { loadSchemaRegistry, schemaIdBase } from '../../src/spec/schema-registry.ts';
 
-// launch-transport.md What the service does 10: a V4 client goes on only when versions.v4 and chains.4663 both
-// report the three flags true and the state public, the document matches its schema, and serviceOrigin is the
-// origin the client was configured with. Anything else stops it before any authenticated request.
+// getDiscoveryManifest (spec/openapi/paths/discovery-manifest.yaml): a V4 client goes on only when versions.v4 and
+// chains.4663 both report the three flags true and the state public, the document matches its schema, and serviceOrigin
+// is the origin the client was configured with. Anything else stops it before any authenticated request.
 
 const origin = 'https://launch.example';
 const flags = { publicAuthorization: true, publicWrites: true, releaseReady: true, state: 'public', reasons: [] };

@@ -14,7 +14,7 @@ import {
   saveJournal,
 } from '../../src/client/journal.ts';
 
-// launch-transport.md Endpoints (client flow): the journal binds the origin, one idempotency key and the exact
+// spec/schemas/launch-submit-journal.v1.schema.json: the journal binds the origin, one idempotency key and the exact
 // request bytes before the first request; it is the one file a killed client resumes from, so it must be private
 // (0600), intact (bytes match their digest) and hold no credential.
 

@@ -29,9 +29,9 @@ import { type LoopbackProxy, startProxy } from '../support/proxy.ts';
 import { startServer, type TestServer } from '../support/server.ts';
 
 /**
- * Issue 8 item 7, the module-contribution client library (modules-subkeys-developer-api.md Endpoints, Errors,
- * Limits; build/modules-intake-design.md) over real HTTP: a real server with its own SQLite file, reached through a
- * recording loopback proxy that injects the answers a rule needs (an oversized body, a redirect, a closed intake, a
+ * The module-contribution client library (spec/openapi/paths/modules-*.yaml; the limits of
+ * spec/schemas/modules-context.v1.schema.json) over real HTTP: a real server with its own SQLite file, reached through
+ * a recording loopback proxy that injects the answers a rule needs (an oversized body, a redirect, a closed intake, a
  * held answer) and proves what was or was not sent.
  */
 const MiB = 1_048_576;
@@ -152,7 +152,7 @@ function reviewStatusFor(receipt: Record<string, any>, edit: Record<string, unkn
 }
 
 describe('the client codes table', () => {
-  it('holds exactly the client-side codes of the reference', () => {
+  it('holds exactly the documented client-side codes', () => {
     expect(Object.keys(moduleClientCodes).sort()).toEqual(
       [
         'MODULE_API_KEY_CONFLICT',
@@ -167,7 +167,7 @@ describe('the client codes table', () => {
   });
 });
 
-describe('the key comes only from the environment (Authentication 1)', () => {
+describe('the key comes only from the environment', () => {
   const a = 'clk_modules_key_aaaaaaaaaaaaaaaa';
   const b = 'clk_modules_key_bbbbbbbbbbbbbbbb';
   it.each([
@@ -222,7 +222,7 @@ describe('origin and timeout (Endpoints; Limits: 1 to 120,000 ms, default 20 s)'
   });
 });
 
-describe('capabilities and the upload gate (What the service does 5; Endpoints)', () => {
+describe('capabilities and the upload gate', () => {
   it('reads the public capabilities without a key', async () => {
     const start = proxy.seen.length;
     const caps = await readModulesCapabilities({ origin: proxy.url });
@@ -875,7 +875,7 @@ describe('submitModule: one upload with a pair the caller keeps', () => {
   });
 });
 
-describe('types: the client is typed from the spec (STYLE habit 8)', () => {
+describe('types: the client is typed from the spec', () => {
   it('returns generated shapes and refuses wrong calls at compile time', () => {
     type Read = Awaited<ReturnType<typeof readReceipt>>;
     expectTypeOf<NonNullable<Read['data']>>().toEqualTypeOf<ModuleIntakeReceipt>();

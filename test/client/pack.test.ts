@@ -11,9 +11,9 @@ import { readProjectManifest } from '../../src/client/pack/project-manifest.ts';
 import { bindRequestHashes, predictedHookAddress } from '../../src/core/request-hashes.ts';
 import { loadSchemaRegistry, schemaIdBase } from '../../src/spec/schema-registry.ts';
 
-// launch-transport.md Endpoints (client flow, "pack"): a project folder becomes a create request locally, or a
-// LocalCheckError says why not, before anything is compiled or sent where possible. Every case works on its own copy
-// of examples/example-launch so one case's edit cannot leak into another.
+// The client flow's "pack" (spec/schemas/launch-project-manifest.v1.schema.json): a project folder becomes a create
+// request locally, or a LocalCheckError says why not, before anything is compiled or sent where possible. Every case
+// works on its own copy of examples/example-launch so one case's edit cannot leak into another.
 
 const exampleProject = fileURLToPath(new URL('../../examples/example-launch/', import.meta.url));
 const chainDeployment = JSON.parse(

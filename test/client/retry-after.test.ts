@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { retryAfterMs } from '../../src/client/retry-after.ts';
 
-// launch-transport.md Endpoints: Retry-After is "seconds or an HTTP date". A fixed `now` keeps every date exact.
+// spec/openapi/components/headers.yaml: Retry-After is seconds or an HTTP date. A fixed `now` keeps every date exact.
 const now = Date.parse('2026-11-22T10:00:00.000Z');
 const httpDate = (ms: number) => new Date(ms).toUTCString();
 

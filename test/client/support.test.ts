@@ -4,7 +4,7 @@ import { checkLaunchId } from '../../src/client/poll.ts';
 import { supportLine, utcNow } from '../../src/client/support.ts';
 import { refusalOf, requestIdPattern, uuidPattern } from '../../src/client/transport.ts';
 
-// launch-transport.md Errors: support messages contain only error.requestId, HTTP status, UTC time and public code,
+// Support messages contain only error.requestId, HTTP status, UTC time and public code,
 // never a key. common.schema.json $defs.RequestId and $defs.Uuid: a request id is never a launchId.
 
 const requestId = 'req_5f0c2a9e7b3d41c8a6e2f9d0b1c3a4e5';

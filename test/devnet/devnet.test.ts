@@ -4,7 +4,7 @@ import { startDevnet } from '../../src/devnet/devnet.ts';
 import { call } from '../support/http.ts';
 import { startServer } from '../support/server.ts';
 
-describe('the local chain-4663 devnet (CHAIN-NOTES.md; issue 5)', () => {
+describe('the local chain-4663 devnet', () => {
   it('deploys the real v4 PoolManager, the feed and the roots at the same addresses, with the same document, on every start', async () => {
     const seen: string[][] = [];
     for (let run = 0; run < 2; run++) {

@@ -10,8 +10,9 @@ import {
   inspectImage,
 } from '../../src/core/image.ts';
 
-// launch-transport.md Request rules 4: PNG or single-frame GIF; JPEG, WebP and animated GIF are rejected. Every
-// fixture is written here by a tiny encoder, so each byte a case depends on is visible in this file.
+// custom-launch-create-request.v4.schema.json $defs.ImageMediaType: PNG or single-frame GIF; JPEG, WebP and animated
+// GIF are rejected. Every fixture is written here by a tiny encoder, so each byte a case depends on is visible in this
+// file.
 
 type Bytes = Uint8Array | number[];
 const join = (...parts: Bytes[]): Uint8Array => Buffer.concat(parts.map((p) => Uint8Array.from(p)));
@@ -476,7 +477,7 @@ const cases: Array<[string, () => Uint8Array, string, Want]> = [
   ],
 ];
 
-describe('inspectImage (launch-transport.md Request rules 4)', () => {
+describe('inspectImage (PNG or single-frame GIF only)', () => {
   it.each(cases)('%s', (_name, build, declared, want) => {
     const got = inspectImage(build(), declared);
     if (typeof want === 'string') {

@@ -6,7 +6,7 @@ import { errorCodes, errorTable } from '../../src/errors/codes.ts';
 const schema = JSON.parse(readFileSync(new URL('../../spec/schemas/api-error.schema.json', import.meta.url), 'utf8'));
 const specCodes: string[] = schema.$defs.ApiErrorCode.enum;
 
-// STYLE habit 3: the table, the spec's enum and the behaviour agree both ways.
+// One closed error table: the table, the spec's enum and the behaviour agree both ways.
 describe('error table', () => {
   it('lists exactly the codes of the spec enum, both ways', () => {
     expect([...errorCodes].sort()).toEqual([...specCodes].sort());
@@ -32,7 +32,7 @@ describe('error table', () => {
     }
   });
 
-  it('names the reference codes with the reference statuses', () => {
+  it('names the documented codes with their documented statuses', () => {
     expect(errorTable.UNAUTHENTICATED.status).toBe(401);
     expect(errorTable.INSUFFICIENT_SCOPE.status).toBe(403);
     expect(errorTable.CHAIN_NOT_ALLOWED.status).toBe(403);

@@ -5,7 +5,7 @@ import { startServer, type TestServer } from '../support/server.ts';
 
 const path = '/.well-known/platform-custom-launch-discovery.json';
 
-describe('getDiscoveryManifest (launch-transport.md What the service does 10)', () => {
+describe('getDiscoveryManifest', () => {
   let server: TestServer;
   beforeAll(async () => {
     server = await startServer();

@@ -3,8 +3,8 @@ import { call } from '../support/http.ts';
 import { startServer, type TestServer } from '../support/server.ts';
 
 /**
- * Issue 7 item 2: the base-layer finalized feed carries the `quality` block and quarantines bad rows with
- * FINALIZED_ROW_QUARANTINED (launch-transport.md Response resources, "Finalized feed, base-layer form").
+ * The base-layer finalized feed carries the `quality` block and quarantines bad rows with
+ * FINALIZED_ROW_QUARANTINED (spec/openapi/paths/v3-finalized-custom-launches.yaml).
  */
 const feed = '/v3/finalized-custom-launches';
 const item = (n: number) => ({
@@ -90,7 +90,7 @@ describe('listFinalizedCustomLaunchesV3', () => {
   });
 });
 
-/** Issue 7 item 2: the shared lane's finalized feed stays separate from the V4 feed. */
+/** The shared lane's finalized feed stays separate from the V4 feed (spec/openapi/paths/multi-role-finalized.yaml). */
 describe('listMultiRoleFinalizedCustomLaunches', () => {
   let s: TestServer;
   const shared = '/v4/chains/4663/multi-role-custom-launches/finalized';

@@ -12,7 +12,7 @@ import { auth, call } from '../support/http.ts';
 import { testLifecycle } from '../support/lifecycle.ts';
 import { example, startServer, type TestServer, v4Example, v4FrozenExample } from '../support/server.ts';
 
-// The funding-nonce warnings (launch-transport.md Errors: FUNDING_NONCE_DERIVATION_CONFLICT_SUSPECTED,
+// The funding-nonce warnings (FUNDING_NONCE_DERIVATION_CONFLICT_SUSPECTED,
 // FUNDING_NONCE_CONFORMANCE_UNPROVEN; custom-launch-create-request.v4.schema.json LaunchNonce): warnings in preflight
 // and admission, never blocks, for profile 4.1.0 only.
 
@@ -217,7 +217,8 @@ describe('admission reports the funding-nonce warnings on the launch, never as b
     const launch = await admit(await create(request));
     expect(launch.findings).toContainEqual(expect.objectContaining({ code: conformance, severity: 'warning' }));
     expect(launch.findings).not.toContainEqual(expect.objectContaining({ code: conflict }));
-    // Without chain gates a launch with no blocking finding waits in validating; a warning never makes it action_required.
+    // Without chain gates a launch with no blocking finding waits in validating; a warning never makes it
+    // action_required.
     expect(launch.status).toBe('validating');
     expect(launch.lifecycleQueue.lastErrorCode).toBe('CHAIN_NOT_CONFIGURED');
   });

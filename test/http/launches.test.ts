@@ -37,7 +37,7 @@ beforeAll(async () => {
 });
 afterAll(() => s.close());
 
-describe('createCustomLaunchV4 (launch-transport.md Endpoints)', () => {
+describe('createCustomLaunchV4', () => {
   it('stores a new request durably in received and answers 202 with the resource', async () => {
     const before = counts();
     const r = await create(exampleBytes(v4Example));
@@ -105,7 +105,7 @@ describe('createCustomLaunchV4 (launch-transport.md Endpoints)', () => {
   });
 });
 
-describe('chain, wallet and credential binding (launch-transport.md Authentication, Endpoints)', () => {
+describe('chain, wallet and credential binding', () => {
   it('409 CHAIN_MISMATCH when the body names another chain than the path', async () => {
     const body = example(v4Example);
     body.chainId = '1';
@@ -161,7 +161,7 @@ describe('chain, wallet and credential binding (launch-transport.md Authenticati
   });
 });
 
-describe('request rules that need no chain (launch-transport.md Request rules)', () => {
+describe('request rules that need no chain (server rules of the create request schema)', () => {
   const broken: Array<[string, (b: any) => void, string]> = [
     [
       'projectMetadataHash binds the metadata',
@@ -197,7 +197,7 @@ describe('request rules that need no chain (launch-transport.md Request rules)',
   });
 });
 
-describe('graph rules, each alone: every other hash rebound (launch-transport.md Request rules 5)', () => {
+describe('graph rules, each alone: every other hash rebound', () => {
   const hookOf = (b: any) => b.graphBundle.targets.find((t: { role: string }) => t.role === 'hook');
   const graphRules: Array<[string, (b: any) => void, string]> = [
     [
@@ -247,7 +247,7 @@ describe('graph rules, each alone: every other hash rebound (launch-transport.md
   });
 });
 
-describe('preflightCustomLaunchV4 (launch-transport.md What the service does 4)', () => {
+describe('preflightCustomLaunchV4', () => {
   it('reports without side effects: no launch, no idempotency record, no admission', async () => {
     const before = counts();
     const r = await call(`${base()}/preflight`, {
@@ -269,7 +269,7 @@ describe('preflightCustomLaunchV4 (launch-transport.md What the service does 4)'
   });
 });
 
-describe('listCustomLaunchesV4 and getCustomLaunchV4 (launch-transport.md Endpoints, Authentication 6)', () => {
+describe('listCustomLaunchesV4 and getCustomLaunchV4 (lineage reads)', () => {
   it('lists only the credential lineage and hides foreign launches as 404 NOT_FOUND', async () => {
     const mine = await create(exampleBytes(v4Example));
     const other = s.key();

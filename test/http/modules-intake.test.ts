@@ -15,8 +15,9 @@ import {
 import { startServer, type TestServer } from '../support/server.ts';
 
 /**
- * Module intake (build/modules-intake-design.md; modules-subkeys-developer-api.md Submission request, Intake
- * receipt, Endpoints, Errors, Limits): submit, receipt, list, context and capabilities over real HTTP and SQLite.
+ * Module intake (spec/openapi/paths/modules-submissions.yaml, modules-context.yaml, modules-capabilities.yaml;
+ * module-submission-request.v0.1 and module-intake-receipt.v0.1 schemas): submit, receipt, list, context and
+ * capabilities over real HTTP and SQLite.
  */
 const MiB = 1024 * 1024;
 const otherWallet = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8'; // anvil account 1
@@ -641,7 +642,7 @@ describe('capabilities and context (design: routes)', () => {
         contract: 'platform.modules.api.v0.1',
         submissionFormat: 'platform.modules.submission.v0.1',
         descriptorFormat: 'platform.classic.source-package.v0.1',
-        // The reference maxima, as a deployment that publishes no lower limits reports them.
+        // The schema maxima, as a deployment that publishes no lower limits reports them.
         limits: {
           maxFiles: 128,
           maxFileBytes: 4_194_304,

@@ -14,10 +14,11 @@ import { type LoopbackProxy, startProxy } from '../support/proxy.ts';
 import { startServer, type TestServer } from '../support/server.ts';
 
 /**
- * A deployment that publishes lower intake limits (modules-subkeys-developer-api.md Limits: "A deployment may publish
- * lower limits, which the client checks first"): the real server configured with them publishes them in the public
- * capabilities and the context and enforces them at intake; the module client and the CLI read them from the public
- * capabilities and refuse locally, before any key or source is sent. Every limit on both sides of its boundary.
+ * A deployment that publishes lower intake limits (a deployment may publish limits lower than the maxima, which the
+ * client checks first; spec/schemas/modules-capabilities.v1.schema.json): the real server configured with them
+ * publishes them in the public capabilities and the context and enforces them at intake; the module client and the CLI
+ * read them from the public capabilities and refuse locally, before any key or source is sent. Every limit on both
+ * sides of its boundary.
  */
 const lower = {
   maxFiles: 3,
@@ -184,7 +185,7 @@ describe('the module client checks the published limits before it sends any key 
     },
   );
 
-  it('a deployment at the reference maxima takes what the lower one refuses (the client checked the published values)', async () => {
+  it('a deployment at the schema maxima takes what the lower one refuses (the client checked the published values)', async () => {
     const open = await startServer();
     try {
       const openKey = open.key({ wallet: moduleAuthor, scopes: ['modules:submit'] });
@@ -228,7 +229,7 @@ describe('the CLI refuses locally (exit 3) against a deployment whose published 
   }, 60_000);
 });
 
-describe('the configuration takes a limit from 1 to the reference maximum', () => {
+describe('the configuration takes a limit from 1 to the schema maximum', () => {
   it.each([
     ['MODULES_MAX_FILES', '128', 128, 'maxFiles'],
     ['MODULES_MAX_FILES', '1', 1, 'maxFiles'],
@@ -251,7 +252,7 @@ describe('the configuration takes a limit from 1 to the reference maximum', () =
     expect(() => loadConfig({ [name]: raw })).toThrow(name);
   });
 
-  it('unset, every limit is the reference maximum', () => {
+  it('unset, every limit is the schema maximum', () => {
     expect(loadConfig({}).modulesLimits).toEqual(moduleLimits);
   });
 });

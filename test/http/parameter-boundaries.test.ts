@@ -3,7 +3,7 @@ import { loadSchemaRegistry, schemaIdBase } from '../../src/spec/schema-registry
 import { auth, call, type Reply } from '../support/http.ts';
 import { exampleBytes, startServer, type TestServer, v4Example } from '../support/server.ts';
 
-// Boundaries of every parameter shape of launch-transport.md "Endpoints" (Parameter shapes) and "Limits",
+// Boundaries of every parameter shape of spec/openapi/components/parameters.yaml and its limits,
 // against the real server over real HTTP on a fresh SQLite file.
 
 const { ajv } = loadSchemaRegistry();
@@ -71,7 +71,7 @@ const laneUrl = (lane: Lane, query: Record<string, string>) => {
 };
 const laneHeaders = (lane: Lane) => (lane === 'list' ? auth(owner) : {});
 
-describe('limit (launch-transport.md Endpoints: Parameter shapes; Limits: page size)', () => {
+describe('limit (page size)', () => {
   type Want = { status: 200; items: number } | { status: 400 };
   // The owner's list holds exactly 11 launches; the finalized feed of a fresh database is empty.
   const rows: Array<[string, { lane: Lane; limit?: string }, Want]> = [];
@@ -120,7 +120,7 @@ describe('limit (launch-transport.md Endpoints: Parameter shapes; Limits: page s
   });
 });
 
-describe('cursor (launch-transport.md Endpoints: Parameter shapes; Limits: cursor length)', () => {
+describe('cursor (shape and length)', () => {
   type Want = 'shape' | 'unknown';
   const rows: Array<[string, { lane: Lane; cursor: string }, Want]> = [];
   for (const lane of ['list', 'finalized'] as const) {
@@ -176,7 +176,7 @@ describe('cursor (launch-transport.md Endpoints: Parameter shapes; Limits: curso
   });
 });
 
-describe('Idempotency-Key (launch-transport.md Endpoints: Parameter shapes; Limits: Idempotency-Key length)', () => {
+describe('Idempotency-Key (shape and length)', () => {
   const launchCount = () => (s.db.prepare('SELECT count(*) AS n FROM launches').get() as { n: number }).n;
   const rows: Array<[string, { key: string | undefined }, 202 | 400]> = [
     ['Limits Idempotency-Key length: 15 characters is too short', { key: 'idem-15-0000000' }, 400],
@@ -217,7 +217,7 @@ describe('Idempotency-Key (launch-transport.md Endpoints: Parameter shapes; Limi
   });
 });
 
-describe('launchId (launch-transport.md Endpoints: Parameter shapes)', () => {
+describe('launchId (shape)', () => {
   const id = (version: string, variant: string) => `0badc0de-0000-${version}000-${variant}000-000000000000`;
   const rows: Array<[string, { launchId: string | 'existing' }, 200 | 400 | 404]> = [
     ['Parameter shapes: launchId version digit 0 is outside 1 to 8', { launchId: id('0', '8') }, 400],
@@ -255,7 +255,7 @@ describe('launchId (launch-transport.md Endpoints: Parameter shapes)', () => {
   });
 });
 
-describe('chainId (launch-transport.md Endpoints: chainId is the string 4663)', () => {
+describe('chainId (the string 4663)', () => {
   type Want = { status: 200 } | { status: 400 | 403; code: string };
   // Observed: on an authenticated route the key's chain grant is checked first (403 CHAIN_NOT_ALLOWED, the key's only
   // grant is 4663); on the public finalized feed the path shape refuses it (400 INVALID_REQUEST).

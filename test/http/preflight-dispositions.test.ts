@@ -191,7 +191,7 @@ const cases: Array<[string, string, Edit[], Record<string, unknown>, { blocking?
   ],
 ];
 
-describe('preflight dispositions (launch-transport.md Response resources: disposition, platformAdmission)', () => {
+describe('preflight dispositions (disposition, platformAdmission)', () => {
   it.each(cases)('%s', async (_name, file, edits, want, codes) => {
     const request = example(file) as any;
     for (const edit of [compiledHook, plainTargets, ...edits]) edit(request);
@@ -230,7 +230,7 @@ describe('preflight dispositions (launch-transport.md Response resources: dispos
   });
 });
 
-describe('the hook address carries its permission mask (issue 4 item 4)', () => {
+describe('the hook address carries its permission mask', () => {
   it('blocks a hook whose CREATE2 address does not carry its mask, and admits it once the salt is mined', async () => {
     const request = example(v4FrozenExample) as any;
     for (const edit of [compiledHook, plainTargets, noExternalReferences]) edit(request);
@@ -262,7 +262,7 @@ describe('the hook address carries its permission mask (issue 4 item 4)', () => 
   });
 });
 
-describe('the role-bound rules and the pool duties in preflight (launch-transport.md Errors)', () => {
+describe('the role-bound rules and the pool duties in preflight', () => {
   const fixtures = compileFixtures({ appendCBOR: true });
   const withCode =
     (role: string, name: string, mask?: number): Edit =>

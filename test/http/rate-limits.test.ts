@@ -19,7 +19,7 @@ const create = (server: TestServer, key: string, idem = `rate-limit-key-${++n}`.
     body: exampleBytes(v4Example),
   });
 
-describe('new-request admission (launch-transport.md Limits: 120 per hour and 500 per day, global)', () => {
+describe('new-request admission (120 per hour and 500 per day by default, global)', () => {
   it('admits up to the hourly quota, refuses the next with 429 and Retry-After, and replays consume nothing', async () => {
     s = await startServer({ admissionPerHour: 3, admissionPerDay: 5 }, now);
     const a = s.key();

@@ -5,8 +5,9 @@ import { auth, call, type Reply } from '../support/http.ts';
 import { example, exampleBytes, startServer, type TestServer, v4Example } from '../support/server.ts';
 
 /**
- * putCustomLaunchSourceFileV4 (project design, issue 7 item 3): the controller delivers the bytes of each file of
- * the launch's sourceBundleManifest, addressed by its SHA-256, so the protected build can compile them.
+ * putCustomLaunchSourceFileV4 (project design, spec/openapi/paths/v4-custom-launch-source-file.yaml): the controller
+ * delivers the bytes of each file of the launch's sourceBundleManifest, addressed by its SHA-256, so the protected
+ * build can compile them.
  */
 type Manifest = { files: Array<{ path: string; sha256: string; byteLength: number }> };
 const manifest = example<{ sourceBundleManifest: Manifest }>(v4Example).sourceBundleManifest;

@@ -29,7 +29,7 @@ async function until<T>(
   }
 }
 
-describe('a server process killed mid-validation (launch-transport.md States; durable lifecycle)', () => {
+describe('a server process killed mid-validation (durable lifecycle)', () => {
   it('resumes on restart with nothing lost and nothing done twice', async () => {
     const path = join(dir, 'crash.sqlite');
     const setup = openDatabase(path);

@@ -10,7 +10,7 @@ import { testLifecycle } from '../support/lifecycle.ts';
 import { example, startServer, type TestServer, v4FrozenExample } from '../support/server.ts';
 
 /**
- * The source SELFDESTRUCT hard block at the permit stage (launch-transport.md Errors; project design in
+ * The source SELFDESTRUCT hard block at the permit stage (project design in
  * spec/openapi/paths/v4-custom-launch-source-file.yaml): the worker analyses the delivered sources with solc.
  */
 let nowMs = Date.parse('2026-11-23T00:00:00.000Z');

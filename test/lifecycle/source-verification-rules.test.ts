@@ -4,8 +4,9 @@ import { aggregateOf, retryDelayMs } from '../../src/domain/lifecycle/source-ver
 import { schemaProblems } from '../../src/spec/schema-registry.ts';
 
 /**
- * The rules of sourceVerification the verifier computes without the chain (launch-transport.md sourceVerification
- * 4 and 5; the retry schedule is project design): the fail-closed aggregate and its updatedAt, and the retry delay.
+ * The rules of sourceVerification the verifier computes without the chain
+ * (spec/schemas/source-verification.v1.schema.json; the retry schedule is project design): the fail-closed aggregate
+ * and its updatedAt, and the retry delay.
  */
 type Component = components['schemas']['SourceVerificationComponentV1'];
 const at = (s: number) => `2026-11-22T10:00:${String(s).padStart(2, '0')}.000Z`;

@@ -56,7 +56,7 @@ beforeAll(async () => {
 });
 afterAll(() => s.close());
 
-describe('durable lifecycle (launch-transport.md States; Response resources: lifecycleQueue)', () => {
+describe('durable lifecycle (statuses; lifecycleQueue)', () => {
   it('schedules a new launch in received with its job, shown as lifecycleQueue', async () => {
     const launchId = await create();
     const launch = await read(launchId);

@@ -13,11 +13,11 @@ import { type ModuleSubmission, moduleSubmission, setFiles } from '../support/mo
 import { startServer, type TestServer } from '../support/server.ts';
 
 /**
- * The review profiles' data limits and the engine reviewed execution budget (modules-subkeys-developer-api.md Limits:
- * 16 KiB encoded configuration, 16 KiB engine initialization data and operation data each, at most 3,000,000 gas),
- * enforced by the review build: a real server and SQLite file, the real pinned solc, and the worker's own anvil as
- * the local EVM. The engine fixture (test/fixtures/contracts/GasBurner.sol) burns gas by a configured amount. The
- * gas the worker records is checked against an independent run of the same creation code on a second anvil.
+ * The review profiles' data limits and the engine reviewed execution budget (modules-context.v1.schema.json
+ * review.limits: 16 KiB encoded configuration, 16 KiB engine initialization data and operation data each, at most
+ * 3,000,000 gas), enforced by the review build: a real server and SQLite file, the real pinned solc, and the worker's
+ * own anvil as the local EVM. The engine fixture (test/fixtures/contracts/GasBurner.sol) burns gas by a configured
+ * amount. The gas the worker records is checked against an independent run of the same creation code on a second anvil.
  */
 const engineRuntime = 'platform.module-engine-solidity@1';
 const budget = 3_000_000;

@@ -12,7 +12,7 @@ import { moduleSubmission, setFiles } from '../support/modules.ts';
 import { startServer, type TestServer } from '../support/server.ts';
 
 /**
- * Issue 8 item 8, end to end: a real package that uses @openzeppelin/contracts (5.7.0 from npm) through the engine
+ * End to end: a real package that uses @openzeppelin/contracts (5.7.0 from npm) through the engine
  * alias `dependencies/scoped/openzeppelin/contracts/`, submitted over HTTP, built by the review worker with the
  * pinned solc, accepted by a reviewer through the operator command (a child process on the same SQLite file), and
  * exported. The build's runtime code is compared with an independent compile straight from node_modules.

@@ -11,7 +11,7 @@ import { moduleAuthor, moduleSubmission } from '../support/modules.ts';
 import { type ServerProcess, startServerProcess } from '../support/process.ts';
 
 /**
- * Issue 8 items 4 and 5 in the real server process: `npm start` runs the review worker, so review capabilities
+ * The review pipeline in the real server process: `npm start` runs the review worker, so review capabilities
  * report ready (database, reviewer policy and worker authority together) and a submission is planned and built
  * without anyone ticking by hand.
  */

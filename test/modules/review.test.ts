@@ -9,7 +9,7 @@ import { filesOf, type ModuleSubmission, moduleSubmission, setFiles } from '../s
 import { startServer, type TestServer } from '../support/server.ts';
 
 /**
- * Issue 8 items 4 and 5: the durable review pipeline on a real server and SQLite file, with the real pinned solc
+ * The durable review pipeline on a real server and SQLite file, with the real pinned solc
  * build in a worker thread: plan by runtime profile, build, the reviewer's decision, and every state's nextAction.
  */
 const reviewer = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
@@ -336,7 +336,7 @@ describe('the module review pipeline', () => {
   });
 });
 
-describe('every review state reports the nextAction of the reference table', () => {
+describe('every review state reports its nextAction (module-review-status.v1.schema.json)', () => {
   const table = {
     awaiting_plan: 'await_review_plan',
     queued: 'await_build',

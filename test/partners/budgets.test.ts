@@ -4,11 +4,12 @@ import { auth, call, type Reply } from '../support/http.ts';
 import { example, exampleBytes, startServer, type TestServer, v4Example } from '../support/server.ts';
 
 /**
- * Partner budgets (modules-subkeys-developer-api.md Partner subkey, Authentication 4; launch-transport.md Endpoints;
- * src/http/rate-limit.ts PartnerBudgets): preflight and create spend prepareRequestsPerHour, list and detail
- * readRequestsPerMinute (both per lineage), every subkey-admin operation the root's subkeyAdminRequestsPerHour.
- * Fixed windows of 1 h / 1 min / 1 h opened by the first request. The clock is injected, so every boundary is met
- * on both sides; the route budget and the admission quota are set far out of the way.
+ * Partner budgets (spec/schemas/partner-subkey-request.v1.schema.json; the 429s of preflightCustomLaunchV4,
+ * createCustomLaunchV4 and the subkey operations; src/http/rate-limit.ts PartnerBudgets): preflight and create spend
+ * prepareRequestsPerHour, list and detail readRequestsPerMinute (both per lineage), every subkey-admin operation the
+ * root's subkeyAdminRequestsPerHour. Fixed windows of 1 h / 1 min / 1 h opened by the first request. The clock is
+ * injected, so every boundary is met on both sides; the route budget and the admission quota are set far out of the
+ * way.
  */
 
 const t0 = Date.parse('2027-03-01T00:00:00.000Z');

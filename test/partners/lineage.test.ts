@@ -6,10 +6,11 @@ import { auth, call, type Reply } from '../support/http.ts';
 import { example, exampleBytes, exampleWallet, startServer, type TestServer, v4Example } from '../support/server.ts';
 
 /**
- * Partner lineage reads and partnerAttribution (launch-transport.md Authentication 5-6; modules-subkeys-developer-api.md
- * Partner subkey, Authentication 4): a root reads its whole partner, a subkey only its lineage (kept across rotations),
- * a new subkey starts an isolated lineage, and a partner credential never gets the authority of the launchWallet it
- * names. The server is the in-process test server (no lifecycle worker), so every launch stays `received`.
+ * Partner lineage reads and partnerAttribution (spec/openapi/paths/v4-custom-launches.yaml listCustomLaunchesV4,
+ * v4-custom-launch.yaml getCustomLaunchV4; custom-launch-resource.v4.schema.json partnerAttribution): a root reads its
+ * whole partner, a subkey only its lineage (kept across rotations), a new subkey starts an isolated lineage, and a
+ * partner credential never gets the authority of the launchWallet it names. The server is the in-process test server
+ * (no lifecycle worker), so every launch stays `received`.
  */
 
 let s: TestServer;
@@ -154,7 +155,7 @@ beforeAll(async () => {
 });
 afterAll(() => s?.close());
 
-describe('partner root reads (launch-transport.md Authentication 6)', () => {
+describe('partner root reads', () => {
   it('lists every launch attributed to its partner: its own, current, rotated and revoked subkeys', async () => {
     const expected = idsOf([created.rootA, created.s1, created.s1b, created.s2, created.s3]);
     expect(idsOf(await listAll(rootA.apiKey))).toEqual(expected);
@@ -178,7 +179,7 @@ describe('partner root reads (launch-transport.md Authentication 6)', () => {
   });
 });
 
-describe('subkey lineage reads (launch-transport.md Authentication 6)', () => {
+describe('subkey lineage reads', () => {
   it('rotation keeps the lineage id; issue starts a new one', () => {
     expect(s1b.lineageId).toBe(s1.lineageId);
     expect(s1c.lineageId).toBe(s1.lineageId);
@@ -225,7 +226,7 @@ describe('subkey lineage reads (launch-transport.md Authentication 6)', () => {
   });
 });
 
-describe('partnerAttribution (launch-transport.md Authentication 5; $defs.PartnerAttribution)', () => {
+describe('partnerAttribution ($defs.PartnerAttribution)', () => {
   const expectedFor = () => ({
     wallet: null,
     rootA: { partnerId: rootA.partnerId, credentialKind: 'partner_root', subkeyId: null, lineageId: rootA.keyId },
@@ -309,7 +310,7 @@ describe('partnerAttribution (launch-transport.md Authentication 5; $defs.Partne
   });
 });
 
-describe('a partner credential names the controller but never gets its authority (launch-transport.md Authentication 5)', () => {
+describe('a partner credential names the controller but never gets its authority', () => {
   it('a partner root and a subkey create launches naming a wallet that has its own wallet key', () => {
     // The example's launchWallet is exampleWallet, which walletKey is bound to; rootA is bound to partnerWallet.
     expect(created.rootA.launchWallet.toLowerCase()).toBe(exampleWallet.toLowerCase());

@@ -10,8 +10,8 @@ import { type ServerProcess, startServerProcess } from '../support/process.ts';
 import { exampleBytes, exampleWallet, startServer, type TestServer } from '../support/server.ts';
 
 // rotatePartnerSubkey under contention (spec/openapi/paths/partner-subkey-rotate.yaml: "Only a subkey not yet
-// revoked rotates ..., so of two concurrent rotations exactly one succeeds"; modules-subkeys-developer-api.md
-// Authentication 4: "Rotation atomically revokes the old credential"). Each round: a fresh subkey, two rotations
+// revoked rotates ..., so of two concurrent rotations exactly one succeeds"; a rotation atomically revokes the old
+// credential). Each round: a fresh subkey, two rotations
 // of it at once under different Idempotency-Keys; exactly one 201 and one 409 SUBKEY_REVOKED, and exactly one of
 // the lineage's keys is live afterwards.
 

@@ -11,11 +11,11 @@ import { auth, call, type Reply } from '../support/http.ts';
 import { startServerProcess } from '../support/process.ts';
 import { exampleBytes, exampleWallet, startServer, type TestServer, v4Example } from '../support/server.ts';
 
-/**
- * Secrets never leave (launch-transport.md Errors: "a bounded internal error with requestId; never includes secrets";
- * modules-subkeys-developer-api.md Errors: "every error includes a correlation requestId; a bounded 500 never contains
- * secrets"; the subkey secret exists in its one 201 answer only). The last part is an end-to-end scan: a real server
- * process over a real SQLite file, every key it ever delivered, and its logs and database bytes searched for them.
+/*
+ * Secrets never leave (every error includes a correlation requestId; a bounded 500 never contains secrets; the subkey
+ * secret exists in its one 201 answer only; spec/openapi/components/responses.yaml). The last part is an end-to-end
+ * scan: a real server process over a real SQLite file, every key it ever delivered, and its logs and database bytes
+ * searched for them.
  */
 
 /** common.schema.json $defs.RequestId: req_ and 32 lowercase hex digits, never a UUID. */
@@ -62,7 +62,7 @@ function expectApiError(r: Reply, status: number, code?: string): void {
   expect(r.headers.get('x-request-id')).toBe(r.json.error.requestId);
 }
 
-describe('bounded 500 (launch-transport.md Errors; modules-subkeys-developer-api.md Errors)', () => {
+describe('bounded 500', () => {
   let s: TestServer;
   let real: Record<string, OperationHandler> = {};
   const failing: Record<string, OperationHandler> = {};
@@ -183,7 +183,7 @@ describe('bounded 500 (launch-transport.md Errors; modules-subkeys-developer-api
   });
 });
 
-describe('every error of the subkey routes carries requestId = X-Request-Id (modules-subkeys-developer-api.md Errors)', () => {
+describe('every error of the subkey routes carries requestId = X-Request-Id', () => {
   let s: TestServer;
   beforeAll(async () => {
     s = await startServer();

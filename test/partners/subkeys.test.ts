@@ -5,8 +5,8 @@ import { loadSchemaRegistry, schemaIdBase } from '../../src/spec/schema-registry
 import { auth, call, type Reply } from '../support/http.ts';
 import { exampleBytes, exampleWallet, startServer, type TestServer, v4Example } from '../support/server.ts';
 
-// Partner subkey administration (modules-subkeys-developer-api.md "Partner subkey", "Endpoints", "Authentication" 4;
-// launch-transport.md Authentication 5-6; spec/openapi/paths/partner-subkey*.yaml) against the real server over
+// Partner subkey administration (spec/openapi/paths/partner-subkey*.yaml; only a partner root holds
+// partner-subkeys:manage; a rotation keeps the lineage, a new subkey starts its own) against the real server over
 // real HTTP on its own SQLite file. The server runs on an injected clock `t`, which only the expiry tests move
 // forward; every other subkey expires in 2030, so moving it never changes their outcome.
 
@@ -130,7 +130,7 @@ beforeAll(async () => {
 });
 afterAll(() => s?.close());
 
-describe('access: only a partner root administers subkeys (Authentication 4)', () => {
+describe('access: only a partner root administers subkeys', () => {
   let target: { subkeyId: string; apiKey: string };
   const routes = () => [
     { name: 'list', send: (k: Record<string, string>) => call(subkeysUrl(), { headers: k }) },
@@ -486,7 +486,7 @@ describe('rotation (rotatePartnerSubkey)', () => {
     ).toEqual(['active', 'rotated']);
   });
 
-  it("the replacement reads the lineage's history; a sibling lineage does not (launch-transport.md Authentication 6)", async () => {
+  it("the replacement reads the lineage's history; a sibling lineage does not", async () => {
     const old = await issued(root.apiKey);
     const sibling = await issued(root.apiKey);
     const created = await call(launchesUrl(), {

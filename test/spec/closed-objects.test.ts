@@ -5,8 +5,8 @@ import { exampleDir, loadSchemaRegistry, schemaFileForExample, schemaIdBase } fr
 import { auth, call, type Reply } from '../support/http.ts';
 import { example, startServer, type TestServer, v4Example, v4FrozenExample } from '../support/server.ts';
 
-// Every object of every request shape is closed (spec/README.md Conventions; launch-transport.md Versioning 1:
-// "never add successor fields"): an extra member at any depth is refused by the schema and by the real server.
+// Every object of every request shape is closed (spec/README.md Conventions; a profile's request never gains
+// successor fields): an extra member at any depth is refused by the schema and by the real server.
 
 const { ajv } = loadSchemaRegistry();
 const examples = readdirSync(exampleDir)
@@ -47,8 +47,8 @@ function injectAt(doc: unknown, pointer: string): unknown {
 
 /**
  * The only objects of the examples that are open by design, not records with a closed field set: the value of each
- * `descriptor.extensions` namespace (modules-subkeys-developer-api.md: "`extensions` (optional) | inert metadata under
- * a versioned namespace"; module-descriptor.v0.1.schema.json `$defs.ExtensionObject`, a bounded map of inert values).
+ * `descriptor.extensions` namespace (optional inert metadata under a versioned namespace;
+ * module-descriptor.v0.1.schema.json `$defs.ExtensionObject`, a bounded map of inert values).
  * Their keys are checked against the map's own key pattern below instead. Nothing else is exempt.
  */
 function isDeclaredOpenMap(file: string, pointer: string): boolean {
@@ -143,13 +143,13 @@ describe('closed objects: the real server refuses an extra property at every obj
     ['4.0.0', v4FrozenExample],
   ] as const;
 
-  it.each(lanes)('Versioning 1: the unmodified %s example (%s) answers 200', async (_profile, file) => {
+  it.each(lanes)('closed request: the unmodified %s example (%s) answers 200', async (_profile, file) => {
     const r = await preflight(example(file));
     expect(r.status, r.text).toBe(200);
   });
 
   it.each(lanes)(
-    'Versioning 1: an extra property at any depth of the %s example (%s) is 400',
+    'closed request: an extra property at any depth of the %s example (%s) is 400',
     async (_profile, file) => {
       const doc = example(file);
       const pointers = objectPointers(doc);
@@ -167,7 +167,7 @@ describe('closed objects: the real server refuses an extra property at every obj
     },
   );
 
-  it('Versioning 1: a 4.0.0 request carrying the 4.1.0 fundingPlan is 400 (no successor fields)', async () => {
+  it('closed request: a 4.0.0 request carrying the 4.1.0 fundingPlan is 400 (no successor fields)', async () => {
     const frozen = example(v4FrozenExample);
     const current = example(v4Example);
     expect(frozen.fundingPlan).toBeUndefined();
@@ -175,7 +175,7 @@ describe('closed objects: the real server refuses an extra property at every obj
     expectInvalid(await preflight({ ...frozen, fundingPlan: current.fundingPlan }), '4.0.0 + fundingPlan');
   });
 
-  it('Versioning 1: a 4.1.0 request without fundingPlan is 400', async () => {
+  it('closed request: a 4.1.0 request without fundingPlan is 400', async () => {
     const { fundingPlan, ...rest } = example(v4Example);
     expect(fundingPlan).toBeTypeOf('object');
     expectInvalid(await preflight(rest), '4.1.0 - fundingPlan');

@@ -100,7 +100,7 @@ describe('spec/schemas', () => {
 
   it('marks designed shapes with a Project design comment', () => {
     const marked = files.filter((f) => JSON.stringify(load(f)).includes('Project design:'));
-    // Every resource the references leave partly "not shown" carries at least one marker.
+    // Every resource the references leave partly "not shown" (spec/README.md) carries at least one marker.
     expect(marked.length).toBeGreaterThanOrEqual(files.length - 3);
   });
 });

@@ -5,7 +5,7 @@ import { findSourceSelfdestructs } from '../../src/domain/static-baseline/source
 
 const pragma = '// SPDX-License-Identifier: Apache-2.0\npragma solidity ^0.8.26;\n';
 
-/** The source SELFDESTRUCT rule over solc's analysed AST (launch-transport.md Errors; source-file path description). */
+/** The source SELFDESTRUCT hard block over solc's analysed AST (paths/v4-custom-launch-source-file.yaml in spec/). */
 const cases: Array<[name: string, sources: Record<string, string>, want: string[]]> = [
   [
     'a call of the builtin',

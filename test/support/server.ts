@@ -14,7 +14,7 @@ import { type Db, openDatabase } from '../../src/store/db.ts';
 /** The devnet's first funded account: the example requests' launchWallet. */
 export const exampleWallet = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 
-/** A real server over real HTTP on 127.0.0.1 with its own SQLite file, one per test file (STYLE habit 7). */
+/** A real server over real HTTP on 127.0.0.1 with its own SQLite file, one per test file. */
 export interface TestServer {
   url: string;
   db: Db;

@@ -8,7 +8,8 @@ const dayMs = 24 * hourMs;
 /**
  * Service-wide new-request admission: at most `perHour` in any rolling hour and `perDay` in any rolling day.
  * Exact replays never reach this. Throws 429 ADMISSION_QUOTA_EXHAUSTED with the seconds until the oldest admission
- * in the full window leaves it. Spec: launch-transport.md Limits ("New-request admission").
+ * in the full window leaves it. Spec: createCustomLaunchV4 (spec/openapi/paths/v4-custom-launches.yaml); the quota
+ * is published in spec/schemas/custom-launch-capabilities.v2.schema.json (limits.admission).
  */
 export function checkAdmissionQuota(db: Db, nowMs: number, limits: { perHour: number; perDay: number }): void {
   const windows = [

@@ -9,7 +9,7 @@ type Diagnostic = CustomLaunchFinalizedListV3['quality']['diagnostics'][number];
 
 /**
  * listFinalizedCustomLaunchesV3: one page of the base-layer finalized feed with its `quality` block
- * (launch-transport.md Response resources, "Finalized feed, base-layer form"). Project design: newest first; a page
+ * (spec/openapi/paths/v3-finalized-custom-launches.yaml). Project design: newest first; a page
  * reads at most `limit` stored rows; a row that is not valid JSON or not a valid item is quarantined, never
  * published, and named by a FINALIZED_ROW_QUARANTINED diagnostic with its index among the page's rows. A page with
  * a quarantined row is `partial`: not a complete inventory.

@@ -36,7 +36,8 @@ export function newestFirstPage(
 /**
  * listFinalizedCustomLaunchesV4: public evidence of finalized router-backed launches, newest first (rows are written
  * in finalization order), paged by an opaque cursor. Rows are written only by the finality tracker; the feed serves
- * them as stored. Spec: launch-transport.md Response resources (Finalized list).
+ * them as stored. Spec: spec/openapi/paths/v4-finalized-custom-launches.yaml,
+ * spec/schemas/custom-launch-finalized-list.v4.schema.json.
  */
 export function listFinalized(
   db: Db,
@@ -55,8 +56,8 @@ export function listFinalized(
 
 /**
  * listMultiRoleFinalizedCustomLaunches: the shared token-and-hook lane's finalized feed, from its own table and
- * with its own cursors, so it never mixes with the V4 feed (launch-transport.md Endpoints: "separate from the V4
- * feed"). Newest first. Rows are written only by the shared lane's finality tracking.
+ * with its own cursors, so it never mixes with the V4 feed (spec/openapi/paths/multi-role-finalized.yaml). Newest
+ * first. Rows are written only by the shared lane's finality tracking.
  */
 export function listMultiRoleFinalized(
   db: Db,

@@ -1,8 +1,9 @@
 /**
- * The one table of launch finding codes and how each is classified. Admission (issue 4) reports these; the
- * coverage report lists them as obligations. Spec: launch-transport.md Errors (seven hard-block rules, evidence
- * duties, named warnings) and What the service does 7-8. Project design: the code names of the rules the
- * reference describes without naming.
+ * The one table of launch finding codes and how each is classified. Admission reports these; the coverage report
+ * lists them as obligations. Spec: the finding-code arrays and `staticBaseline` of
+ * spec/schemas/custom-launch-preflight.v2.schema.json (seven objective hard-block rules, the evidence duties that
+ * never block, the named nonblocking warnings) and `findingObligations` of spec/schemas/launch-coverage.v1.schema.json.
+ * Project design: the code names of the rules the spec describes without naming.
  */
 export const findingCodes = {
   RUNTIME_CALLCODE: {

@@ -58,7 +58,7 @@ export const launchSelect = `SELECT l.seq, l.launch_id, l.chain_id, l.lineage_id
  * The resource of a stored launch: status, the server-authored findings, remediation and failure the lifecycle
  * recorded, the exact wallet transaction bound at `authorized`, and the lifecycle queue's scheduling state (which
  * never changes the status by itself), and the chain evidence the post-authorization tracker observed.
- * Spec: launch-transport.md Response resources, States.
+ * Spec: spec/schemas/custom-launch-resource.v4.schema.json (getCustomLaunchV4).
  */
 export function toLaunchResource(row: LaunchRow): CustomLaunchResourceV4 {
   const state = (row.job_state ?? 'idle') as CustomLaunchResourceV4['lifecycleQueue']['state'];
@@ -114,7 +114,7 @@ function deadlineOf(row: LaunchRow): string | null {
 
 /**
  * The metadata the stored request bound, for the wallet review beside the wallet transaction and only while there is
- * one (custom-launch-resource.v4.schema.json boundMetadata; launch-transport.md What the service does 9). The values
+ * one (spec/schemas/custom-launch-resource.v4.schema.json boundMetadata): the same metadata, read-only. The values
  * come unchanged from the stored request bytes, whose projectMetadataHash was checked at create.
  */
 function boundMetadataOf(row: LaunchRow): CustomLaunchResourceV4['boundMetadata'] {
@@ -125,8 +125,9 @@ function boundMetadataOf(row: LaunchRow): CustomLaunchResourceV4['boundMetadata'
 
 /**
  * The provenance of a partner launch, derived by the server from the credential that created it and never from the
- * request (launch-transport.md Authentication 5): the partner, the credential kind, the creating subkey and its
- * lineage. Null for a wallet key's launch. Every column it reads is written once, at create.
+ * request (spec/schemas/custom-launch-resource.v4.schema.json partnerAttribution): the partner, the credential kind,
+ * the creating subkey and its lineage. Null for a wallet key's launch. Every column it reads is written once, at
+ * create.
  */
 function partnerAttributionOf(row: LaunchRow): CustomLaunchResourceV4['partnerAttribution'] {
   if (row.partner_id === null) return null;

@@ -35,7 +35,7 @@ export class LaunchService {
    * createCustomLaunchV4: a new request is stored in `received` and answered 202 only after the commit is on disk
    * (synchronous=FULL); the same key with the same bytes replays the first answer as 200 with the identical body;
    * the same key with other bytes is 409 IDEMPOTENCY_CONFLICT. Replays consume no admission quota.
-   * Spec: launch-transport.md Endpoints, Limits.
+   * Spec: spec/openapi/paths/v4-custom-launches.yaml createCustomLaunchV4.
    */
   create(input: { principal: Principal; idempotencyKey: string; request: CreateRequestV4; rawBody: Buffer }): {
     status: 200 | 202;

@@ -21,8 +21,9 @@ type Issue = { location: string; message: string };
  * Request rules that need no chain, checked after schema validation by preflight and create. A failure is a
  * 400 INVALID_REQUEST listing every broken rule (nothing is persisted), except a foreign controller wallet,
  * which is 403 WALLET_MISMATCH.
- * Spec: launch-transport.md Request rules 1-2 and 9, What the service does 5, Authentication 5; the server rules
- * of custom-launch-create-request.v4.schema.json.
+ * Spec: the server rules of spec/schemas/custom-launch-create-request.v4.schema.json (the hashes bind the metadata,
+ * graph, bundles and intent; a 4.1.0 wallet value equals the funding plan's sum and its initial buy pays the
+ * controller; a wallet key's `launchWallet` is its own wallet), for preflightCustomLaunchV4 and createCustomLaunchV4.
  */
 export function checkRequestRules(principal: Principal, request: CreateRequestV4): void {
   if (principal.kind === 'wallet' && principal.wallet?.toLowerCase() !== request.launchWallet.toLowerCase()) {
@@ -151,7 +152,8 @@ function metadataIssues(request: CreateRequestV4): Issue[] {
  * The graph: its digest binds the targets; each target's runtimeCodeHash is the keccak-256 of its code; targets
  * are distinct physical contracts (unique ids, never the same code at the same CREATE2 salt, so token and hook never
  * share an address); the hook's mask is exactly its fourteen flags, and no returns-delta flag stands without its
- * base flag. Spec: launch-transport.md Request rules 5; CHAIN-NOTES.md (hook permissions).
+ * base flag (as Uniswap v4-core's `Hooks.sol` requires). Spec: `graphBundle` of
+ * spec/schemas/custom-launch-create-request.v4.schema.json.
  */
 function graphIssues(request: CreateRequestV4): Issue[] {
   const issues: Issue[] = [];

@@ -34,8 +34,9 @@ const subkeySelect = `SELECT key_id, lineage_id, display_name, scopes, prepare_p
   created_at, revoked_at, revoke_reason, rotated_from_key_id FROM api_keys WHERE kind = 'subkey' AND issuer_key_id = ?`;
 
 /**
- * Partner subkey administration for one partner root (modules-subkeys-developer-api.md Partner subkey,
- * Authentication 4; launch-transport.md Authentication 5-6). A subkey is an api_keys row of kind `subkey` stored as
+ * Partner subkey administration for one partner root (spec/openapi/paths/partner-subkeys.yaml listPartnerSubkeys,
+ * issuePartnerSubkey; partner-subkey.yaml revokePartnerSubkey; partner-subkey-rotate.yaml rotatePartnerSubkey).
+ * Only a partner root holds partner-subkeys:manage. A subkey is an api_keys row of kind `subkey` stored as
  * a hash only; its secret exists in the one 201 answer and nowhere else (not in the idempotency record, not in a
  * log). Issue, rotate and revoke each commit in one immediate transaction before they answer.
  */

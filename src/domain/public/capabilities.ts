@@ -9,8 +9,8 @@ export type CustomLaunchCapabilitiesV2 = components['schemas']['CustomLaunchCapa
 /**
  * getCustomLaunchCapabilitiesV4: the exact chain capabilities of this deployment, built from its configuration and
  * what runs; writes are disabled, with the reason, when no chain gates run or their deployment evidence is not
- * verified (writesGate). Spec: launch-transport.md Response resources (capabilities), Limits, What the service
- * does 6; custom-launch-capabilities.v2.schema.json (writes).
+ * verified (writesGate). Spec: spec/openapi/paths/v4-capabilities.yaml,
+ * spec/schemas/custom-launch-capabilities.v2.schema.json (limits, feePolicy, writes).
  */
 export function capabilitiesV4(config: Config, gates: RunningGates): CustomLaunchCapabilitiesV2 {
   const writes = writesGate(gates);

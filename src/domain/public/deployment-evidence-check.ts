@@ -4,8 +4,9 @@ import type { FindingCode } from '../launches/finding-codes.ts';
 export type EvidenceStateKind = 'verifying' | 'verified' | 'tampered' | 'unreachable';
 
 /**
- * The readiness check and write gate of the bound deployment evidence (issue 7 item 5): only verified evidence lets
- * the V4 lane accept writes. Tampered evidence is a verdict; verifying and unreachable are not yet one.
+ * The readiness check and write gate of the bound deployment evidence (getReadiness; the `writes` of
+ * getCustomLaunchCapabilitiesV4): only verified evidence lets the V4 lane accept writes. Tampered evidence is a
+ * verdict; verifying and unreachable are not yet one.
  */
 export function evidenceCheck(kind: EvidenceStateKind): { ok: boolean; reason: FindingCode | null } {
   if (kind === 'verified') return { ok: true, reason: null };

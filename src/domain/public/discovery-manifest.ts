@@ -8,7 +8,7 @@ export type DiscoveryManifestV1 = components['schemas']['DiscoveryManifestV1'];
 
 /**
  * getDiscoveryManifest: the manifest a client reads before any authenticated preflight or submission
- * (launch-transport.md What the service does 10). Project design: a single-process deployment serves it itself and
+ * (spec/openapi/paths/discovery-manifest.yaml). Project design: a single-process deployment serves it itself and
  * both entries report the flags and state of its configuration (DISCOVERY_* variables), so an operator halts
  * clients by configuration alone; but publicWrites and releaseReady are false, with `reasons`, while the service
  * itself keeps writes closed (writesGate: no chain gates, or unverified deployment evidence), so a client stops

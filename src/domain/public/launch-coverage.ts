@@ -14,7 +14,7 @@ const hookPermissions = Object.keys(hookPermissionBits) as HookPermission[];
  * getLaunchCoverageV4: what this deployment verifies and what it does not, one row per verifier of
  * launch-verifiers.ts as it runs in this configuration (`gates`). `requestAuthorization.requestAuthorized` is always
  * false; listed permissions and funding models are declarations, not execution evidence.
- * Spec: launch-transport.md Response resources (Coverage report).
+ * Spec: spec/openapi/paths/v4-launch-coverage.yaml, spec/schemas/launch-coverage.v1.schema.json.
  */
 export function launchCoverageV4(nowMs: number, ready: boolean, gates: RunningGates): LaunchCoverageV1 {
   return {

@@ -49,7 +49,7 @@ const staticBaselineObligations = [
  * in the lifecycle worker, then the chain gates of the worker (LaunchAuthorizer) and the post-authorization tracker
  * and source verifier, which run only when the configuration binds a chain deployment. Each hard-block and
  * evidence-duty code of the finding table belongs to exactly one verifier (test/domain/public-documents.test.ts).
- * Spec: launch-transport.md What the service does 5, 7-9; Errors; Response resources (Coverage report).
+ * Spec: `verifierCoverage` of spec/schemas/launch-coverage.v1.schema.json (getLaunchCoverageV4).
  */
 export const launchVerifiers: readonly LaunchVerifier[] = [
   {

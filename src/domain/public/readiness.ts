@@ -10,7 +10,7 @@ const databaseUnavailable: FindingCode = 'DATABASE_UNAVAILABLE';
 
 /**
  * getReadiness: ready when the database answers and has every migration and, on a server bound to a chain
- * deployment, its evidence is verified (a tampered document is named). Spec: launch-transport.md (/readyz).
+ * deployment, its evidence is verified (a tampered document is named). Spec: spec/openapi/paths/readyz.yaml.
  */
 export function readiness(
   db: Db,

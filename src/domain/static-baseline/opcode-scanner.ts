@@ -1,4 +1,4 @@
-/** Opcodes the static baseline reports. Spec: CHAIN-NOTES.md Static bytecode checks. */
+/** Opcodes the static baseline reports (`staticBaseline` of spec/schemas/custom-launch-preflight.v2.schema.json). */
 export const opcodes = {
   STOP: 0x00,
   JUMP: 0x56,
@@ -80,8 +80,8 @@ const reachableBit = 1;
 const unreachableBit = 2;
 
 /**
- * Scans EVM runtime code by linear sweep. Spec: CHAIN-NOTES.md "Static bytecode checks"; the findings feed the
- * hard-block rules of launch-transport.md "Errors".
+ * Scans EVM runtime code by linear sweep. The findings feed the objective hard-block rules of the static baseline
+ * (`staticBaseline` of spec/schemas/custom-launch-preflight.v2.schema.json).
  *
  * - The Solidity CBOR metadata trailer is excluded only when it validates strictly (see `parseSolidityMetadata`):
  *   the final two bytes are a big-endian length L with L + 2 <= code length, the byte at `length - 2 - L` is a map
@@ -165,7 +165,7 @@ export function decodeAt(code: Uint8Array, offset: number): { opcode: number; im
  * The selectors the top-level dispatcher branches on: a reachable PUSH4 outside embedded creation code that solc's
  * dispatcher shape follows, `PUSH4 sel [DUP1..DUP16] EQ PUSH1..PUSH32 dest JUMPI` with dest a valid JUMPDEST. A
  * selector only pushed as data or as an outgoing call's selector (`PUSH4 sel PUSH1 0xe0 SHL ...`) is not dispatched,
- * and neither is a binary-search pivot (compared with GT or LT). Spec: CHAIN-NOTES.md Static bytecode checks.
+ * and neither is a binary-search pivot (compared with GT or LT).
  *
  * @param code Runtime bytecode.
  * @param scan Its scan result.

@@ -10,7 +10,8 @@ export const staticBaselineRulesetId = 'platform.static-baseline.v2';
 
 /**
  * Builds the exact static baseline report that the preflight result carries as `staticBaseline` and that
- * `platformAdmission` binds. Spec: launch-transport.md "Response resources" (staticBaseline, platformAdmission).
+ * `platformAdmission` binds. Spec: spec/schemas/custom-launch-preflight.v2.schema.json (staticBaseline,
+ * platformAdmission).
  *
  * @param findings Findings from `evaluateStaticBaseline`; sorted again here so the digest never depends on order.
  * @returns The report; `reportSha256` is the SHA-256 of the canonical JSON of the report without that field.

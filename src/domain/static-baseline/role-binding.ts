@@ -81,8 +81,8 @@ export interface RoleBindingInput {
 }
 
 /**
- * The two role-bound hard blocks of the static baseline. Spec: launch-transport.md Errors ("the two role-bound rules
- * of the same static baseline"); project design of what they check:
+ * The two role-bound hard blocks of the static baseline. Spec: the role-bound rules of the static-baseline finding
+ * in spec/schemas/custom-launch-preflight.v2.schema.json; project design of what they check:
  *
  * - `TOKEN_ROLE_BINDING_INVALID` on the token target when its runtime code pushes, in a reachable PUSH4 outside
  *   embedded creation code, not every ERC-20 core selector (`erc20CoreSelectors`), unless it has a reachable
@@ -125,8 +125,8 @@ export function roleBindingFindings(input: RoleBindingInput): Array<{ code: Stat
 }
 
 /**
- * The liquidity-custody and return-delta-accounting evidence duties, never blocks. Spec: launch-transport.md Errors
- * (bound evidence duties); project design of what they check:
+ * The liquidity-custody and return-delta-accounting evidence duties, never blocks. Spec: the bound evidence duties
+ * of spec/schemas/custom-launch-preflight.v2.schema.json (`behaviorEvidence`); project design of what they check:
  *
  * - `LIQUIDITY_CUSTODY` on any target whose runtime code pushes, in a reachable PUSH4 (embedded creation code
  *   included: a child the target deploys is covered too), a selector of `poolCustodySelectors` (it calls, or serves,

@@ -4,8 +4,8 @@ import type { FindingCode } from '../launches/finding-codes.ts';
  * The finding codes the static baseline implements: every code evaluateStaticBaseline (rules.ts) can report (its
  * emitter accepts only these), plus the hook's address-bit rule admission reports beside it (admission/evaluate.ts,
  * HOOK_ROLE_BINDING_INVALID). The coverage report and the launch guide read this list, so a rule added here is
- * reported covered and a rule missing here is reported missing. Spec: launch-transport.md Errors (hard-block rules
- * and evidence duties); CHAIN-NOTES.md Static bytecode checks.
+ * reported covered and a rule missing here is reported missing. Spec: the hard-block rules and evidence duties of
+ * `staticBaseline` in spec/schemas/custom-launch-preflight.v2.schema.json.
  */
 export const staticBaselineRuleCodes = [
   'RUNTIME_CALLCODE',

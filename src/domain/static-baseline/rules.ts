@@ -36,14 +36,14 @@ export interface StaticBaselineConfig {
   canonicalPoolManager: string;
 }
 
-/** `poolManager()`. Spec: CHAIN-NOTES.md Uniswap v4 hook permissions, other selectors. */
+/** `poolManager()`: the getter through which a Uniswap v4 hook names the pool manager it trusts. */
 export const poolManagerSelector = '0xdc4c90d3';
 
 /**
  * Selectors whose presence in a reachable PUSH4 binds an evidence duty. Presence is an over-approximation (the
  * value may be an outgoing call's selector or plain data) and never a block; absence proves nothing either,
  * because a selector whose first byte is zero is pushed by a shorter PUSH and the optimizer may rebuild one from
- * a shifted constant. Spec: launch-transport.md Errors (evidence duties are not categorical blocks).
+ * a shifted constant. Evidence duties are never categorical blocks (custom-launch-preflight.v2.schema.json).
  */
 export const selectorDuties: ReadonlyArray<{ code: StaticBaselineRuleCode; signature: string; selector: string }> = (
   [
@@ -81,8 +81,8 @@ const hexCode = /^0x(?:[0-9a-fA-F]{2})*$/;
 const maxOffsetsInDetail = 8;
 
 /**
- * Evaluates the static baseline rules over the graph targets' runtime code. Spec: launch-transport.md "Errors"
- * (the objective hard-block rules and the evidence duties) and CHAIN-NOTES.md "Static bytecode checks".
+ * Evaluates the static baseline rules over the graph targets' runtime code: the objective hard-block rules and the
+ * evidence duties of `staticBaseline` in spec/schemas/custom-launch-preflight.v2.schema.json.
  *
  * Hard blocks: a reachable CALLCODE (`RUNTIME_CALLCODE`); a reachable SELFDESTRUCT, including one inside embedded
  * creation code (`RUNTIME_SELFDESTRUCT`); a `poolManager()` getter that returns a single constant address other

@@ -19,7 +19,7 @@ interface AstNode {
  * Finds every source-level SELFDESTRUCT: a `FunctionCall` whose callee, through any parentheses, is the identifier
  * `selfdestruct` resolved to solc's global builtin (a negative `referencedDeclaration`). Only the analysed AST counts, so the word in a
  * comment, a string, an event or a user function that shadows the builtin (positive `referencedDeclaration`) never
- * matches. Spec: launch-transport.md Errors (runtime or source SELFDESTRUCT hard-blocks deployment);
+ * matches. Runtime or source SELFDESTRUCT hard-blocks deployment (spec/schemas/custom-launch-preflight.v2.schema.json);
  * spec/openapi/paths/v4-custom-launch-source-file.yaml (when the server evaluates it).
  *
  * @param asts Each source unit's AST by path (`solidityAstsIsolated`).
