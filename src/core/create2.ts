@@ -20,7 +20,7 @@ function create2Address(factory: Hex, caller: Hex, salt: Hex, bytecodeHash: Hex)
   return getContractAddress({ opcode: 'CREATE2', from: factory, salt: effective, bytecodeHash }).toLowerCase() as Hex;
 }
 
-/** The low 14 bits of an address: the v4 hook permission flags it carries (CHAIN-NOTES.md). */
+/** The low 14 bits of an address: the Uniswap v4 hook permission flags it carries (core/hook-permissions.ts). */
 export function addressHookBits(address: Hex): number {
   return Number(BigInt(address) & 0x3fffn);
 }
