@@ -31,7 +31,7 @@ function publicReadHandlers(deps: Services) {
   const { db, config, now, priceFeed } = deps;
   const evidence = () => deps.evidence?.() ?? null;
   const latestMigration = migrations.at(-1)?.version ?? 0;
-  // main.ts watches deployment evidence exactly when it runs the chain gates, so its presence says they run.
+  // Deployment evidence is watched exactly when the chain gates run (src/services.ts), so its presence says they run.
   const gates = (): RunningGates => {
     const state = deps.evidence?.();
     return {
