@@ -4,8 +4,8 @@ import { findPrincipal, type Principal } from './keys.ts';
 
 /**
  * Authenticates `Authorization: Bearer <key>` and checks every scope the operation requires and the chain grant
- * of a chain-bound path. Spec: launch-transport.md Authentication 1-4; 401 UNAUTHENTICATED, 403 INSUFFICIENT_SCOPE,
- * 403 CHAIN_NOT_ALLOWED.
+ * of a chain-bound path (spec/openapi/service.openapi.yaml securitySchemes.bearerAuth): 401 UNAUTHENTICATED,
+ * 403 INSUFFICIENT_SCOPE, 403 CHAIN_NOT_ALLOWED.
  */
 export function authenticate(
   db: Db,
@@ -28,9 +28,9 @@ export function authenticate(
 }
 
 /**
- * The module routes' authentication (modules-subkeys-developer-api.md Errors): no active, unexpired key is
- * 401 AUTHENTICATION_REQUIRED; a key without the route's scope is 401 API_SCOPE_REQUIRED, except on the review export,
- * where the reference names 403 INSUFFICIENT_SCOPE.
+ * The module routes' authentication (spec/openapi/paths/modules-*.yaml): no active, unexpired key is
+ * 401 AUTHENTICATION_REQUIRED; a key without the route's scope is 401 API_SCOPE_REQUIRED, except on the review export
+ * (modules-submission-review-export.yaml, getModuleReviewExport), which names 403 INSUFFICIENT_SCOPE.
  */
 export function authenticateModules(
   db: Db,

@@ -1,24 +1,29 @@
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
-import express, { type NextFunction, type Request, type Response } from 'express';
+import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { authenticate, authenticateModules } from '../auth/authenticate.ts';
 import type { Config } from '../config.ts';
 import type { ExternalReferenceBinder } from '../domain/launches/preflight.ts';
 import type { EvidenceStateKind } from '../domain/public/deployment-evidence-check.ts';
 import { ApiError } from '../errors/api-error.ts';
+import { buildServices, type Services } from '../services.ts';
 import type { Db } from '../store/db.ts';
 import { errorMiddleware, logInternal } from './error-middleware.ts';
-import type { OperationContext, OperationHandler, OperationResult } from './operation.ts';
+import type {
+  BodyPolicy,
+  OperationContext,
+  OperationHandler,
+  OperationResult,
+  OperationRoute,
+  RouteTable,
+} from './operation.ts';
 import { PartnerBudgets, RouteBudgets } from './rate-limit.ts';
 import { requestId, state } from './request-context.ts';
-import { buildOperations } from './routes/index.ts';
+import { buildRoutes, unmatchedBody } from './routes/index.ts';
 
 const specPath = new URL('../../generated/openapi/service.dereferenced.json', import.meta.url);
 const methods = ['get', 'post', 'put', 'patch', 'delete'] as const;
-/** The per-file bound of sourceBundleManifest (custom-launch-create-request.v4 SourceBundleFile.byteLength). */
-const sourceFileLimitBytes = 5_242_880;
-const sourceFilePath = /^\/v4\/chains\/[^/]+\/custom-launches\/[^/]+\/source-files\/[^/]+$/;
 
 interface SpecOperation {
   operationId: string;
@@ -50,72 +55,49 @@ function send(res: Response, result: OperationResult): void {
   }
 }
 
+/** One operation of the spec with its route and the pattern its path template matches. */
+interface RoutedOperation {
+  method: (typeof methods)[number];
+  path: string;
+  operationId: string;
+  route: OperationRoute;
+  pattern: RegExp;
+  parse: RequestHandler;
+}
+
 /**
- * Builds the Express 5 app: request ids, JSON parsing with per-route byte limits, the validator fed the
- * dereferenced spec (request validation always, response validation when configured), bearer auth and chain
- * binding as the spec's security handler, per-route budgets, every spec operation routed to its handler or to
- * 501 NOT_IMPLEMENTED, and the one error middleware.
+ * Builds the Express 5 app: request ids; each request matched to its spec operation, whose route's gate and body
+ * parser run first; the validator fed the dereferenced spec (request validation always, response validation when
+ * configured) with the route's bearer authentication and the chain binding as its security handler; per-route
+ * budgets; every operation's handler or 501 NOT_IMPLEMENTED; and the one error middleware.
  */
 export function createApp(deps: {
   db: Db;
   config: Config;
   now?: () => number;
+  /** The services the routes serve with; built here from the other members when absent. */
+  services?: Services;
   /** Replaces every route handler (the validator and auth stay): lets a test observe what the validator admits. */
   operations?: Record<string, OperationHandler>;
-  /** The bound deployment evidence's state (issue 7 item 5); absent on a server without chain gates. */
+  /** The bound deployment evidence's state; absent on a server without chain gates. */
   evidence?: () => EvidenceStateKind;
   /** The module review worker runs in this process (review capabilities' worker authority). */
   reviewWorkerRunning?: () => boolean;
   /** The chain gates' read-only external-reference binding for preflight; absent on a server without chain gates. */
   referenceBinder?: ExternalReferenceBinder | null;
-}) {
+}): Express {
   const { db, config } = deps;
   const spec = loadServiceSpec();
   const now = deps.now ?? Date.now;
-  const budgets = new RouteBudgets(config.routeBudgetPerMinute, now);
-  const partnerBudgets = new PartnerBudgets(now);
-  const operations =
-    deps.operations ??
-    buildOperations({
-      db,
-      config,
-      now,
-      evidence: deps.evidence,
-      reviewWorkerRunning: deps.reviewWorkerRunning,
-      referenceBinder: deps.referenceBinder,
-    });
+  const services = deps.services ?? buildServices({ ...deps, now });
+  const routes = withHandlers(buildRoutes(services), deps.operations);
+  const operations = routedOperations(spec, routes);
 
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(requestId);
-  // A deployment that takes no module uploads says so before anything else about the upload is read
-  // or checked (not even the body is parsed).
-  app.post('/v1/modules/submissions', (_req: Request, _res: Response, next: NextFunction) =>
-    next(
-      config.modulesSubmissions
-        ? undefined
-        : new ApiError('MODULE_SUBMISSIONS_UNAVAILABLE', { retryAfterSeconds: 3600 }),
-    ),
-  );
-  const keepRaw = (_req: Request, res: Response, buf: Buffer) => {
-    state(res).rawBody = buf;
-  };
-  // Not strict: any JSON value parses (a bare `0` is valid JSON), and the schema then rejects what is not an object.
-  const json = (limit: number) =>
-    express.json({ limit, type: ['application/json', 'application/*+json'], verify: keepRaw, strict: false });
-  app.use('/v1/modules', json(config.modulesLimits.maxRequestBytes));
-  app.use('/v3', json(config.v3BodyLimitBytes));
-  // A subkey request is five small fields (project design: 16 KiB is far above any valid body).
-  app.use('/v1/partner', json(16_384));
-  // A delivered source file is raw bytes, at most the manifest's per-file bound, and never parsed as JSON (a body
-  // of another media type then meets the validator's 415, not a JSON parse error).
-  const sourceFileBody = express.raw({ type: 'application/octet-stream', limit: sourceFileLimitBytes });
-  const v4Json = json(config.v4BodyLimitBytes);
-  app.use((req: Request, res: Response, next: NextFunction) =>
-    sourceFilePath.test(req.path) ? sourceFileBody(req, res, next) : v4Json(req, res, next),
-  );
-
+  app.use(prepareRequest(operations, bodyParser(unmatchedBody(config))));
   app.use(
     OpenApiValidator.middleware({
       apiSpec: structuredClone(spec) as never,
@@ -124,75 +106,151 @@ export function createApp(deps: {
       validateResponses: config.validateResponses ? { onError: undefined } : false,
       ajvFormats: { mode: 'full' },
       ignoreUndocumented: false,
-      validateSecurity: {
-        handlers: {
-          bearerAuth: (req: Request, scopes: string[]) => {
-            const res = req.res as Response;
-            try {
-              const openapi = (
-                req as Request & {
-                  openapi?: { pathParams?: Record<string, string>; schema?: { operationId?: string } };
-                }
-              ).openapi;
-              const chainId = openapi?.pathParams?.chainId;
-              const principal = req.path.startsWith('/v1/modules/')
-                ? authenticateModules(
-                    db,
-                    req.headers.authorization,
-                    scopes,
-                    { reviewExport: req.path.endsWith('/review-export') },
-                    now(),
-                  )
-                : authenticate(db, req.headers.authorization, scopes, chainId, now());
-              state(res).principal = principal;
-              // A partner budget counts every authenticated request of its operations, valid or not.
-              partnerBudgets.take(openapi?.schema?.operationId ?? '', principal);
-              checkChainBinding(chainId, req.body);
-              return true;
-            } catch (err) {
-              // Anything but a public ApiError (a broken database, say) is an internal failure, never a 401.
-              if (!(err instanceof ApiError)) logInternal(state(res).requestId, err);
-              state(res).authError = err instanceof ApiError ? err : new ApiError('INTERNAL');
-              throw err;
-            }
-          },
-        },
-      },
+      validateSecurity: { handlers: { bearerAuth: bearerAuth(db, now, routes, new PartnerBudgets(now)) } },
     }),
   );
-
-  for (const [path, item] of Object.entries(spec.paths)) {
-    const expressPath = path.replace(/\{([^}]+)\}/g, ':$1');
-    for (const method of methods) {
-      const op = item[method];
-      if (!op) continue;
-      const handler: OperationHandler = operations[op.operationId] ?? notImplemented;
-      app[method](expressPath, async (req: Request, res: Response, next: NextFunction) => {
-        try {
-          const s = state(res);
-          budgets.take(op.operationId, s.principal?.keyId ?? req.socket.remoteAddress ?? 'unknown');
-          const ctx: OperationContext = {
-            operationId: op.operationId,
-            requestId: s.requestId,
-            params: req.params as Record<string, string>,
-            query: req.query as Record<string, unknown>,
-            headers: req.headers,
-            body: req.body,
-            rawBody: s.rawBody,
-            principal: s.principal,
-            listenOrigin: listenOrigin(req.socket.localAddress, req.socket.localPort),
-          };
-          send(res, await handler(ctx));
-        } catch (err) {
-          next(err);
-        }
-      });
-    }
+  const budgets = new RouteBudgets(config.routeBudgetPerMinute, now);
+  for (const op of operations) {
+    app[op.method](op.path.replace(/\{([^}]+)\}/g, ':$1'), runOperation(op, budgets));
   }
-
   app.use((_req: Request, _res: Response, next: NextFunction) => next(new ApiError('NOT_FOUND')));
   app.use(errorMiddleware);
   return app;
+}
+
+/** The routes with a test's handlers in place of every handler (an operation the test leaves out answers 501). */
+function withHandlers(routes: RouteTable, handlers: Record<string, OperationHandler> | undefined): RouteTable {
+  if (!handlers) return routes;
+  return Object.fromEntries(
+    Object.entries(routes).map(([operationId, route]) => [operationId, { ...route, handler: handlers[operationId] }]),
+  );
+}
+
+/**
+ * Every operation of the spec with its route. A spec operation without a route, a route of no spec operation, or a
+ * route whose authentication disagrees with the operation's bearerAuth is a broken build, refused at start-up.
+ */
+function routedOperations(spec: SpecDocument, routes: RouteTable): RoutedOperation[] {
+  const operations: RoutedOperation[] = [];
+  for (const [path, item] of Object.entries(spec.paths)) {
+    for (const method of methods) {
+      const op = item[method];
+      if (!op) continue;
+      const route = routes[op.operationId];
+      if (!route) throw new Error(`the spec operation ${op.operationId} has no route`);
+      const secured = (op.security ?? []).some((s) => 'bearerAuth' in s);
+      if (secured !== (route.auth !== undefined)) {
+        throw new Error(`the route of ${op.operationId} must declare auth exactly when the spec declares bearerAuth`);
+      }
+      const pattern = pathPattern(path);
+      operations.push({ method, path, operationId: op.operationId, route, pattern, parse: bodyParser(route.body) });
+    }
+  }
+  const known = new Set(operations.map((o) => o.operationId));
+  for (const operationId of Object.keys(routes)) {
+    if (!known.has(operationId)) throw new Error(`the route ${operationId} names no operation of the spec`);
+  }
+  return operations;
+}
+
+/** The pattern of a spec path template as Express routes match it: any case, an optional trailing slash. */
+function pathPattern(template: string): RegExp {
+  const source = template
+    .split(/(\{[^}]+\})/)
+    .map((part) => (part.startsWith('{') ? '[^/]+' : part.replace(/[.*+?^$()|[\]\\]/g, '\\$&')))
+    .join('');
+  return new RegExp(`^${source}/?$`, 'i');
+}
+
+/** Reads a body as its policy says; JSON is not strict (a bare `0` parses, and the schema rejects a non-object). */
+function bodyParser(body: BodyPolicy): RequestHandler {
+  if (body.kind === 'raw') return express.raw({ type: body.mediaType, limit: body.limit });
+  const keepRaw = (_req: Request, res: Response, buf: Buffer) => {
+    state(res).rawBody = buf;
+  };
+  return express.json({
+    limit: body.limit,
+    type: ['application/json', 'application/*+json'],
+    verify: keepRaw,
+    strict: false,
+  });
+}
+
+/**
+ * Before validation: the request's operation (by method and path; a path of another method lends its body policy
+ * for the 405) checks its gate, then its body is read. A request of no spec path is read with `unmatched`.
+ */
+function prepareRequest(operations: readonly RoutedOperation[], unmatched: RequestHandler): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const onPath = operations.filter((o) => o.pattern.test(req.path));
+    const exact = onPath.find((o) => o.method === req.method.toLowerCase());
+    const refusal = exact?.route.gate?.();
+    if (refusal) return next(refusal);
+    const parse = (exact ?? onPath[0])?.parse ?? unmatched;
+    return parse(req, res, next);
+  };
+}
+
+type ValidatedRequest = Request & {
+  openapi?: { pathParams?: Record<string, string>; schema?: { operationId?: string } };
+};
+
+/** The validator's bearerAuth security handler: the operation's route names the authentication. */
+function bearerAuth(db: Db, now: () => number, routes: RouteTable, partnerBudgets: PartnerBudgets) {
+  return (req: Request, scopes: string[]) => {
+    const res = req.res as Response;
+    try {
+      const openapi = (req as ValidatedRequest).openapi;
+      const operationId = openapi?.schema?.operationId ?? '';
+      const chainId = openapi?.pathParams?.chainId;
+      const auth = routes[operationId]?.auth ?? 'wallet';
+      const principal =
+        auth === 'wallet'
+          ? authenticate(db, req.headers.authorization, scopes, chainId, now())
+          : authenticateModules(
+              db,
+              req.headers.authorization,
+              scopes,
+              { reviewExport: auth !== 'modules' && auth.modules.reviewExport },
+              now(),
+            );
+      state(res).principal = principal;
+      // A partner budget counts every authenticated request of its operations, valid or not.
+      partnerBudgets.take(operationId, principal);
+      checkChainBinding(chainId, req.body);
+      return true;
+    } catch (err) {
+      // Anything but a public ApiError (a broken database, say) is an internal failure, never a 401.
+      if (!(err instanceof ApiError)) logInternal(state(res).requestId, err);
+      state(res).authError = err instanceof ApiError ? err : new ApiError('INTERNAL');
+      throw err;
+    }
+  };
+}
+
+/** The Express handler of one operation: its budget, then its handler (or 501) on the validated input. */
+function runOperation(op: RoutedOperation, budgets: RouteBudgets): RequestHandler {
+  const handler = op.route.handler ?? notImplemented;
+  return async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      const s = state(res);
+      budgets.take(op.operationId, s.principal?.keyId ?? req.socket.remoteAddress ?? 'unknown');
+      const ctx: OperationContext = {
+        operationId: op.operationId,
+        requestId: s.requestId,
+        params: req.params as Record<string, string>,
+        query: req.query as Record<string, unknown>,
+        headers: req.headers,
+        body: req.body,
+        rawBody: s.rawBody,
+        principal: s.principal,
+        listenOrigin: listenOrigin(req.socket.localAddress, req.socket.localPort),
+      };
+      send(res, await handler(ctx));
+    } catch (err) {
+      next(err);
+    }
+  };
 }
 
 /** The http origin of the socket a request arrived on (an IPv6 address in brackets). */
@@ -202,8 +260,8 @@ function listenOrigin(address: string | undefined, port: number | undefined): st
 }
 
 /**
- * A V4 body bound to a chain must name the path's chain (launch-transport.md Endpoints: "it must equal the chain
- * bound in any request body"). Checked before schema validation so a mismatch is a 409, not a 400.
+ * A body bound to a chain must name the path's chain (a chainId path parameter must equal the chain bound in any
+ * request body). Checked before schema validation so a mismatch is a 409 CHAIN_MISMATCH, not a 400.
  */
 function checkChainBinding(pathChainId: string | undefined, body: unknown): void {
   if (pathChainId === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) return;

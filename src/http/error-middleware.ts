@@ -45,7 +45,7 @@ export function toApiError(err: unknown, res: Response): ApiError {
   const code = status !== undefined ? statusCodes[status] : undefined;
   if (code === undefined) return new ApiError('INTERNAL');
   const modulesRoute = res.req?.path?.startsWith('/v1/modules/') ?? false;
-  // The module routes name a missing key AUTHENTICATION_REQUIRED (modules-subkeys-developer-api.md Errors).
+  // The module routes name a missing key AUTHENTICATION_REQUIRED (spec/openapi/paths/modules-*.yaml).
   if (code === 'UNAUTHENTICATED' && modulesRoute) return new ApiError('AUTHENTICATION_REQUIRED');
   if (code !== 'INVALID_REQUEST') return new ApiError(code, { headers: e.headers ?? {} });
   // Only a validation failure lists its issues: they describe the caller's input, never the server's state.
@@ -59,7 +59,7 @@ export function toApiError(err: unknown, res: Response): ApiError {
 }
 
 /**
- * The module submission's named codes for schema failures (modules-subkeys-developer-api.md Errors): when every
+ * The module submission's named codes for schema failures (spec/openapi/paths/modules-submissions.yaml, submitModule): when every
  * issue lies in the reward wallet, OPEN_ADDRESS; in the inventory's hashes, OPEN_SOURCE_HASH; in the submitted
  * files' hashes or bytes, MODULE_FILE_HASH. Anything else stays INVALID_REQUEST.
  */
@@ -81,7 +81,7 @@ export function logInternal(requestId: string, err: unknown): void {
 }
 
 /**
- * Whether a failed module submit may have stored the draft (modules-subkeys-developer-api.md Errors; spec
+ * Whether a failed module submit may have stored the draft (spec/openapi/paths/modules-submissions.yaml,
  * submitModule): a bounded 500 may come after the write transaction began or committed (an insert, the commit, the
  * answer after it), so the server cannot say the draft is absent. Every other refusal of the route is decided before
  * the write or rolls it back (validation, authentication, the rules, conflicts, rate limits, a busy database at the
@@ -92,7 +92,7 @@ function submissionMayExist(req: Request, apiError: ApiError): boolean | undefin
   return apiError.submissionMayExist ?? apiError.code === 'INTERNAL';
 }
 
-/** The one error middleware: every failure leaves as an ApiError body (STYLE habit 4). */
+/** The one error middleware: every failure leaves as an ApiError body (spec/schemas/api-error.schema.json). */
 export function errorMiddleware(err: unknown, req: Request, res: Response, _next: NextFunction): void {
   const { requestId } = state(res);
   const found = toApiError(err, res);

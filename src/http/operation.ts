@@ -3,7 +3,7 @@ import type { Principal } from '../auth/keys.ts';
 import { ApiError } from '../errors/api-error.ts';
 import type { ErrorCode } from '../errors/codes.ts';
 
-/** What a route handler sees: validated input only, no Express objects (STYLE habit 6). */
+/** What a route handler sees: validated input only, no Express objects. */
 export interface OperationContext {
   operationId: string;
   requestId: string;
@@ -30,7 +30,47 @@ export interface OperationResult {
 /** One spec operation's handler. */
 export type OperationHandler = (ctx: OperationContext) => OperationResult | Promise<OperationResult>;
 
-/** The validated `limit` (default 10) and `cursor` of a list operation (launch-transport.md Parameter shapes). */
+/**
+ * How an operation's request body is read, before validation and authentication: JSON (any JSON value; its exact
+ * bytes are kept for digests) or the raw bytes of one media type. A body over `limit` bytes is 413
+ * PAYLOAD_TOO_LARGE; a body of another media type is left unread for the validator to refuse.
+ */
+export type BodyPolicy = { kind: 'json'; limit: number } | { kind: 'raw'; mediaType: string; limit: number };
+
+/**
+ * The bearer authentication of an operation that declares bearerAuth in the spec: `wallet` checks a wallet or
+ * partner key, its scopes and the path's chain grant (authenticate); `modules` names the module routes' codes
+ * (authenticateModules), and `reviewExport` keeps 403 INSUFFICIENT_SCOPE for a key without the scope.
+ */
+export type AuthPolicy = 'wallet' | 'modules' | { modules: { reviewExport: true } };
+
+/** One spec operation's route: its handler (none: 501 NOT_IMPLEMENTED) and what is checked before it runs. */
+export interface OperationRoute {
+  handler?: OperationHandler;
+  body: BodyPolicy;
+  /** Present exactly when the operation declares bearerAuth. */
+  auth?: AuthPolicy;
+  /** Checked before the body is read or the request validated; an ApiError refuses the request. */
+  gate?: () => ApiError | undefined;
+}
+
+/** Every route by its spec operationId. */
+export type RouteTable = Record<string, OperationRoute>;
+
+/** A JSON body of at most `limit` bytes. */
+export const jsonBody = (limit: number): BodyPolicy => ({ kind: 'json', limit });
+
+/** The routes of several operations that share one policy, each with its handler. */
+export function routesOf(
+  handlers: Record<string, OperationHandler>,
+  policy: Omit<OperationRoute, 'handler'>,
+): RouteTable {
+  return Object.fromEntries(
+    Object.entries(handlers).map(([operationId, handler]) => [operationId, { ...policy, handler }]),
+  );
+}
+
+/** The validated `limit` (default 10) and `cursor` of a list operation (spec/openapi/components/parameters.yaml). */
 export function pageOf(ctx: OperationContext): { limit: number; cursor: string | undefined } {
   return {
     limit: ctx.query.limit === undefined ? 10 : Number(ctx.query.limit),

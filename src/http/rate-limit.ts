@@ -38,8 +38,8 @@ class FixedWindows {
 
 /**
  * Per-route request budgets: a fixed one-minute window per (operation, caller). The caller is the credential for
- * authenticated routes and the client address for public ones. Project design: the reference names per-route
- * budgets without numbers (launch-transport.md Limits); the number is configuration.
+ * authenticated routes and the client address for public ones. The number is configuration
+ * (ROUTE_BUDGET_PER_MINUTE).
  */
 export class RouteBudgets {
   private readonly windows: FixedWindows;
@@ -60,8 +60,8 @@ export class RouteBudgets {
 type PartnerBudget = 'prepareRequestsPerHour' | 'readRequestsPerMinute' | 'subkeyAdminRequestsPerHour';
 
 /**
- * Which partner budget an operation spends (modules-subkeys-developer-api.md Partner subkey, Authentication 4;
- * launch-transport.md Endpoints: preflight counts "for partners, prepareRequestsPerHour"). Preflight and create
+ * Which partner budget an operation spends (spec/schemas/partner-subkey.v1.schema.json budgets; the preflight and
+ * create operations of spec/openapi/paths/v4-custom-launches*.yaml count against prepareRequestsPerHour). Preflight and create
  * spend the prepare budget, list and detail reads the read budget, every subkey-admin operation the root's admin
  * budget. Project design: delivering a source file spends neither (it is neither a preflight, a create nor a read).
  */

@@ -1,28 +1,47 @@
-import type { Config } from '../../config.ts';
 import { modulesCapabilities, modulesContext } from '../../domain/modules/context.ts';
 import { listReceipts, type ModuleSubmissionRequest, readReceipt, submitModule } from '../../domain/modules/intake.ts';
 import { readReviewStatus, reviewExport, reviewerPolicy } from '../../domain/modules/review.ts';
 import { reviewCapabilities, workerSourceCommit } from '../../domain/modules/review-capabilities.ts';
-import type { Db } from '../../store/db.ts';
+import { ApiError } from '../../errors/api-error.ts';
+import type { Services } from '../../services.ts';
 import {
   idempotencyKeyOf,
+  jsonBody,
   type OperationContext,
   type OperationHandler,
   principalOf,
+  type RouteTable,
   rawBodyOf,
 } from '../operation.ts';
 
-/** The module routes name a missing credential AUTHENTICATION_REQUIRED (modules-subkeys-developer-api.md Errors). */
+/** The module routes name a missing credential AUTHENTICATION_REQUIRED (spec/schemas/api-error.schema.json). */
 const moduleCaller = (ctx: OperationContext) => principalOf(ctx, 'AUTHENTICATION_REQUIRED');
 
-/** Handlers of the module intake routes (modules-subkeys-developer-api.md Endpoints). */
-export function moduleOperations(deps: {
-  db: Db;
-  config: Config;
-  now: () => number;
-  /** The module review worker runs in this process (its authority to build reviews). */
-  reviewWorkerRunning?: (() => boolean) | undefined;
-}): Record<string, OperationHandler> {
+/**
+ * Routes of the module intake (spec/openapi/paths/modules-*.yaml): JSON bodies within MODULES_MAX_REQUEST_BYTES,
+ * the module routes' authentication, and uploads refused before anything of the upload is read (not even its body)
+ * on a deployment that takes none.
+ */
+export function moduleRoutes(services: Services): RouteTable {
+  const handlers = moduleHandlers(services);
+  const body = jsonBody(services.config.modulesLimits.maxRequestBytes);
+  const uploadsClosed = () =>
+    services.config.modulesSubmissions
+      ? undefined
+      : new ApiError('MODULE_SUBMISSIONS_UNAVAILABLE', { retryAfterSeconds: 3600 });
+  return {
+    getModulesCapabilities: { handler: handlers.getModulesCapabilities, body },
+    getModuleReviewCapabilities: { handler: handlers.getModuleReviewCapabilities, body },
+    getModulesContext: { handler: handlers.getModulesContext, body, auth: 'modules' },
+    listModuleSubmissions: { handler: handlers.listModuleSubmissions, body, auth: 'modules' },
+    submitModule: { handler: handlers.submitModule, body, auth: 'modules', gate: uploadsClosed },
+    getModuleSubmission: { handler: handlers.getModuleSubmission, body, auth: 'modules' },
+    getModuleReviewStatus: { handler: handlers.getModuleReviewStatus, body, auth: 'modules' },
+    getModuleReviewExport: { handler: handlers.getModuleReviewExport, body, auth: { modules: { reviewExport: true } } },
+  };
+}
+
+function moduleHandlers(deps: Services) {
   const { db, config, now } = deps;
   const policy = reviewerPolicy(config.modulesReviewerWallets);
   const sourceCommit = workerSourceCommit();
@@ -70,5 +89,5 @@ export function moduleOperations(deps: {
         ctx.query.cursor === undefined ? undefined : String(ctx.query.cursor),
       ),
     }),
-  };
+  } satisfies Record<string, OperationHandler>;
 }

@@ -1,10 +1,13 @@
 import type { PartnerSubkeyRequestV1, SubkeyService } from '../../domain/partners/subkeys.ts';
 import {
   idempotencyKeyOf,
+  jsonBody,
   type OperationContext,
   type OperationHandler,
   principalOf,
+  type RouteTable,
   rawBodyOf,
+  routesOf,
 } from '../operation.ts';
 
 /** A subkey answer may carry a secret: no cache keeps it, and none shares it across credentials. */
@@ -18,8 +21,16 @@ function writeInput(ctx: OperationContext) {
   };
 }
 
-/** Handlers of the partner subkey routes (modules-subkeys-developer-api.md Endpoints). */
-export function partnerSubkeyOperations(subkeys: SubkeyService): Record<string, OperationHandler> {
+/**
+ * Routes of the partner subkeys (spec/openapi/paths/partner-subkeys.yaml, partner-subkey.yaml,
+ * partner-subkey-rotate.yaml), called with a partner root key. A subkey request is five small fields: 16 KiB is far
+ * above any valid body.
+ */
+export function partnerSubkeyRoutes(subkeys: SubkeyService): RouteTable {
+  return routesOf(partnerSubkeyHandlers(subkeys), { body: jsonBody(16_384), auth: 'wallet' });
+}
+
+function partnerSubkeyHandlers(subkeys: SubkeyService): Record<string, OperationHandler> {
   return {
     listPartnerSubkeys: (ctx) => ({ status: 200, body: subkeys.list(principalOf(ctx)), headers: noStore }),
     issuePartnerSubkey: (ctx) => {

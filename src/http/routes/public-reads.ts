@@ -1,31 +1,37 @@
-import type { PriceFeed } from '../../chain/price-feed.ts';
-import type { Config } from '../../config.ts';
 import { listFinalized, listMultiRoleFinalized } from '../../domain/launches/finalized-feed.ts';
 import { listFinalizedV3 } from '../../domain/launches/finalized-feed-v3.ts';
 import { capabilitiesV4 } from '../../domain/public/capabilities.ts';
-import type { EvidenceStateKind } from '../../domain/public/deployment-evidence-check.ts';
 import { discoveryManifest } from '../../domain/public/discovery-manifest.ts';
 import { launchCoverageV4 } from '../../domain/public/launch-coverage.ts';
 import { launchGuideV4 } from '../../domain/public/launch-guide.ts';
 import { readiness } from '../../domain/public/readiness.ts';
 import type { RunningGates } from '../../domain/public/running-gates.ts';
 import { ApiError } from '../../errors/api-error.ts';
-import type { Db } from '../../store/db.ts';
+import type { Services } from '../../services.ts';
 import { migrations } from '../../store/migrations.ts';
-import { type OperationHandler, pageOf } from '../operation.ts';
+import { jsonBody, type OperationHandler, pageOf, type RouteTable, routesOf } from '../operation.ts';
 
-/** Handlers of the unauthenticated reads (launch-transport.md Authentication 2, Endpoints). */
-export function publicReadOperations(deps: {
-  db: Db;
-  config: Config;
-  now: () => number;
-  priceFeed: PriceFeed | null;
-  evidence?: (() => EvidenceStateKind) | undefined;
-}): Record<string, OperationHandler> {
+/**
+ * Routes of the unauthenticated reads (spec/openapi/paths: readyz, discovery-manifest, v4-capabilities,
+ * v4-launch-guide, v4-launch-coverage, the finalized feeds, v4-initial-buy-quote). None reads a body; one sent
+ * anyway meets the JSON bound of its lane.
+ */
+export function publicReadRoutes(deps: Services): RouteTable {
+  const { listFinalizedCustomLaunchesV3, ...v4Reads } = publicReadHandlers(deps);
+  return {
+    ...routesOf(v4Reads, { body: jsonBody(deps.config.v4BodyLimitBytes) }),
+    listFinalizedCustomLaunchesV3: {
+      handler: listFinalizedCustomLaunchesV3,
+      body: jsonBody(deps.config.v3BodyLimitBytes),
+    },
+  };
+}
+
+function publicReadHandlers(deps: Services) {
   const { db, config, now, priceFeed } = deps;
   const evidence = () => deps.evidence?.() ?? null;
   const latestMigration = migrations.at(-1)?.version ?? 0;
-  // main.ts watches deployment evidence exactly when it runs the chain gates, so its presence says they run.
+  // Deployment evidence is watched exactly when the chain gates run (src/services.ts), so its presence says they run.
   const gates = (): RunningGates => {
     const state = deps.evidence?.();
     return {
@@ -70,5 +76,5 @@ export function publicReadOperations(deps: {
       }
       return { status: 200, body: await priceFeed.quote(now()) };
     },
-  };
+  } satisfies Record<string, OperationHandler>;
 }

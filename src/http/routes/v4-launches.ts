@@ -1,22 +1,49 @@
-import { minimumInitialBuyWei, type PriceFeed } from '../../chain/price-feed.ts';
-import type { AdmissionConfig } from '../../domain/admission/evaluate.ts';
-import type { LaunchService } from '../../domain/launches/launch-service.ts';
+import { minimumInitialBuyWei } from '../../chain/price-feed.ts';
+import { fundingNonceSeenInOtherRequest } from '../../domain/launches/funding-nonce-reuse.ts';
 import { type PreflightSources, preflightV4 } from '../../domain/launches/preflight.ts';
 import type { CreateRequestV4 } from '../../domain/launches/request-rules.ts';
-import { type EvidenceStateKind, evidenceCheck } from '../../domain/public/deployment-evidence-check.ts';
+import { evidenceCheck } from '../../domain/public/deployment-evidence-check.ts';
 import { ApiError } from '../../errors/api-error.ts';
-import { idempotencyKeyOf, type OperationHandler, pageOf, principalOf, rawBodyOf } from '../operation.ts';
+import type { Services } from '../../services.ts';
+import {
+  type BodyPolicy,
+  idempotencyKeyOf,
+  jsonBody,
+  type OperationHandler,
+  pageOf,
+  principalOf,
+  type RouteTable,
+  rawBodyOf,
+  routesOf,
+} from '../operation.ts';
 
-/** Handlers of the authenticated V4 launch operations (launch-transport.md Endpoints). */
-export function v4LaunchOperations(
-  launches: LaunchService,
-  now: () => number,
-  admission: AdmissionConfig,
-  priceFeed: PriceFeed | null,
-  preflightSources: PreflightSources,
-  evidence?: () => EvidenceStateKind,
-): Record<string, OperationHandler> {
-  /** Preflight and create need verified deployment evidence on a server bound to a chain (issue 7 item 5). */
+/**
+ * A delivered source file is raw bytes, at most the per-file bound of the manifest (custom-launch-create-request.v4
+ * SourceBundleFile.byteLength), and never parsed as JSON: a body of another media type meets the validator's 415.
+ */
+const sourceFileBody: BodyPolicy = { kind: 'raw', mediaType: 'application/octet-stream', limit: 5_242_880 };
+
+/**
+ * Routes of the authenticated V4 launch operations (spec/openapi/paths/v4-custom-launches.yaml,
+ * v4-custom-launches-preflight.yaml, v4-custom-launch.yaml, v4-custom-launch-source-file.yaml): wallet or partner
+ * keys, JSON bodies within V4_BODY_LIMIT_BYTES except the raw source file.
+ */
+export function v4LaunchRoutes(services: Services): RouteTable {
+  const { putCustomLaunchSourceFileV4, ...jsonOperations } = v4LaunchHandlers(services);
+  return {
+    ...routesOf(jsonOperations, { body: jsonBody(services.config.v4BodyLimitBytes), auth: 'wallet' }),
+    putCustomLaunchSourceFileV4: { handler: putCustomLaunchSourceFileV4, body: sourceFileBody, auth: 'wallet' },
+  };
+}
+
+function v4LaunchHandlers(services: Services) {
+  const { launches, now, priceFeed, evidence } = services;
+  const admission = { canonicalPoolManager: services.config.canonicalPoolManager };
+  const preflightSources: PreflightSources = {
+    binder: services.referenceBinder,
+    fundingNonceConflict: (request) => fundingNonceSeenInOtherRequest(services.db, request),
+  };
+  /** Preflight and create need verified deployment evidence on a server bound to a chain. */
   const requireVerifiedEvidence = () => {
     const check = evidence ? evidenceCheck(evidence()) : { ok: true, reason: null };
     if (check.reason === 'DEPLOYMENT_EVIDENCE_TAMPERED') throw new ApiError('DEPLOYMENT_EVIDENCE_TAMPERED');
@@ -68,5 +95,5 @@ export function v4LaunchOperations(
       status: 200,
       body: launches.get(principalOf(ctx), String(ctx.params.chainId), String(ctx.params.launchId)),
     }),
-  };
+  } satisfies Record<string, OperationHandler>;
 }

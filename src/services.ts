@@ -1,0 +1,167 @@
+/**
+ * The composition root: every service of the server is built here, once. `createApp` takes the request-serving
+ * services (and builds them with `buildServices` itself when a test gives only a database and a configuration);
+ * `src/main.ts` builds the chain gates, the services and the background workers through this file and runs them.
+ */
+
+import { authorizerFromConfig, type LaunchAuthorizer } from './chain/launch-authorizer.ts';
+import { viemLaunchObserver } from './chain/launch-observer.ts';
+import { privateAnvilEvm } from './chain/local-evm.ts';
+import { minimumInitialBuyWei, type PriceFeed, priceFeedFromConfig } from './chain/price-feed.ts';
+import { registryObservationProvider } from './chain/source-observation.ts';
+import { watchDeploymentEvidence } from './chain/verify-deployment-evidence.ts';
+import type { Config } from './config.ts';
+import { LaunchService } from './domain/launches/launch-service.ts';
+import type { ExternalReferenceBinder } from './domain/launches/preflight.ts';
+import { SourceVerifier } from './domain/lifecycle/source-verifier.ts';
+import { LaunchTracker } from './domain/lifecycle/tracker.ts';
+import { LifecycleWorker } from './domain/lifecycle/worker.ts';
+import { ModuleReviewWorker } from './domain/modules/review-worker.ts';
+import { SubkeyService } from './domain/partners/subkeys.ts';
+import type { EvidenceStateKind } from './domain/public/deployment-evidence-check.ts';
+import { compileSolidityIsolated, pinnedCompilerVersion, solidityAstsIsolated } from './solidity/compile-contracts.ts';
+import type { Db } from './store/db.ts';
+
+/** What the routes serve requests with. */
+export interface Services {
+  db: Db;
+  config: Config;
+  now: () => number;
+  launches: LaunchService;
+  subkeys: SubkeyService;
+  /** The native/USD price source; null without CHAIN_4663_RPC_URLS and PRICE_FEED_ADDRESS. */
+  priceFeed: PriceFeed | null;
+  /** The bound deployment evidence's state; absent on a server without chain gates. */
+  evidence?: (() => EvidenceStateKind) | undefined;
+  /** The module review worker runs in this process (review capabilities' worker authority). */
+  reviewWorkerRunning?: (() => boolean) | undefined;
+  /** The chain gates' read-only external-reference binding for preflight; null without chain gates. */
+  referenceBinder: ExternalReferenceBinder | null;
+}
+
+/** The inputs of `buildServices`: the chain hooks are absent on a server without chain gates. */
+export interface ServiceInputs {
+  db: Db;
+  config: Config;
+  now: () => number;
+  evidence?: (() => EvidenceStateKind) | undefined;
+  reviewWorkerRunning?: (() => boolean) | undefined;
+  referenceBinder?: ExternalReferenceBinder | null | undefined;
+}
+
+/** Builds the request-serving services. */
+export function buildServices(inputs: ServiceInputs): Services {
+  const { db, config, now } = inputs;
+  return {
+    db,
+    config,
+    now,
+    launches: new LaunchService(
+      db,
+      {
+        admissionPerHour: config.admissionPerHour,
+        admissionPerDay: config.admissionPerDay,
+        lifecycleValidationDeadlineMs: config.lifecycle.validationDeadlineMs,
+      },
+      now,
+    ),
+    subkeys: new SubkeyService(db, now),
+    priceFeed: priceFeedFromConfig(config),
+    evidence: inputs.evidence,
+    reviewWorkerRunning: inputs.reviewWorkerRunning,
+    referenceBinder: inputs.referenceBinder ?? null,
+  };
+}
+
+/** The chain gates: the launch authorizer and its deployment evidence watcher, or neither without chain config. */
+export function buildChainGates(config: Config): {
+  authorizer: LaunchAuthorizer | null;
+  evidence: ReturnType<typeof watchDeploymentEvidence> | null;
+} {
+  const authorizer = authorizerFromConfig(config);
+  // The bound deployment evidence is verified against the chain at start-up; until then the V4 lane takes no writes.
+  const evidence = authorizer ? watchDeploymentEvidence(authorizer.chainDeployment, config.chain4663RpcUrls) : null;
+  return { authorizer, evidence };
+}
+
+/** A background worker's start: it returns the stop that resolves when the worker has finished. */
+type Start = () => () => Promise<void>;
+
+/** The background workers of one server process, and the local EVM the module review starts on first use. */
+export interface Workers {
+  lifecycle: Start;
+  tracker: Start | null;
+  verifier: Start | null;
+  review: Start;
+  /** Stops the module review's private local EVM. */
+  stopReviewEvm: () => Promise<void> | void;
+}
+
+/** Builds the background workers over the same price feed and chain gates the routes use. */
+export function buildWorkers(services: Services, authorizer: LaunchAuthorizer | null, workerId: string): Workers {
+  const { db, config } = services;
+  const worker = new LifecycleWorker({
+    db,
+    lifecycle: config.lifecycle,
+    admission: { canonicalPoolManager: config.canonicalPoolManager },
+    now: Date.now,
+    workerId,
+    minimumInitialBuyWei: () => minimumInitialBuyWei(services.priceFeed, Date.now()),
+    authorizer,
+    sourceAsts: solidityAstsIsolated,
+  });
+  // The module review pipeline: plans and builds submitted packages (reviewers decide through the admin command).
+  // The review's private local EVM for engine builds (the measured execution budget), started at the first one.
+  const reviewEvm = privateAnvilEvm();
+  const reviewWorker = new ModuleReviewWorker({
+    db,
+    now: Date.now,
+    workerId,
+    leaseMs: config.lifecycle.leaseMs,
+    compile: compileSolidityIsolated,
+    quoteEnvironmentSourceDigest: config.modulesQuoteEnvironmentSourceDigest,
+    evm: reviewEvm.evm,
+  });
+  const chain = authorizer ? chainWorkers(services, authorizer, workerId) : null;
+  return {
+    lifecycle: () => worker.start(),
+    tracker: chain?.tracker ?? null,
+    verifier: chain?.verifier ?? null,
+    review: () => reviewWorker.start(config.modulesReviewPollMs),
+    stopReviewEvm: () => reviewEvm.stop(),
+  };
+}
+
+/** The workers that follow the chain the gates are bound to; without chain gates nothing is authorized. */
+function chainWorkers(
+  services: Services,
+  authorizer: LaunchAuthorizer,
+  workerId: string,
+): { tracker: Start; verifier: Start } {
+  const { db, config } = services;
+  const observer = viemLaunchObserver(config.chain4663RpcUrls);
+  const tracker = new LaunchTracker({
+    db,
+    observer,
+    finalityPolicy: authorizer.chainDeployment.finality,
+    now: Date.now,
+    workerId,
+    pollMs: config.lifecycle.trackerPollMs,
+  });
+  // Source verification of finalized launches: the delivered sources, the pinned compiler, the finalized code on
+  // both providers, and the operator's registry of provider observations.
+  const verifier = new SourceVerifier({
+    db,
+    observer,
+    provider: registryObservationProvider(config.sourceVerificationRegistryPath, Date.now),
+    compilerVersion: pinnedCompilerVersion(),
+    compile: compileSolidityIsolated,
+    now: Date.now,
+    retryBaseMs: config.lifecycle.sourceVerificationRetryBaseMs,
+    retryMaxMs: config.lifecycle.sourceVerificationRetryMaxMs,
+  });
+  return {
+    tracker: () => tracker.start(),
+    verifier: () => verifier.start(config.lifecycle.sourceVerificationPollMs),
+  };
+}
