@@ -1,4 +1,4 @@
-/**
+/*
  * `npm start`: opens the SQLite database (DATABASE_PATH, default var/custom-launch.sqlite) and serves the API on
  * HOST:PORT (default 127.0.0.1:8787). Stops cleanly on SIGINT/SIGTERM.
  */

@@ -184,6 +184,7 @@ function prepareRequest(operations: readonly RoutedOperation[], unmatched: Reque
   return (req: Request, res: Response, next: NextFunction) => {
     const onPath = operations.filter((o) => o.pattern.test(req.path));
     const exact = onPath.find((o) => o.method === req.method.toLowerCase());
+    if (exact) state(res).route = exact.route;
     const refusal = exact?.route.gate?.();
     if (refusal) return next(refusal);
     const parse = (exact ?? onPath[0])?.parse ?? unmatched;

@@ -44,9 +44,11 @@ export function toApiError(err: unknown, res: Response): ApiError {
     return new ApiError('UNSUPPORTED_MEDIA_TYPE');
   const code = status !== undefined ? statusCodes[status] : undefined;
   if (code === undefined) return new ApiError('INTERNAL');
-  const modulesRoute = res.req?.path?.startsWith('/v1/modules/') ?? false;
+  const route = state(res).route;
   // The module routes name a missing key AUTHENTICATION_REQUIRED (spec/openapi/paths/modules-*.yaml).
-  if (code === 'UNAUTHENTICATED' && modulesRoute) return new ApiError('AUTHENTICATION_REQUIRED');
+  if (code === 'UNAUTHENTICATED' && route?.auth !== undefined && route.auth !== 'wallet') {
+    return new ApiError('AUTHENTICATION_REQUIRED');
+  }
   if (code !== 'INVALID_REQUEST') return new ApiError(code, { headers: e.headers ?? {} });
   // Only a validation failure lists its issues: they describe the caller's input, never the server's state.
   const issues = (e.errors ?? []).map((i) => ({
@@ -54,24 +56,8 @@ export function toApiError(err: unknown, res: Response): ApiError {
     message: String(i.message ?? '').slice(0, 512),
   }));
   const message = issues.length > 0 ? `Invalid request: ${issues[0]?.location} ${issues[0]?.message}` : undefined;
-  const specific = modulesRoute ? submissionIssueCode(issues.map((i) => i.location)) : undefined;
+  const specific = issues.length > 0 ? route?.errors?.issueCode?.(issues.map((i) => i.location)) : undefined;
   return new ApiError(specific ?? code, { issues, headers: e.headers ?? {}, ...(message ? { message } : {}) });
-}
-
-/**
- * The module submission's named codes for schema failures (spec/openapi/paths/modules-submissions.yaml, submitModule): when every
- * issue lies in the reward wallet, OPEN_ADDRESS; in the inventory's hashes, OPEN_SOURCE_HASH; in the submitted
- * files' hashes or bytes, MODULE_FILE_HASH. Anything else stays INVALID_REQUEST.
- */
-function submissionIssueCode(locations: string[]): ErrorCode | undefined {
-  const rules: Array<[RegExp, ErrorCode]> = [
-    [/^\/body\/descriptor\/rewardWallet$/, 'OPEN_ADDRESS'],
-    [/^\/body\/descriptor\/source\/files\/\d+\/sha256$/, 'OPEN_SOURCE_HASH'],
-    [/^\/body\/files\/\d+\/(sha256|bytes)$/, 'MODULE_FILE_HASH'],
-  ];
-  if (locations.length === 0) return undefined;
-  for (const [pattern, code] of rules) if (locations.every((l) => pattern.test(l))) return code;
-  return undefined;
 }
 
 /** Logs a failure that is not a public ApiError, with the request id and without request data. */
@@ -87,16 +73,16 @@ export function logInternal(requestId: string, err: unknown): void {
  * the write or rolls it back (validation, authentication, the rules, conflicts, rate limits, a busy database at the
  * start of the transaction), so the draft certainly was not stored.
  */
-function submissionMayExist(req: Request, apiError: ApiError): boolean | undefined {
-  if (req.method !== 'POST' || req.path !== '/v1/modules/submissions') return apiError.submissionMayExist;
+function submissionMayExist(res: Response, apiError: ApiError): boolean | undefined {
+  if (!state(res).route?.errors?.writeMayHaveCommitted) return apiError.submissionMayExist;
   return apiError.submissionMayExist ?? apiError.code === 'INTERNAL';
 }
 
 /** The one error middleware: every failure leaves as an ApiError body (spec/schemas/api-error.schema.json). */
-export function errorMiddleware(err: unknown, req: Request, res: Response, _next: NextFunction): void {
+export function errorMiddleware(err: unknown, _req: Request, res: Response, _next: NextFunction): void {
   const { requestId } = state(res);
   const found = toApiError(err, res);
-  const mayExist = submissionMayExist(req, found);
+  const mayExist = submissionMayExist(res, found);
   const apiError =
     mayExist === found.submissionMayExist ? found : found.with({ submissionMayExist: mayExist as boolean });
   if (apiError.code === 'INTERNAL' && !(err instanceof ApiError)) logInternal(requestId, err);

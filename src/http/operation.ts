@@ -52,6 +52,16 @@ export interface OperationRoute {
   auth?: AuthPolicy;
   /** Checked before the body is read or the request validated; an ApiError refuses the request. */
   gate?: () => ApiError | undefined;
+  /** How a refusal of this operation is named beyond the generic mapping (error-middleware.ts). */
+  errors?: ErrorPolicy;
+}
+
+/** An operation's own naming of refusals. */
+export interface ErrorPolicy {
+  /** The code of a schema failure whose issues all lie at one kind of location (none: INVALID_REQUEST). */
+  issueCode?: (locations: string[]) => ErrorCode | undefined;
+  /** A bounded 500 may come after the operation's write began, so `submissionMayExist` is true on it. */
+  writeMayHaveCommitted?: boolean;
 }
 
 /** Every route by its spec operationId. */

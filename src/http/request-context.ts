@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { Principal } from '../auth/keys.ts';
 import type { ApiError } from '../errors/api-error.ts';
+import type { OperationRoute } from './operation.ts';
 
 /** Per-request state the HTTP layer keeps on `res.locals`. */
 export interface RequestState {
@@ -11,6 +12,8 @@ export interface RequestState {
   rawBody?: Buffer;
   /** The ApiError raised inside the validator's security handler, restored by the error middleware. */
   authError?: ApiError;
+  /** The route of the spec operation the request was matched to (none for a path of no operation). */
+  route?: OperationRoute;
 }
 
 /** The request state of a request. */

@@ -3,6 +3,7 @@ import { listReceipts, type ModuleSubmissionRequest, readReceipt, submitModule }
 import { readReviewStatus, reviewExport, reviewerPolicy } from '../../domain/modules/review.ts';
 import { reviewCapabilities, workerSourceCommit } from '../../domain/modules/review-capabilities.ts';
 import { ApiError } from '../../errors/api-error.ts';
+import type { ErrorCode } from '../../errors/codes.ts';
 import type { Services } from '../../services.ts';
 import {
   idempotencyKeyOf,
@@ -16,6 +17,22 @@ import {
 
 /** The module routes name a missing credential AUTHENTICATION_REQUIRED (spec/schemas/api-error.schema.json). */
 const moduleCaller = (ctx: OperationContext) => principalOf(ctx, 'AUTHENTICATION_REQUIRED');
+
+/**
+ * The module submission's named codes for schema failures (spec/openapi/paths/modules-submissions.yaml, submitModule): when every
+ * issue lies in the reward wallet, OPEN_ADDRESS; in the inventory's hashes, OPEN_SOURCE_HASH; in the submitted
+ * files' hashes or bytes, MODULE_FILE_HASH. Anything else stays INVALID_REQUEST.
+ */
+function submissionIssueCode(locations: string[]): ErrorCode | undefined {
+  const rules: Array<[RegExp, ErrorCode]> = [
+    [/^\/body\/descriptor\/rewardWallet$/, 'OPEN_ADDRESS'],
+    [/^\/body\/descriptor\/source\/files\/\d+\/sha256$/, 'OPEN_SOURCE_HASH'],
+    [/^\/body\/files\/\d+\/(sha256|bytes)$/, 'MODULE_FILE_HASH'],
+  ];
+  if (locations.length === 0) return undefined;
+  for (const [pattern, code] of rules) if (locations.every((l) => pattern.test(l))) return code;
+  return undefined;
+}
 
 /**
  * Routes of the module intake (spec/openapi/paths/modules-*.yaml): JSON bodies within MODULES_MAX_REQUEST_BYTES,
@@ -34,7 +51,14 @@ export function moduleRoutes(services: Services): RouteTable {
     getModuleReviewCapabilities: { handler: handlers.getModuleReviewCapabilities, body },
     getModulesContext: { handler: handlers.getModulesContext, body, auth: 'modules' },
     listModuleSubmissions: { handler: handlers.listModuleSubmissions, body, auth: 'modules' },
-    submitModule: { handler: handlers.submitModule, body, auth: 'modules', gate: uploadsClosed },
+    submitModule: {
+      handler: handlers.submitModule,
+      body,
+      auth: 'modules',
+      gate: uploadsClosed,
+      // A bounded 500 may come after the draft's write began: the client keeps its key and bytes (submissionMayExist).
+      errors: { issueCode: submissionIssueCode, writeMayHaveCommitted: true },
+    },
     getModuleSubmission: { handler: handlers.getModuleSubmission, body, auth: 'modules' },
     getModuleReviewStatus: { handler: handlers.getModuleReviewStatus, body, auth: 'modules' },
     getModuleReviewExport: { handler: handlers.getModuleReviewExport, body, auth: { modules: { reviewExport: true } } },
