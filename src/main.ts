@@ -4,19 +4,19 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { compileSolidityIsolated, pinnedCompilerVersion, solidityAstsIsolated } from './solidity/compile-contracts.ts';
-import { authorizerFromConfig } from './chain/launch-authorizer.ts';
 import { viemLaunchObserver } from './chain/launch-observer.ts';
 import { privateAnvilEvm } from './chain/local-evm.ts';
 import { minimumInitialBuyWei, priceFeedFromConfig } from './chain/price-feed.ts';
 import { registryObservationProvider } from './chain/source-observation.ts';
 import { watchDeploymentEvidence } from './chain/verify-deployment-evidence.ts';
 import { loadConfig } from './config.ts';
+import { authorizerFromConfig } from './domain/lifecycle/chain-gates.ts';
 import { SourceVerifier } from './domain/lifecycle/source-verifier.ts';
 import { LaunchTracker } from './domain/lifecycle/tracker.ts';
 import { LifecycleWorker } from './domain/lifecycle/worker.ts';
 import { ModuleReviewWorker } from './domain/modules/review-worker.ts';
 import { createApp, keepIdleConnections } from './http/app.ts';
+import { compileSolidityIsolated, pinnedCompilerVersion, solidityAstsIsolated } from './solidity/compile-contracts.ts';
 import { openDatabase } from './store/db.ts';
 
 const config = loadConfig();

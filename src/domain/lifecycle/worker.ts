@@ -1,9 +1,8 @@
 import type { components } from '../../../generated/types/service.ts';
 import { redactKeys } from '../../auth/keys.ts';
-import type { SolidityAst, SolidityBuildSettings } from '../../solidity/compile-contracts.ts';
-import type { LaunchAuthorizer, WalletTransaction } from '../../chain/launch-authorizer.ts';
 import { describeRevert, revertDataOf } from '../../chain/revert.ts';
 import type { Config } from '../../config.ts';
+import type { SolidityAst, SolidityBuildSettings } from '../../solidity/compile-contracts.ts';
 import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
 import { type AdmissionConfig, type AdmissionFinding, evaluateAdmission } from '../admission/evaluate.ts';
@@ -11,6 +10,7 @@ import { type FindingCode, findingCodes } from '../launches/finding-codes.ts';
 import { fundingNonceSeenInOtherRequest } from '../launches/funding-nonce-reuse.ts';
 import type { CreateRequestV4 } from '../launches/request-rules.ts';
 import { findSourceSelfdestructs } from '../static-baseline/source-selfdestruct.ts';
+import type { LaunchAuthorizer, WalletTransaction } from './chain-gates.ts';
 import { pollUntilStopped } from './poll-loop.ts';
 import { backoffDelayMs, classifyStepFailure, maxShownAttempt, QuoteUnavailable } from './retry-policy.ts';
 import { heldSources } from './source-verifier.ts';
