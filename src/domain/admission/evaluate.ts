@@ -38,8 +38,7 @@ export interface AdmissionEvidence {
 }
 
 /**
- * The blocking finding of an external reference that does not bind (launch-transport.md What the service does 8),
- * with the binding's reasons; the preflight report and the chain gates word it the same way.
+ * The blocking finding of an external reference that does not bind (EXTERNAL_REFERENCE_UNBOUND), with the binding's reasons; the preflight report and the chain gates word it the same way.
  */
 export function unboundReferenceFinding(
   ref: { referenceId: string; address: string },
@@ -57,8 +56,8 @@ const severityOf = { hard_block: 'blocking', evidence_duty: 'warning', warning: 
 
 /**
  * The admission gates that need no chain, for preflight (`stage: 'preflight'`) and for the permit decision
- * (`stage: 'permit'`, where a build-only plan blocks). Spec: launch-transport.md What the service does 5, 7-9;
- * Request rules 4-5; Errors (hard-block rules and evidence duties).
+ * (`stage: 'permit'`, where a build-only plan blocks). Spec: spec/openapi/paths/v4-custom-launches-preflight.yaml
+ * preflightCustomLaunchV4 and spec/openapi/paths/v4-custom-launches.yaml createCustomLaunchV4:
  * - the metadata image is decoded (PNG or single-frame GIF only);
  * - the static baseline runs over every target's runtime code: its hard blocks block, its evidence duties warn;
  *   its report also holds the role-bound rule on the hook's CREATE2 address (graph factory, router, salt, code),

@@ -1,13 +1,13 @@
 import { type Hex, keccak256 } from 'viem';
 import type { components } from '../../../generated/types/service.ts';
-import type { SolidityBuild, SolidityBuildSettings } from '../../solidity/compile-contracts.ts';
 import type { LaunchObserver } from '../../chain/launch-observer.ts';
 import type { ProviderObservation, SourceObservationProvider } from '../../chain/source-observation.ts';
 import { canonicalJson, sha256Digest } from '../../core/canonical-json.ts';
+import { graphTargetsOf } from '../../core/request-hashes.ts';
+import type { SolidityBuild, SolidityBuildSettings } from '../../solidity/compile-contracts.ts';
 import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
 import { storedRequest } from '../launches/launch-resource.ts';
-import { graphTargetsOf } from '../../core/request-hashes.ts';
 import type { CreateRequestV4 } from '../launches/request-rules.ts';
 import { pollUntilStopped } from './poll-loop.ts';
 
@@ -40,7 +40,7 @@ export function retryDelayMs(attempts: number, baseMs: number, maxMs: number): n
 }
 
 /**
- * The fail-closed aggregate (launch-transport.md sourceVerification 4): any needs_attention wins, then any retrying,
+ * The fail-closed aggregate (spec/schemas/custom-launch-resource.v4.schema.json sourceVerification): any needs_attention wins, then any retrying,
  * then queued; exact_match only when every component is exact. updatedAt is the latest component timestamp.
  */
 export function aggregateOf(components: Component[]): SourceVerification {
@@ -61,8 +61,8 @@ export function aggregateOf(components: Component[]): SourceVerification {
 }
 
 /**
- * Source verification of finalized V4 launches (launch-transport.md Response resources, sourceVerification; issue 7
- * item 3). It starts after `finalized`, touches only the finalized feed row's `sourceVerification` and never the
+ * Source verification of finalized V4 launches (spec/schemas/custom-launch-resource.v4.schema.json
+ * sourceVerification; spec/openapi/paths/v4-finalized-custom-launches.yaml listFinalizedCustomLaunchesV4). It starts after `finalized`, touches only the finalized feed row's `sourceVerification` and never the
  * launch's status. One attempt per due launch:
  *
  * 1. every file of the launch's sourceBundleManifest must have been delivered (else `queued`, SOURCE_FILES_MISSING);

@@ -53,9 +53,9 @@ const deadlinePassed: FindingCode = 'LIFECYCLE_VALIDATION_DEADLINE_PASSED';
  * the permit and the exact router simulation) → `authorized` with the exact wallet transaction, or `action_required`.
  * Both waits leave the job idle, outside the validation deadline, until the delivery that completes the sources
  * wakes it (wakeBeforePermit).
- * Spec: launch-transport.md States (received, validating, action_required, failed), Response resources
- * (lifecycleQueue: bounded worker scheduling and retry state that never changes launch status);
- * spec/schemas/custom-launch-resource.v4.schema.json LifecycleQueue.
+ * The launch's states received, validating, action_required and failed, and lifecycleQueue (bounded worker
+ * scheduling and retry state that never changes launch status): spec/schemas/custom-launch-resource.v4.schema.json
+ * LifecycleQueue; spec/openapi/paths/v4-custom-launch.yaml getCustomLaunchV4.
  */
 export class LifecycleWorker {
   /** The source rule's findings per launch, once decided over the complete sources (oldest dropped first). */
@@ -186,7 +186,7 @@ export class LifecycleWorker {
   }
 
   /**
-   * The source SELFDESTRUCT hard block (launch-transport.md Errors), decided over the delivered sources: only once every
+   * The source SELFDESTRUCT hard block (SOURCE_SELFDESTRUCT), decided over the delivered sources: only once every
    * file of the sourceBundleManifest is held (`missing` true before: the permit waits for them), and only when the
    * pinned solc analyses them (sources that do not analyse leave the rule undecided here; source verification reports
    * them). Each call is a blocking finding on the target whose verificationBundle entry names its file, else on no
