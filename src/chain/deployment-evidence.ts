@@ -177,7 +177,10 @@ async function readResultingContract(
   };
 }
 
-/** The finality evidence: the devnet's `safe` block stands in for the batch posting, its `finalized` block for the base layer's. */
+/**
+ * The finality evidence: the devnet's `safe` block stands in for the batch posting, its `finalized` block for the base
+ * layer's.
+ */
 async function readFinalityEvidence(first: Client, root: RootTransaction) {
   const { blockNumber } = root;
   const safe = await first.getBlock({ blockTag: 'safe' });

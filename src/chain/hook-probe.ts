@@ -54,10 +54,11 @@ function callbackArgs(callback: CallbackFlag, sender: Address, key: PoolKey, sqr
 
 /**
  * Decides the callback-guard and enabled-callback rules on the chain (behind the CALLBACK_GUARD_MISSING and
- * ENABLED_CALLBACK_MISSING findings): each enabled callback is called with the hook's runtime code placed at its address by a state override, once from the
- * pool manager and once from a stranger. Success from both: unguarded. Success from the pool manager and a revert from
- * the stranger: guarded. `HookNotImplemented()`, or a revert without data (no such function), from the pool manager:
- * not implemented. Any other revert from the pool manager leaves the callback undecided. Nothing is sent: eth_call only.
+ * ENABLED_CALLBACK_MISSING findings): each enabled callback is called with the hook's runtime code placed at its
+ * address by a state override, once from the pool manager and once from a stranger. Success from both: unguarded.
+ * Success from the pool manager and a revert from the stranger: guarded. `HookNotImplemented()`, or a revert without
+ * data (no such function), from the pool manager: not implemented. Any other revert from the pool manager leaves the
+ * callback undecided. Nothing is sent: eth_call only.
  */
 export async function probeHookCallbacks(
   client: PublicClient,

@@ -98,7 +98,10 @@ export class LaunchChain {
     return { number, hash: blocks[0]?.hash as Hex };
   }
 
-  /** The graph's predicted addresses and role indices; null when it lacks a token, a hook with permissions or an initializer. */
+  /**
+   * The graph's predicted addresses and role indices; null when it lacks a token, a hook with permissions or an
+   * initializer.
+   */
   graphRoles(request: CreateRequestV4): GraphRoles | null {
     const { contracts } = this.config.chainDeployment;
     const router = contracts.platformLaunchStampRouter.address as Address;

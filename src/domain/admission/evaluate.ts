@@ -38,7 +38,8 @@ export interface AdmissionEvidence {
 }
 
 /**
- * The blocking finding of an external reference that does not bind (EXTERNAL_REFERENCE_UNBOUND), with the binding's reasons; the preflight report and the chain gates word it the same way.
+ * The blocking finding of an external reference that does not bind (EXTERNAL_REFERENCE_UNBOUND), with the binding's
+ * reasons; the preflight report and the chain gates word it the same way.
  */
 export function unboundReferenceFinding(
   ref: { referenceId: string; address: string },
@@ -146,7 +147,9 @@ function callbackFindings(request: CreateRequestV4): AdmissionFinding[] {
   return findings;
 }
 
-/** Each external reference the binding did not bind (every one when it did not run), unless the chain gates bind them. */
+/**
+ * Each external reference the binding did not bind (every one when it did not run), unless the chain gates bind them.
+ */
 function referenceFindings(request: CreateRequestV4, evidence: AdmissionEvidence): AdmissionFinding[] {
   const findings: AdmissionFinding[] = [];
   const binding = evidence.externalReferenceBinding;

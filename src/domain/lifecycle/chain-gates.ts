@@ -63,7 +63,9 @@ export function hookProbeFindings(verdicts: readonly CallbackVerdict[], hookTarg
   return findings;
 }
 
-/** Each reference's outcome (spec/schemas/custom-launch-preflight.v2.schema.json): bound when no reason holds it back. */
+/**
+ * Each reference's outcome (spec/schemas/custom-launch-preflight.v2.schema.json): bound when no reason holds it back.
+ */
 export function referenceOutcomes(references: readonly ReferenceReasons[]): ExternalReferenceOutcome[] {
   return references.map(({ referenceId, address, reasons }) => ({
     referenceId,
@@ -104,14 +106,14 @@ export function simulationOutcome(
 }
 
 /**
- * The chain gates before a wallet handoff (spec/openapi/paths/v4-custom-launches.yaml createCustomLaunchV4; the launch's
- * `validating` and `authorized` states in spec/schemas/custom-launch-resource.v4.schema.json): the request's
- * chainDeployment must be the one this server is bound to, and both providers must read the bound root contracts'
- * code; enabled hook callbacks are probed on the chain; every external reference must bind; then the service issues
- * the permit (an EIP-712 attestation bound to the launch intent hash, the wallet, the exact value, the finalized
- * checkpoint and an expiry at most one hour away), encodes the router call and simulates the exact wallet
- * transaction. A revert gives `action_required` with the decoded reason. The service never signs or sends a
- * transaction. The chain (LaunchChain) reports what it read; this class turns it into findings and the outcome.
+ * The chain gates before a wallet handoff (spec/openapi/paths/v4-custom-launches.yaml createCustomLaunchV4; the
+ * launch's `validating` and `authorized` states in spec/schemas/custom-launch-resource.v4.schema.json): the request's
+ * chainDeployment must be the one this server is bound to, and both providers must read the bound root contracts' code;
+ * enabled hook callbacks are probed on the chain; every external reference must bind; then the service issues the
+ * permit (an EIP-712 attestation bound to the launch intent hash, the wallet, the exact value, the finalized checkpoint
+ * and an expiry at most one hour away), encodes the router call and simulates the exact wallet transaction. A revert
+ * gives `action_required` with the decoded reason. The service never signs or sends a transaction. The chain
+ * (LaunchChain) reports what it read; this class turns it into findings and the outcome.
  */
 export class LaunchAuthorizer {
   private readonly chain: LaunchChain;
@@ -153,8 +155,8 @@ export class LaunchAuthorizer {
   /**
    * The read-only binding of the request's external references, as `authorize` runs it (same checks, same finalized
    * checkpoint rule), for preflight (spec/openapi/paths/v4-custom-launches-preflight.yaml preflightCustomLaunchV4;
-   * spec/schemas/custom-launch-preflight.v2.schema.json ExternalReferenceBinding): it reads the chain and nothing else (no
-   * permit, no signature, no write). Infrastructure problems throw, as in `authorize`.
+   * spec/schemas/custom-launch-preflight.v2.schema.json ExternalReferenceBinding): it reads the chain and nothing else
+   * (no permit, no signature, no write). Infrastructure problems throw, as in `authorize`.
    */
   async bindExternalReferences(request: CreateRequestV4): Promise<ExternalReferenceBinding> {
     if (request.externalContracts.length === 0) return { status: 'not_run', reason: 'no_external_references' };
