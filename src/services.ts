@@ -4,7 +4,6 @@
  * `src/main.ts` builds the chain gates, the services and the background workers through this file and runs them.
  */
 
-import { authorizerFromConfig, type LaunchAuthorizer } from './chain/launch-authorizer.ts';
 import { viemLaunchObserver } from './chain/launch-observer.ts';
 import { privateAnvilEvm } from './chain/local-evm.ts';
 import { minimumInitialBuyWei, type PriceFeed, priceFeedFromConfig } from './chain/price-feed.ts';
@@ -13,6 +12,7 @@ import { watchDeploymentEvidence } from './chain/verify-deployment-evidence.ts';
 import type { Config } from './config.ts';
 import { LaunchService } from './domain/launches/launch-service.ts';
 import type { ExternalReferenceBinder } from './domain/launches/preflight.ts';
+import { authorizerFromConfig, type LaunchAuthorizer } from './domain/lifecycle/chain-gates.ts';
 import { SourceVerifier } from './domain/lifecycle/source-verifier.ts';
 import { LaunchTracker } from './domain/lifecycle/tracker.ts';
 import { LifecycleWorker } from './domain/lifecycle/worker.ts';

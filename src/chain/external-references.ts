@@ -58,11 +58,11 @@ export function registryRecordsFor(
 }
 
 /**
- * Binds one external contract reference (launch-transport.md What the service does 8): trusted only when the exact
- * chain address holds code whose hash is the declared runtime hash, now and at the checkpoint, on both providers; the
- * checkpoint block is final and its hash matches; the declared role is auxiliary and the address is none of the
- * launch's own contracts; and the source-verification evidence is a record of the registry for that address and code.
- * Returns the reasons it does not bind (empty when it binds).
+ * Binds one external contract reference (spec/schemas/custom-launch-create-request.v4.schema.json externalContracts):
+ * trusted only when the exact chain address holds code whose hash is the declared runtime hash, now and at the
+ * checkpoint, on both providers; the checkpoint block is final and its hash matches; the declared role is auxiliary and
+ * the address is none of the launch's own contracts; and the source-verification evidence is a record of the registry
+ * for that address and code. Returns the reasons it does not bind (empty when it binds).
  */
 export async function bindExternalReference(
   clients: readonly [PublicClient, PublicClient],

@@ -7,7 +7,7 @@ import { revertDataOf } from './revert.ts';
 const require = createRequire(import.meta.url);
 const hooksAbi = (require('@uniswap/v4-core/out/IHooks.sol/IHooks.json') as { abi: Abi }).abi;
 
-/** `HookNotImplemented()` (BaseHook): CHAIN-NOTES.md, other selectors. */
+/** The selector of `HookNotImplemented()`, BaseHook's revert for a callback it does not implement. */
 const hookNotImplemented = '0x0a85dc29';
 /** A sender that is neither the pool manager nor any launch contract. */
 export const strangerAddress: Address = '0x000000000000000000000000000000000000dEaD';
@@ -53,11 +53,12 @@ function callbackArgs(callback: CallbackFlag, sender: Address, key: PoolKey, sqr
 }
 
 /**
- * Decides the callback-guard and enabled-callback rules on the chain (CHAIN-NOTES.md, Static bytecode checks): each
- * enabled callback is called with the hook's runtime code placed at its address by a state override, once from the
- * pool manager and once from a stranger. Success from both: unguarded. Success from the pool manager and a revert from
- * the stranger: guarded. `HookNotImplemented()`, or a revert without data (no such function), from the pool manager:
- * not implemented. Any other revert from the pool manager leaves the callback undecided. Nothing is sent: eth_call only.
+ * Decides the callback-guard and enabled-callback rules on the chain (behind the CALLBACK_GUARD_MISSING and
+ * ENABLED_CALLBACK_MISSING findings): each enabled callback is called with the hook's runtime code placed at its
+ * address by a state override, once from the pool manager and once from a stranger. Success from both: unguarded.
+ * Success from the pool manager and a revert from the stranger: guarded. `HookNotImplemented()`, or a revert without
+ * data (no such function), from the pool manager: not implemented. Any other revert from the pool manager leaves the
+ * callback undecided. Nothing is sent: eth_call only.
  */
 export async function probeHookCallbacks(
   client: PublicClient,

@@ -57,10 +57,9 @@ function observed(tx: {
 }
 
 /**
- * The tracker's chain reads over two provider URLs (launch-transport.md What the service does 1; CHAIN-NOTES.md
- * "Lifecycle tracking"): progress is read only by polling, a block hash counts only when both providers agree, and
- * the checkpoints are the lower of the two providers' `safe` and `finalized` tags (on a Nitro chain `safe` means
- * posted to the base layer; on anvil both tags stand in for it).
+ * The tracker's chain reads over two provider URLs: progress is read only by polling, a block hash counts only when
+ * both providers agree, and the checkpoints are the lower of the two providers' `safe` and `finalized` tags (on a Nitro
+ * chain `safe` means posted to the base layer; on anvil both tags stand in for it).
  */
 export function viemLaunchObserver(rpcUrls: readonly string[]): LaunchObserver {
   const clients = rpcUrls.map((url) =>

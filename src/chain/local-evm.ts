@@ -25,8 +25,8 @@ interface Receipt {
 }
 
 /**
- * A private local EVM over JSON-RPC (an anvil of the review worker's own, never a network: modules-subkeys-
- * developer-api.md Limits, the engine reviewed execution budget is measured here). Each run starts from a snapshot and
+ * A private local EVM over JSON-RPC (an anvil of the review worker's own, never a network: the module
+ * review's engine execution budget is measured here). Each run starts from a snapshot and
  * reverts to it, so runs never see each other's state. Transactions come from the node's own unlocked development
  * account; no key of the service or of anyone else exists here. Every transaction may use up to `gasCap` (the node's
  * block gas limit), so the gas an execution really needs is measured even when it is far over a budget.

@@ -6,13 +6,13 @@ import { ApiError } from '../errors/api-error.ts';
 /** The initial-buy quote, generated from spec/schemas/l2-initial-buy-usd-quote.v1.schema.json. */
 export type InitialBuyUsdQuote = components['schemas']['L2InitialBuyUsdQuoteV1'];
 
-/** Chainlink AggregatorV3 reads (CHAIN-NOTES.md, "Native/USD reference for the USD 1 initial buy"). */
+/** Chainlink AggregatorV3 reads: the native/USD reference for the USD 1 initial buy. */
 export const aggregatorV3Abi = parseAbi([
   'function decimals() view returns (uint8)',
   'function latestRoundData() view returns (uint80 roundId, int256 answer, uint256 startedAt, uint256 updatedAt, uint80 answeredInRound)',
 ]);
 
-/** A quote is no older than this (launch-transport.md Limits: initial buy). */
+/** A quote is no older than this (spec/schemas/l2-initial-buy-usd-quote.v1.schema.json). */
 export const quoteMaxAgeSeconds = 60;
 
 /** Minimum wei worth USD 1 at `answer` (USD per native coin × 10^decimals), rounded up to the next wei. */
@@ -26,7 +26,7 @@ export function minimumWeiForOneUsd(answer: bigint, decimals: number): bigint {
  * Reads the native/USD reference from the configured aggregator and prices the USD 1 initial buy. Fresh or
  * nothing: a non-positive answer, a missing update, one older than 60 seconds or one dated in the future answers
  * 503 PRICE_SOURCE_UNAVAILABLE (retryable, with Retry-After); there is no stale fallback. A reference only: it
- * changes no transaction or budget. Spec: launch-transport.md Endpoints (getL2InitialBuyUsdQuoteV1), Limits.
+ * changes no transaction or budget. Spec: spec/openapi/paths/v4-initial-buy-quote.yaml getL2InitialBuyUsdQuoteV1.
  */
 export class PriceFeed {
   private readonly client: PublicClient;

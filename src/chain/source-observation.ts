@@ -6,7 +6,8 @@ import { loadSourceVerificationRegistry, registryRecordsFor } from './external-r
 export type ProviderObservation = components['schemas']['SourceVerificationProviderObservationV1'];
 
 /**
- * Where a launch target's provider observation comes from (launch-transport.md sourceVerification 7): what a
+ * Where a launch target's provider observation comes from (spec/schemas/custom-launch-resource.v4.schema.json
+ * sourceVerification): what a
  * source-verification provider reported for an address and runtime code. It is never authoritative
  * (`releaseAuthority: false`): exact_match needs the server's own protected build besides it.
  */

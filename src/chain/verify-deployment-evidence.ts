@@ -17,25 +17,65 @@ function withoutDigest<T extends object>(value: T, field = 'evidenceDigest'): Om
   return rest as T;
 }
 
+type Client = ReturnType<typeof createPublicClient>;
+type Raw = (i: number, method: string, params: unknown[]) => Promise<Json>;
+type Evidence = ChainDeployment['deploymentEvidence'];
+
+/** Collects the problems of the checks that fail. */
+function problemList(): { problems: string[]; check: (ok: boolean, problem: string) => void } {
+  const problems: string[] = [];
+  return {
+    problems,
+    check: (ok, problem) => {
+      if (!ok) problems.push(problem);
+    },
+  };
+}
+
 /**
  * Verifies the chain-deployment document the server is bound to against itself and the chain, through both
- * provider URLs (issue 7 item 5; launch-transport.md `deploymentEvidence`): every evidence digest, the root
- * deployment transaction and receipt (sender, router call, nonce, status, block, receipt logs and their digest, the
- * per-provider response digests), the finality evidence's policy digest and base-layer block order, the canonical pool manager's creation (the
- * external root), both providers' readbacks of the resulting contracts' runtime code hashes at the
- * deployment block and today, the addresses the document binds, and that the deployment block is final.
+ * provider URLs (spec/schemas/deployment-evidence.v1.schema.json, spec/schemas/chain-deployment.v1.schema.json):
+ * every evidence digest, the root deployment transaction and receipt (sender, router call, nonce, status, block,
+ * receipt logs and their digest, the per-provider response digests), the finality evidence's policy digest and
+ * base-layer block order, the canonical pool manager's creation (the external root), both providers' readbacks of
+ * the resulting contracts' runtime code hashes at the deployment block and today, the addresses the document binds,
+ * and that the deployment block is final. A provider that cannot be read gives `unreachable`, never a verdict.
  */
 export async function verifyChainDeploymentEvidence(
   doc: ChainDeployment,
   rpcUrls: readonly string[],
 ): Promise<EvidenceVerification> {
-  const problems: string[] = [];
-  const check = (ok: boolean, problem: string) => {
-    if (!ok) problems.push(problem);
-  };
-  const evidence = doc.deploymentEvidence;
+  const problems = documentProblems(doc);
+  const clients = rpcUrls.map((url) =>
+    createPublicClient({ transport: http(url, { retryCount: 1, timeout: 20_000 }) }),
+  );
+  const raw: Raw = (i, method, params) => clients[i]?.request({ method, params } as never) as Promise<Json>;
+  try {
+    const evidence = doc.deploymentEvidence;
+    problems.push(...(await rootTransactionProblems(raw, clients, evidence)));
+    problems.push(...(await resultingContractProblems(clients, evidence)));
+    problems.push(
+      ...(await poolManagerProblems(raw, clients, doc.externalRootDeploymentEvidence.canonicalPoolManager)),
+    );
+    for (const [i, client] of clients.entries()) {
+      const finalized = await client.getBlock({ blockTag: 'finalized' });
+      if (finalized.number < BigInt(evidence.blockNumber))
+        problems.push(`provider ${i}: the deployment block is not final`);
+    }
+  } catch (err) {
+    // viem's short message names no URL: a provider URL may carry a key.
+    return {
+      kind: 'unreachable',
+      detail: (err as { shortMessage?: string }).shortMessage ?? 'provider request failed',
+    };
+  }
+  return problems.length === 0 ? { kind: 'verified' } : { kind: 'tampered', problems };
+}
 
-  // The document against itself.
+/** The document against itself: every digest, the bound contracts against their evidence, the finality rules. */
+function documentProblems(doc: ChainDeployment): string[] {
+  const { problems, check } = problemList();
+  const evidence = doc.deploymentEvidence;
   check(digestOf(withoutDigest(evidence)) === evidence.evidenceDigest, 'deploymentEvidence.evidenceDigest');
   check(digestOf(evidence.receiptLogs) === evidence.receiptLogsDigest, 'deploymentEvidence.receiptLogsDigest');
   for (const [i, readback] of evidence.providerReadbacks.entries()) {
@@ -60,6 +100,13 @@ export async function verifyChainDeploymentEvidence(
       `contracts.${contract.contract} differs from its deployment evidence`,
     );
   }
+  return [...problems, ...finalityAndRootProblems(doc)];
+}
+
+/** The finality evidence's digest and its two server rules; the external root's digest and its bound contract. */
+function finalityAndRootProblems(doc: ChainDeployment): string[] {
+  const { problems, check } = problemList();
+  const evidence = doc.deploymentEvidence;
   check(
     digestOf(withoutDigest(evidence.ethereumFinalityEvidence)) === evidence.ethereumFinalityEvidence.evidenceDigest,
     'ethereumFinalityEvidence.evidenceDigest',
@@ -82,100 +129,95 @@ export async function verifyChainDeploymentEvidence(
     BigInt(finality.parentChainFinalizedBlockNumber) >= BigInt(finality.parentChainBlockNumber),
     'ethereumFinalityEvidence.parentChainFinalizedBlockNumber is below parentChainBlockNumber',
   );
+  return problems;
+}
 
-  // The document against the chain, through both providers.
-  const clients = rpcUrls.map((url) =>
-    createPublicClient({ transport: http(url, { retryCount: 1, timeout: 20_000 }) }),
+/** The root deployment transaction and receipt as each provider returns them, against the evidence. */
+async function rootTransactionProblems(raw: Raw, clients: Client[], evidence: Evidence): Promise<string[]> {
+  const { problems, check } = problemList();
+  const hash = evidence.transactionHash;
+  const answers = await Promise.all(
+    clients.map(async (_c, i) => ({
+      tx: (await raw(i, 'eth_getTransactionByHash', [hash])) as { [key: string]: string } | null,
+      receipt: (await raw(i, 'eth_getTransactionReceipt', [hash])) as { [key: string]: Json } | null,
+    })),
   );
-  try {
-    const raw = (i: number, method: string, params: unknown[]) =>
-      clients[i]?.request({ method, params } as never) as Promise<Json>;
-    const hash = evidence.transactionHash;
-    const answers = await Promise.all(
-      clients.map(async (_c, i) => ({
-        tx: (await raw(i, 'eth_getTransactionByHash', [hash])) as { [key: string]: string } | null,
-        receipt: (await raw(i, 'eth_getTransactionReceipt', [hash])) as { [key: string]: Json } | null,
-      })),
-    );
-    for (const [i, { tx, receipt }] of answers.entries()) {
-      if (!tx || !receipt) {
-        problems.push(`provider ${i} has no root deployment transaction ${hash}`);
-        continue;
-      }
-      const readback = evidence.providerReadbacks[i];
-      check(readback?.transactionResponseDigest === digestOf(tx as Json), `provider ${i}: transaction response digest`);
-      check(readback?.transactionReceiptDigest === digestOf(receipt as Json), `provider ${i}: receipt digest`);
-      check(tx.from?.toLowerCase() === evidence.from, `provider ${i}: sender`);
-      check(tx.to?.toLowerCase() === evidence.to, `provider ${i}: called address`);
-      check(tx.input?.slice(0, 10) === evidence.selector, `provider ${i}: selector`);
-      check(keccak256(tx.input as Hex) === evidence.calldataHash, `provider ${i}: calldata hash`);
-      check(BigInt(tx.nonce ?? '0x0').toString() === evidence.nonce, `provider ${i}: nonce`);
-      check(receipt.status === '0x1', `provider ${i}: receipt status`);
-      check(BigInt(receipt.blockNumber as string).toString() === evidence.blockNumber, `provider ${i}: block number`);
-      check(receipt.blockHash === evidence.blockHash, `provider ${i}: block hash`);
-      const logs = (receipt.logs as Array<{ [key: string]: Json }>).map((log) => ({
-        address: (log.address as string).toLowerCase(),
-        topics: log.topics as string[],
-        data: log.data as string,
-        logIndex: BigInt(log.logIndex as string).toString(),
-      }));
-      check(digestOf(logs) === evidence.receiptLogsDigest, `provider ${i}: receipt logs`);
+  for (const [i, { tx, receipt }] of answers.entries()) {
+    if (!tx || !receipt) {
+      problems.push(`provider ${i} has no root deployment transaction ${hash}`);
+      continue;
     }
-    const deployedAt = BigInt(evidence.blockNumber);
-    for (const contract of evidence.resultingContracts) {
-      for (const [i, client] of clients.entries()) {
-        const atDeployment = keccak256(
-          (await client.getCode({ address: contract.address as Hex, blockNumber: deployedAt })) ?? '0x',
-        );
-        const today = keccak256((await client.getCode({ address: contract.address as Hex })) ?? '0x');
-        check(
-          atDeployment === contract.runtimeCodeHash,
-          `provider ${i}: ${contract.contract} code at the deployment block`,
-        );
-        check(today === contract.runtimeCodeHash, `provider ${i}: ${contract.contract} code today`);
-      }
-    }
-    // The external root (chain-deployment.v1 ExternalRootDeploymentEvidence): the canonical pool manager's creation.
-    const root = doc.externalRootDeploymentEvidence.canonicalPoolManager;
-    for (const [i, client] of clients.entries()) {
-      const receipt = (await raw(i, 'eth_getTransactionReceipt', [root.deploymentTransactionHash])) as {
-        [key: string]: string;
-      } | null;
-      if (!receipt) {
-        problems.push(`provider ${i} has no pool manager deployment transaction ${root.deploymentTransactionHash}`);
-        continue;
-      }
-      check(receipt.status === '0x1', `provider ${i}: pool manager deployment status`);
-      check(
-        receipt.contractAddress?.toLowerCase() === root.address.toLowerCase(),
-        `provider ${i}: pool manager address`,
-      );
-      check(
-        BigInt(receipt.blockNumber ?? '0x0').toString() === root.deploymentBlockNumber &&
-          receipt.blockHash === root.deploymentBlockHash,
-        `provider ${i}: pool manager deployment block`,
-      );
-      const code = await client.getCode({
-        address: root.address as Hex,
-        blockNumber: BigInt(root.deploymentBlockNumber),
-      });
-      check(
-        keccak256(code ?? '0x') === root.runtimeCodeHash,
-        `provider ${i}: pool manager code at its deployment block`,
-      );
-    }
-    for (const [i, client] of clients.entries()) {
-      const finalized = await client.getBlock({ blockTag: 'finalized' });
-      check(finalized.number >= deployedAt, `provider ${i}: the deployment block is not final`);
-    }
-  } catch (err) {
-    // viem's short message names no URL: a provider URL may carry a key.
-    return {
-      kind: 'unreachable',
-      detail: (err as { shortMessage?: string }).shortMessage ?? 'provider request failed',
-    };
+    const readback = evidence.providerReadbacks[i];
+    check(readback?.transactionResponseDigest === digestOf(tx as Json), `provider ${i}: transaction response digest`);
+    check(readback?.transactionReceiptDigest === digestOf(receipt as Json), `provider ${i}: receipt digest`);
+    check(tx.from?.toLowerCase() === evidence.from, `provider ${i}: sender`);
+    check(tx.to?.toLowerCase() === evidence.to, `provider ${i}: called address`);
+    check(tx.input?.slice(0, 10) === evidence.selector, `provider ${i}: selector`);
+    check(keccak256(tx.input as Hex) === evidence.calldataHash, `provider ${i}: calldata hash`);
+    check(BigInt(tx.nonce ?? '0x0').toString() === evidence.nonce, `provider ${i}: nonce`);
+    check(receipt.status === '0x1', `provider ${i}: receipt status`);
+    check(BigInt(receipt.blockNumber as string).toString() === evidence.blockNumber, `provider ${i}: block number`);
+    check(receipt.blockHash === evidence.blockHash, `provider ${i}: block hash`);
+    const logs = (receipt.logs as Array<{ [key: string]: Json }>).map((log) => ({
+      address: (log.address as string).toLowerCase(),
+      topics: log.topics as string[],
+      data: log.data as string,
+      logIndex: BigInt(log.logIndex as string).toString(),
+    }));
+    check(digestOf(logs) === evidence.receiptLogsDigest, `provider ${i}: receipt logs`);
   }
-  return problems.length === 0 ? { kind: 'verified' } : { kind: 'tampered', problems };
+  return problems;
+}
+
+/** Each resulting contract's runtime code hash at the deployment block and today, on each provider. */
+async function resultingContractProblems(clients: Client[], evidence: Evidence): Promise<string[]> {
+  const { problems, check } = problemList();
+  const deployedAt = BigInt(evidence.blockNumber);
+  for (const contract of evidence.resultingContracts) {
+    for (const [i, client] of clients.entries()) {
+      const atDeployment = keccak256(
+        (await client.getCode({ address: contract.address as Hex, blockNumber: deployedAt })) ?? '0x',
+      );
+      const today = keccak256((await client.getCode({ address: contract.address as Hex })) ?? '0x');
+      check(
+        atDeployment === contract.runtimeCodeHash,
+        `provider ${i}: ${contract.contract} code at the deployment block`,
+      );
+      check(today === contract.runtimeCodeHash, `provider ${i}: ${contract.contract} code today`);
+    }
+  }
+  return problems;
+}
+
+/** The external root (chain-deployment.v1 ExternalRootDeploymentEvidence): the canonical pool manager's creation. */
+async function poolManagerProblems(
+  raw: Raw,
+  clients: Client[],
+  root: ChainDeployment['externalRootDeploymentEvidence']['canonicalPoolManager'],
+): Promise<string[]> {
+  const { problems, check } = problemList();
+  for (const [i, client] of clients.entries()) {
+    const receipt = (await raw(i, 'eth_getTransactionReceipt', [root.deploymentTransactionHash])) as {
+      [key: string]: string;
+    } | null;
+    if (!receipt) {
+      problems.push(`provider ${i} has no pool manager deployment transaction ${root.deploymentTransactionHash}`);
+      continue;
+    }
+    check(receipt.status === '0x1', `provider ${i}: pool manager deployment status`);
+    check(receipt.contractAddress?.toLowerCase() === root.address.toLowerCase(), `provider ${i}: pool manager address`);
+    check(
+      BigInt(receipt.blockNumber ?? '0x0').toString() === root.deploymentBlockNumber &&
+        receipt.blockHash === root.deploymentBlockHash,
+      `provider ${i}: pool manager deployment block`,
+    );
+    const code = await client.getCode({
+      address: root.address as Hex,
+      blockNumber: BigInt(root.deploymentBlockNumber),
+    });
+    check(keccak256(code ?? '0x') === root.runtimeCodeHash, `provider ${i}: pool manager code at its deployment block`);
+  }
+  return problems;
 }
 
 /** The state of the bound evidence as the server holds it: not yet checked, or the last verification. */

@@ -5,8 +5,8 @@ import { createPublicClient, createWalletClient, type Hex, http, parseAbi } from
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { minimumWeiForOneUsd } from '../../src/chain/price-feed.ts';
-import { devnetOperatorKey, startAnvil } from '../../src/devnet/anvil.ts';
 import { bindRequestHashes } from '../../src/core/request-hashes.ts';
+import { devnetOperatorKey, startAnvil } from '../../src/devnet/anvil.ts';
 import { auth, call } from '../support/http.ts';
 import { example, startServer, type TestServer, v4Example } from '../support/server.ts';
 

@@ -26,9 +26,9 @@ import {
   launchStampRouterAbi,
   permitAuthorityAbi,
 } from '../../generated/contracts/abis.ts';
-import { addressHookBits, mineHookSalt, predictGraphTarget } from '../../src/core/create2.ts';
-import { launchPermitTypedData } from '../../src/chain/launch-authorizer.ts';
+import { launchPermitTypedData } from '../../src/chain/launch-permit.ts';
 import { describeRevert } from '../../src/chain/revert.ts';
+import { addressHookBits, mineHookSalt, predictGraphTarget } from '../../src/core/create2.ts';
 import { devnetOperatorKey } from '../../src/devnet/anvil.ts';
 import { devnetPermitAttesterKey, startDevnet } from '../../src/devnet/devnet.ts';
 

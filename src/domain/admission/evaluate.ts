@@ -1,11 +1,11 @@
 import type { components } from '../../../generated/types/service.ts';
 import { addressHookBits } from '../../core/create2.ts';
-import { findingCodes } from '../launches/finding-codes.ts';
 import { followsFundingNonceDerivation } from '../../core/funding-nonce.ts';
 import { callbackFlags } from '../../core/hook-permissions.ts';
-import { predictedHookAddress } from '../../core/request-hashes.ts';
-import type { CreateRequestV4 } from '../launches/request-rules.ts';
 import { inspectImage } from '../../core/image.ts';
+import { predictedHookAddress } from '../../core/request-hashes.ts';
+import { findingCodes } from '../launches/finding-codes.ts';
+import type { CreateRequestV4 } from '../launches/request-rules.ts';
 import { buildStaticBaselineReport, type StaticBaselineReport } from '../static-baseline/report.ts';
 import { evaluateStaticBaseline } from '../static-baseline/rules.ts';
 
@@ -38,8 +38,8 @@ export interface AdmissionEvidence {
 }
 
 /**
- * The blocking finding of an external reference that does not bind (launch-transport.md What the service does 8),
- * with the binding's reasons; the preflight report and the chain gates word it the same way.
+ * The blocking finding of an external reference that does not bind (EXTERNAL_REFERENCE_UNBOUND), with the binding's
+ * reasons; the preflight report and the chain gates word it the same way.
  */
 export function unboundReferenceFinding(
   ref: { referenceId: string; address: string },
@@ -57,8 +57,8 @@ const severityOf = { hard_block: 'blocking', evidence_duty: 'warning', warning: 
 
 /**
  * The admission gates that need no chain, for preflight (`stage: 'preflight'`) and for the permit decision
- * (`stage: 'permit'`, where a build-only plan blocks). Spec: launch-transport.md What the service does 5, 7-9;
- * Request rules 4-5; Errors (hard-block rules and evidence duties).
+ * (`stage: 'permit'`, where a build-only plan blocks). Spec: spec/openapi/paths/v4-custom-launches-preflight.yaml
+ * preflightCustomLaunchV4 and spec/openapi/paths/v4-custom-launches.yaml createCustomLaunchV4:
  * - the metadata image is decoded (PNG or single-frame GIF only);
  * - the static baseline runs over every target's runtime code: its hard blocks block, its evidence duties warn;
  *   its report also holds the role-bound rule on the hook's CREATE2 address (graph factory, router, salt, code),
@@ -83,7 +83,26 @@ export function evaluateAdmission(
   const artifact = request.projectMetadataImageArtifact;
   const image = inspectImage(Buffer.from(artifact.bytesBase64, 'base64'), artifact.mediaType);
   if (!image.ok) findings.push({ code: image.code, severity: 'blocking', targetId: null, message: image.detail });
+  const staticReport = staticBaselineOf(request, config);
+  for (const f of staticReport.findings) {
+    findings.push({
+      code: f.code as AdmissionFinding['code'],
+      severity: severityOf[f.severity],
+      targetId: f.targetId,
+      message: f.detail,
+    });
+  }
+  findings.push(...callbackFindings(request), ...referenceFindings(request, evidence));
+  if (request.profile === '4.1.0') findings.push(...fundingFindings(request, stage, evidence));
+  const staticHardBlocks = staticReport.findings.filter((f) => f.severity === 'hard_block').map((f) => f.code);
+  return { findings, staticReport, staticHardBlocks };
+}
 
+/**
+ * The static baseline over every target's runtime code, with the role-bound rule on the hook's CREATE2 address
+ * (graph factory, router, salt, code), which must carry the permission mask in its low 14 bits.
+ */
+function staticBaselineOf(request: CreateRequestV4, config: AdmissionConfig): StaticBaselineReport {
   const targets = request.graphBundle.targets;
   const staticFindings = evaluateStaticBaseline(
     targets.map((t) => ({
@@ -106,17 +125,13 @@ export function evaluateAdmission(
       detail: `The graph factory puts the hook at ${hookAddress}, whose low 14 bits are ${addressHookBits(hookAddress)}, not its permission mask ${flags.mask}: mine its CREATE2 salt for the mask.`,
     });
   }
-  const staticReport = buildStaticBaselineReport(staticFindings);
-  for (const f of staticReport.findings) {
-    findings.push({
-      code: f.code as AdmissionFinding['code'],
-      severity: severityOf[f.severity],
-      targetId: f.targetId,
-      message: f.detail,
-    });
-  }
+  return buildStaticBaselineReport(staticFindings);
+}
 
-  for (const target of targets) {
+/** Each target's enabled hook callbacks wait for the chain checks of their implementation and guard. */
+function callbackFindings(request: CreateRequestV4): AdmissionFinding[] {
+  const findings: AdmissionFinding[] = [];
+  for (const target of request.graphBundle.targets) {
     const flags = target.hookPermissions;
     if (!flags) continue;
     const enabled = callbackFlags.filter((flag) => flags[flag] === true);
@@ -129,7 +144,14 @@ export function evaluateAdmission(
       });
     }
   }
+  return findings;
+}
 
+/**
+ * Each external reference the binding did not bind (every one when it did not run), unless the chain gates bind them.
+ */
+function referenceFindings(request: CreateRequestV4, evidence: AdmissionEvidence): AdmissionFinding[] {
+  const findings: AdmissionFinding[] = [];
   const binding = evidence.externalReferenceBinding;
   request.externalContracts.forEach((ref, i) => {
     if (evidence.chainBindsExternalReferences) return;
@@ -138,48 +160,66 @@ export function evaluateAdmission(
     const notRun = binding?.status === 'not_run' ? binding.reason : 'chain_gates_not_configured';
     findings.push(unboundReferenceFinding(ref, outcome ? outcome.reasons : [`the binding did not run (${notRun})`]));
   });
+  return findings;
+}
 
-  if (request.profile === '4.1.0') {
-    if (!followsFundingNonceDerivation(request)) {
-      findings.push({
-        code: 'FUNDING_NONCE_CONFORMANCE_UNPROVEN',
-        severity: 'warning',
-        targetId: null,
-        message: `The nonce ${request.nonce} does not follow the funding-nonce derivation from its entropy half, launchWallet and fundingPlanHash; a tooling warning, neither a conformance nor a safety claim.`,
-      });
-    }
-    if (evidence.fundingNonceConflict) {
-      findings.push({
-        code: 'FUNDING_NONCE_DERIVATION_CONFLICT_SUSPECTED',
-        severity: 'warning',
-        targetId: null,
-        message: `This server holds another request of ${request.launchWallet} with the nonce ${request.nonce}; a tooling warning, neither a conformance nor a safety claim.`,
-      });
-    }
-    if (request.fundingPlan.mode === 'build-only') {
-      findings.push({
-        code: 'BUILD_ONLY_PLAN',
-        severity: stage === 'permit' ? 'blocking' : 'info',
-        targetId: null,
-        message: findingCodes.BUILD_ONLY_PLAN.obligation,
-      });
-    } else if (evidence.minimumInitialBuyWei === null) {
-      findings.push({
-        code: 'INITIAL_BUY_USD_UNPROVEN',
-        severity: 'needs_evidence',
-        targetId: null,
-        message: findingCodes.INITIAL_BUY_USD_UNPROVEN.obligation,
-      });
-    } else if (BigInt(request.fundingPlan.nativeAllocations.initialBuyWei) < evidence.minimumInitialBuyWei) {
-      findings.push({
-        code: 'INITIAL_BUY_BELOW_USD_1',
-        severity: 'blocking',
-        targetId: null,
-        message: `The initial buy of ${request.fundingPlan.nativeAllocations.initialBuyWei} wei is worth less than USD 1 (at least ${evidence.minimumInitialBuyWei} wei by a fresh quote); the server never raises it.`,
-      });
-    }
+/** The 4.1.0 funding rules: the nonce derivation warnings, then the build-only plan or the USD 1 initial buy. */
+function fundingFindings(
+  request: Extract<CreateRequestV4, { profile: '4.1.0' }>,
+  stage: 'preflight' | 'permit',
+  evidence: AdmissionEvidence,
+): AdmissionFinding[] {
+  const findings: AdmissionFinding[] = [];
+  if (!followsFundingNonceDerivation(request)) {
+    findings.push({
+      code: 'FUNDING_NONCE_CONFORMANCE_UNPROVEN',
+      severity: 'warning',
+      targetId: null,
+      message: `The nonce ${request.nonce} does not follow the funding-nonce derivation from its entropy half, launchWallet and fundingPlanHash; a tooling warning, neither a conformance nor a safety claim.`,
+    });
   }
+  if (evidence.fundingNonceConflict) {
+    findings.push({
+      code: 'FUNDING_NONCE_DERIVATION_CONFLICT_SUSPECTED',
+      severity: 'warning',
+      targetId: null,
+      message: `This server holds another request of ${request.launchWallet} with the nonce ${request.nonce}; a tooling warning, neither a conformance nor a safety claim.`,
+    });
+  }
+  const initialBuy = initialBuyFinding(request, stage, evidence.minimumInitialBuyWei);
+  if (initialBuy) findings.push(initialBuy);
+  return findings;
+}
 
-  const staticHardBlocks = staticReport.findings.filter((f) => f.severity === 'hard_block').map((f) => f.code);
-  return { findings, staticReport, staticHardBlocks };
+/** A build-only plan (blocking at the permit stage), else the initial buy against a fresh USD 1 minimum. */
+function initialBuyFinding(
+  request: Extract<CreateRequestV4, { profile: '4.1.0' }>,
+  stage: 'preflight' | 'permit',
+  minimumInitialBuyWei: bigint | null,
+): AdmissionFinding | null {
+  if (request.fundingPlan.mode === 'build-only') {
+    return {
+      code: 'BUILD_ONLY_PLAN',
+      severity: stage === 'permit' ? 'blocking' : 'info',
+      targetId: null,
+      message: findingCodes.BUILD_ONLY_PLAN.obligation,
+    };
+  }
+  if (minimumInitialBuyWei === null) {
+    return {
+      code: 'INITIAL_BUY_USD_UNPROVEN',
+      severity: 'needs_evidence',
+      targetId: null,
+      message: findingCodes.INITIAL_BUY_USD_UNPROVEN.obligation,
+    };
+  }
+  if (BigInt(request.fundingPlan.nativeAllocations.initialBuyWei) < minimumInitialBuyWei) {
+    return {
+      code: 'INITIAL_BUY_BELOW_USD_1',
+      severity: 'blocking',
+      targetId: null,
+      message: `The initial buy of ${request.fundingPlan.nativeAllocations.initialBuyWei} wei is worth less than USD 1 (at least ${minimumInitialBuyWei} wei by a fresh quote); the server never raises it.`,
+    };
+  }
+  return null;
 }

@@ -1,13 +1,13 @@
 import { type Hex, keccak256 } from 'viem';
 import type { components } from '../../../generated/types/service.ts';
-import type { SolidityBuild, SolidityBuildSettings } from '../../solidity/compile-contracts.ts';
 import type { LaunchObserver } from '../../chain/launch-observer.ts';
 import type { ProviderObservation, SourceObservationProvider } from '../../chain/source-observation.ts';
 import { canonicalJson, sha256Digest } from '../../core/canonical-json.ts';
+import { graphTargetsOf } from '../../core/request-hashes.ts';
+import type { SolidityBuild, SolidityBuildSettings } from '../../solidity/compile-contracts.ts';
 import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
 import { storedRequest } from '../launches/launch-resource.ts';
-import { graphTargetsOf } from '../../core/request-hashes.ts';
 import type { CreateRequestV4 } from '../launches/request-rules.ts';
 import { pollUntilStopped } from './poll-loop.ts';
 
@@ -40,8 +40,9 @@ export function retryDelayMs(attempts: number, baseMs: number, maxMs: number): n
 }
 
 /**
- * The fail-closed aggregate (launch-transport.md sourceVerification 4): any needs_attention wins, then any retrying,
- * then queued; exact_match only when every component is exact. updatedAt is the latest component timestamp.
+ * The fail-closed aggregate (spec/schemas/custom-launch-resource.v4.schema.json sourceVerification): any
+ * needs_attention wins, then any retrying, then queued; exact_match only when every component is exact. updatedAt is
+ * the latest component timestamp.
  */
 export function aggregateOf(components: Component[]): SourceVerification {
   const has = (status: Component['status']) => components.some((c) => c.status === status);
@@ -61,23 +62,23 @@ export function aggregateOf(components: Component[]): SourceVerification {
 }
 
 /**
- * Source verification of finalized V4 launches (launch-transport.md Response resources, sourceVerification; issue 7
- * item 3). It starts after `finalized`, touches only the finalized feed row's `sourceVerification` and never the
- * launch's status. One attempt per due launch:
+ * Source verification of finalized V4 launches (spec/schemas/custom-launch-resource.v4.schema.json sourceVerification;
+ * spec/openapi/paths/v4-finalized-custom-launches.yaml listFinalizedCustomLaunchesV4). It starts after `finalized`,
+ * touches only the finalized feed row's `sourceVerification` and never the launch's status. One attempt per due launch:
  *
  * 1. every file of the launch's sourceBundleManifest must have been delivered (else `queued`, SOURCE_FILES_MISSING);
  * 2. the protected build: the server compiles exactly those files with the pinned compiler and the sourceDescriptor
  *    settings in a worker thread (another compiler: COMPILER_NOT_PINNED; errors: SOURCE_COMPILE_FAILED; the
  *    verificationBundle's contract missing: TARGET_NOT_IN_BUILD; all `needs_attention`);
- * 3. the finalized runtime code of each target, read at the finalized block from both providers, must equal the
- *    build's runtime code byte for byte (unreadable or disagreeing: `retrying`, FINALIZED_CODE_UNAVAILABLE; different:
+ * 3. the finalized runtime code of each target, read at the finalized block from both providers, must equal the build's
+ *    runtime code byte for byte (unreadable or disagreeing: `retrying`, FINALIZED_CODE_UNAVAILABLE; different:
  *    `needs_attention`, PROTECTED_BUILD_MISMATCH);
  * 4. the provider observation for that address and code (none yet: `retrying`, PROVIDER_OBSERVATION_MISSING).
  *
  * Only all four give `exact_match`, with the observation (`releaseAuthority: false`) and both binding digests.
- * `exact_match` and `needs_attention` are final. A `retrying` attempt doubles the delay (retryBaseMs up to
- * retryMaxMs); a `queued` wait re-checks after retryMaxMs, and the delivery that completes the files brings the
- * attempt forward. The build is compiled once per launch and kept until its verification is final.
+ * `exact_match` and `needs_attention` are final. A `retrying` attempt doubles the delay (retryBaseMs up to retryMaxMs);
+ * a `queued` wait re-checks after retryMaxMs, and the delivery that completes the files brings the attempt forward. The
+ * build is compiled once per launch and kept until its verification is final.
  */
 export class SourceVerifier {
   constructor(

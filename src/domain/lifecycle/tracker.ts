@@ -45,7 +45,7 @@ interface TrackedRow {
   tracked_to_block: number | null;
 }
 
-/** The exact comparison: chain, sender, router, value and calldata byte for byte (launch-transport.md States). */
+/** The exact comparison: chain, sender, router, value and calldata byte for byte. */
 export function isExactTransaction(tx: ObservedTransaction, exact: WalletTransaction): boolean {
   return (
     tx.chainId === Number(exact.chainId) &&
@@ -57,7 +57,7 @@ export function isExactTransaction(tx: ObservedTransaction, exact: WalletTransac
 }
 
 /**
- * The post-authorization lifecycle (launch-transport.md States; CHAIN-NOTES.md "Lifecycle tracking"; issue 7):
+ * The post-authorization lifecycle (the launch states of spec/schemas/custom-launch-resource.v4.schema.json):
  * `authorized` hands off to `awaiting_wallet_signature`; the exact wallet transaction is found through the router's
  * LaunchStamped event for the launch intent, and accepted only when chain, sender, router, value and calldata match
  * byte for byte (then `submitted` and, with its receipt at `latest`, `sequencer_soft_confirmed`); a different

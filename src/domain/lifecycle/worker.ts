@@ -1,9 +1,8 @@
 import type { components } from '../../../generated/types/service.ts';
 import { redactKeys } from '../../auth/keys.ts';
-import type { SolidityAst, SolidityBuildSettings } from '../../solidity/compile-contracts.ts';
-import type { LaunchAuthorizer, WalletTransaction } from '../../chain/launch-authorizer.ts';
 import { describeRevert, revertDataOf } from '../../chain/revert.ts';
 import type { Config } from '../../config.ts';
+import type { SolidityAst, SolidityBuildSettings } from '../../solidity/compile-contracts.ts';
 import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
 import { type AdmissionConfig, type AdmissionFinding, evaluateAdmission } from '../admission/evaluate.ts';
@@ -11,6 +10,7 @@ import { type FindingCode, findingCodes } from '../launches/finding-codes.ts';
 import { fundingNonceSeenInOtherRequest } from '../launches/funding-nonce-reuse.ts';
 import type { CreateRequestV4 } from '../launches/request-rules.ts';
 import { findSourceSelfdestructs } from '../static-baseline/source-selfdestruct.ts';
+import type { LaunchAuthorizer, WalletTransaction } from './chain-gates.ts';
 import { pollUntilStopped } from './poll-loop.ts';
 import { backoffDelayMs, classifyStepFailure, maxShownAttempt, QuoteUnavailable } from './retry-policy.ts';
 import { heldSources } from './source-verifier.ts';
@@ -53,9 +53,9 @@ const deadlinePassed: FindingCode = 'LIFECYCLE_VALIDATION_DEADLINE_PASSED';
  * the permit and the exact router simulation) → `authorized` with the exact wallet transaction, or `action_required`.
  * Both waits leave the job idle, outside the validation deadline, until the delivery that completes the sources
  * wakes it (wakeBeforePermit).
- * Spec: launch-transport.md States (received, validating, action_required, failed), Response resources
- * (lifecycleQueue: bounded worker scheduling and retry state that never changes launch status);
- * spec/schemas/custom-launch-resource.v4.schema.json LifecycleQueue.
+ * The launch's states received, validating, action_required and failed, and lifecycleQueue (bounded worker
+ * scheduling and retry state that never changes launch status): spec/schemas/custom-launch-resource.v4.schema.json
+ * LifecycleQueue; spec/openapi/paths/v4-custom-launch.yaml getCustomLaunchV4.
  */
 export class LifecycleWorker {
   /** The source rule's findings per launch, once decided over the complete sources (oldest dropped first). */
@@ -186,7 +186,7 @@ export class LifecycleWorker {
   }
 
   /**
-   * The source SELFDESTRUCT hard block (launch-transport.md Errors), decided over the delivered sources: only once every
+   * The source SELFDESTRUCT hard block (SOURCE_SELFDESTRUCT), decided over the delivered sources: only once every
    * file of the sourceBundleManifest is held (`missing` true before: the permit waits for them), and only when the
    * pinned solc analyses them (sources that do not analyse leave the rule undecided here; source verification reports
    * them). Each call is a blocking finding on the target whose verificationBundle entry names its file, else on no
