@@ -1,4 +1,4 @@
-/**
+/*
  * The composition root: every service of the server is built here, once. `createApp` takes the request-serving
  * services (and builds them with `buildServices` itself when a test gives only a database and a configuration);
  * `src/main.ts` builds the chain gates, the services and the background workers through this file and runs them.
