@@ -5,6 +5,7 @@ export default defineConfig({
     include: ['test/**/*.test.ts', 'conformance/**/*.test.ts'],
     environment: 'node',
     pool: 'forks',
+    globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     typecheck: { enabled: true, include: ['test/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
