@@ -4,25 +4,20 @@ import { pathToFileURL } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 
 const root = new URL('../..', import.meta.url).pathname;
-const solcCache = JSON.stringify(new URL('./solc-cache.cjs', import.meta.url).pathname);
 
 /**
  * Each source file's `import.meta.url` is fixed to that file's own URL in the bundle, so the paths the code builds
  * from it (spec/schemas/, generated/, node_modules/ for solc and the Solidity imports) are the ones it reads when
- * run from src/ through tsx. Its `require('solc')` loads test/support/solc-cache.cjs: solc-js, each compilation
- * done once per vitest run.
+ * run from src/ through tsx.
  */
-const testBuild: Plugin = {
-  name: 'test-build',
+const ownModuleUrl: Plugin = {
+  name: 'own-module-url',
   setup(b) {
     b.onLoad({ filter: /\.(ts|mjs)$/ }, async (args) => {
       if (relative(root, args.path).startsWith('..') || args.path.includes('/node_modules/')) return undefined;
       const text = await readFile(args.path, 'utf8');
       const url = JSON.stringify(pathToFileURL(args.path).href);
-      return {
-        contents: text.replaceAll('import.meta.url', url).replace(/require\((['"])solc\1\)/g, `require(${solcCache})`),
-        loader: args.path.endsWith('.ts') ? 'ts' : 'js',
-      };
+      return { contents: text.replaceAll('import.meta.url', url), loader: args.path.endsWith('.ts') ? 'ts' : 'js' };
     });
   },
 };
@@ -42,7 +37,7 @@ export async function bundle(entry: string, outfile: string): Promise<void> {
     format: 'esm',
     target: 'node20',
     packages: 'external',
-    plugins: [testBuild],
+    plugins: [ownModuleUrl],
     logLevel: 'warning',
   });
   await rename(partial, outfile);

@@ -7,7 +7,11 @@ const root = new URL('../..', import.meta.url).pathname;
  * at the start of every run: the same code as the package bin runs, started without loading TypeScript through tsx.
  * The package bin itself is started by the broken-pipe test in test/cli/help.test.ts.
  */
-export const cliBundle = `${root}build/test-cli/custom-launch.mjs`;
+export const cliBundle = `${root}build/test-run/custom-launch.mjs`;
+/** The run's solc output cache, preloaded into every CLI process (test/support/solc-cache.cjs). */
+export const solcCache = `${root}test/support/solc-cache.cjs`;
+/** The node arguments that start the CLI with `args`. */
+const cliArgs = (args: string[]) => ['--require', solcCache, cliBundle, ...args];
 
 /** What one CLI run printed and how it ended. */
 export interface CliRun {
@@ -27,7 +31,7 @@ export interface CliProcess {
 
 /** Starts the CLI (`cliBundle`) with `args` and exactly `env` added to a minimal environment. */
 export function spawnCli(args: string[], env: Record<string, string>): CliProcess {
-  const child = spawn(process.execPath, [cliBundle, ...args], {
+  const child = spawn(process.execPath, cliArgs(args), {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -66,7 +70,7 @@ export function runCli(args: string[], env: Record<string, string>): Promise<Cli
  * The output is what the terminal received (line ends as \r\n). Arguments must not contain a single quote.
  */
 export function runCliOnTerminal(args: string[], env: Record<string, string>): Promise<CliRun> {
-  const line = [process.execPath, cliBundle, ...args].map((a) => `'${a}'`).join(' ');
+  const line = [process.execPath, ...cliArgs(args)].map((a) => `'${a}'`).join(' ');
   const child = spawn('script', ['-qec', line, '/dev/null'], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },

@@ -1,21 +1,35 @@
 'use strict';
-// The solc-js of the CLI the tests start (test/support/bundle.ts puts it in place of `require('solc')`): the same
-// compiler, with each compilation's output kept for the rest of the vitest run under build/test-cli/solc-cache/,
-// addressed by the compiler version and the exact standard-JSON input. solc's output depends only on that input and
-// on what the import callback answers, so a kept output is used only when the callback, asked again for every path
-// solc asked it, answers each exactly as before; otherwise, and when nothing is kept, solc compiles. The global setup
-// empties the folder at the start of every run, so each run compiles each input once for real.
+// Preloaded (`node --require`) into every process of a vitest run: the test workers, the server and CLI processes
+// they start, and those processes' solc worker threads. `require('solc')` there gives the same solc-js with each
+// compilation's output kept for the rest of the run under build/test-run/solc-cache/, addressed by the compiler
+// version and the exact standard-JSON input. solc's output depends only on that input and on what the import
+// callback answers, so a kept output is used only when the callback, asked again for every path solc asked it,
+// answers each exactly as before; otherwise, and when nothing is kept, solc compiles. The global setup
+// (test/support/global-setup.ts) empties the folder at the start of every run, so each run compiles each input once
+// for real.
 const { createHash } = require('node:crypto');
 const { mkdirSync, readFileSync, renameSync, writeFileSync } = require('node:fs');
+const Module = require('node:module');
 const { join } = require('node:path');
 
-const cacheDir = join(__dirname, '../../build/test-cli/solc-cache');
+const cacheDir = join(__dirname, '../../build/test-run/solc-cache');
+const solcPath = require.resolve('solc');
 const packageVersion = require('solc/package.json').version;
-let loaded;
-const solc = () => {
-  loaded ??= require('solc');
-  return loaded;
-};
+
+let real;
+/** The real solc-js, loaded on the first compilation that is not kept (loading it takes about a second). */
+function solc() {
+  if (!real) {
+    const kept = require.cache[solcPath];
+    delete require.cache[solcPath];
+    try {
+      real = require(solcPath);
+    } finally {
+      require.cache[solcPath] = kept;
+    }
+  }
+  return real;
+}
 /** The version of the build a kept output came from, so version() needs no compiler load after a hit. */
 let keptVersion;
 
@@ -44,6 +58,7 @@ function compile(input, options) {
   let threw = false;
   const recording = ask
     ? {
+        ...options,
         import: (path) => {
           let answer;
           try {
@@ -60,14 +75,14 @@ function compile(input, options) {
   const output = solc().compile(input, recording);
   if (!threw) {
     mkdirSync(cacheDir, { recursive: true });
-    const partial = `${file}.${process.pid}.partial`;
+    const partial = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.partial`;
     writeFileSync(partial, JSON.stringify({ input, asked, version: solc().version(), output }));
     renameSync(partial, file);
   }
   return output;
 }
 
-module.exports = new Proxy(
+const cached = new Proxy(
   {},
   {
     get(_target, name) {
@@ -77,3 +92,9 @@ module.exports = new Proxy(
     },
   },
 );
+
+const entry = new Module(solcPath, null);
+entry.filename = solcPath;
+entry.loaded = true;
+entry.exports = cached;
+require.cache[solcPath] = entry;
