@@ -63,8 +63,9 @@ unit: install
 	npx vitest run; status=$$?; npx tsx scripts/test-summary.ts build/vitest-report.json; exit $$status
 
 ## Schemathesis and the generated Python and Go clients against a real server on a fresh SQLite file.
+## `make conformance OPERATION=<operationId>`: Schemathesis on that one operation alone (no stateful pass, no clients).
 conformance: install $(VENV_STAMP)
-	npx tsx conformance/run.ts
+	CONFORMANCE_OPERATION='$(OPERATION)' npx tsx conformance/run.ts
 
 ## Throughput and p99 figures (not a test): validated GET-by-id and create vs a bare node:http GET.
 bench: install
