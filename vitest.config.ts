@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -5,6 +6,11 @@ export default defineConfig({
     include: ['test/**/*.test.ts', 'conformance/**/*.test.ts'],
     environment: 'node',
     pool: 'forks',
+    // At least two files at a time. Vitest's default, one fewer than the cores, runs every file after the other on
+    // a 2-core machine, while most files spend most of their time waiting on the server, CLI and anvil processes
+    // they start.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
+    globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     typecheck: { enabled: true, include: ['test/**/*.test-d.ts'], tsconfig: './tsconfig.json' },

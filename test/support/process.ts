@@ -1,5 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 
+const root = new URL('../..', import.meta.url).pathname;
+
+/**
+ * The server (src/main.ts) bundled into one plain ES module by the vitest global setup (test/support/global-setup.ts)
+ * at the start of every run: the same code `npm start` runs, started without loading TypeScript through tsx.
+ */
+export const serverBundle = `${root}build/test-run/server.mjs`;
+
 /** A real `src/main.ts` process on a free loopback port. */
 export interface ServerProcess {
   url: string;
@@ -17,8 +25,8 @@ const exited = (child: ChildProcess) =>
 
 /** Starts the server as its own process with `env` added, and resolves once it listens. */
 export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: new URL('../..', import.meta.url).pathname,
+  const child = spawn(process.execPath, [serverBundle], {
+    cwd: root,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,0 +1,44 @@
+import { readFile, rename } from 'node:fs/promises';
+import { relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { build, type Plugin } from 'esbuild';
+
+const root = new URL('../..', import.meta.url).pathname;
+
+/**
+ * Each source file's `import.meta.url` is fixed to that file's own URL in the bundle, so the paths the code builds
+ * from it (spec/schemas/, generated/, node_modules/ for solc and the Solidity imports) are the ones it reads when
+ * run from src/ through tsx.
+ */
+const ownModuleUrl: Plugin = {
+  name: 'own-module-url',
+  setup(b) {
+    b.onLoad({ filter: /\.(ts|mjs)$/ }, async (args) => {
+      if (relative(root, args.path).startsWith('..') || args.path.includes('/node_modules/')) return undefined;
+      const text = await readFile(args.path, 'utf8');
+      const url = JSON.stringify(pathToFileURL(args.path).href);
+      return { contents: text.replaceAll('import.meta.url', url), loader: args.path.endsWith('.ts') ? 'ts' : 'js' };
+    });
+  },
+};
+
+/**
+ * Bundles the TypeScript entry `entry` (relative to the repository) into the plain ES module `outfile`, its
+ * dependencies left to node_modules. Node then starts it without loading TypeScript through tsx, which is most of
+ * a short CLI run. Written beside and renamed into place, so a process starting it never reads half a file.
+ */
+export async function bundle(entry: string, outfile: string): Promise<void> {
+  const partial = `${outfile}.${process.pid}.partial`;
+  await build({
+    entryPoints: [`${root}${entry}`],
+    outfile: partial,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    plugins: [ownModuleUrl],
+    logLevel: 'warning',
+  });
+  await rename(partial, outfile);
+}
