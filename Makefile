@@ -55,8 +55,12 @@ check-generated: install
 lint-spec: install
 	npm run lint:spec
 
+## Biome, the import direction and function length (scripts/check-architecture.ts), and the comment rules
+## (scripts/check-comments.ts).
 lint: install
 	npx biome check .
+	npx tsx scripts/check-architecture.ts
+	npx tsx scripts/check-comments.ts
 
 typecheck: install
 	npx tsc -p tsconfig.json --noEmit
