@@ -1,4 +1,4 @@
-import { checkOrigin } from '../client/origin.ts';
+import { checkOrigin } from '../client/core/origin.ts';
 import { CliExit } from './exit-codes.ts';
 
 /** The CLI's configuration: only from the environment, so nothing on a command line can redirect a key. */

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
-import { DiscoveryStop } from '../client/discovery.ts';
-import { JournalError } from '../client/journal.ts';
-import { LocalCheckError } from '../client/local-check-error.ts';
+import { JournalError } from '../client/core/journal-file.ts';
+import { LocalCheckError } from '../client/core/local-check-error.ts';
+import { DiscoveryStop } from '../client/launches/discovery.ts';
 import { clientReleases } from '../core/client-releases.ts';
 import { modulesCommand } from './commands/modules.ts';
 import { packCommand } from './commands/pack.ts';

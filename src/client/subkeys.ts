@@ -1,8 +1,8 @@
 import type { components, paths } from '../../generated/types/service.ts';
 import { schemaProblems } from '../spec/schema-registry.ts';
-import { idempotencyKeyPattern } from './journal.ts';
-import { seconds, sendResending } from './resend.ts';
-import { utcNow } from './support.ts';
+import { idempotencyKeyPattern } from './core/journal-file.ts';
+import { seconds, sendResending } from './core/resend.ts';
+import { utcNow } from './core/support.ts';
 import {
   apiErrorOf,
   type Exchange,
@@ -11,7 +11,7 @@ import {
   refusalOf,
   type Send,
   uuidPattern,
-} from './transport.ts';
+} from './core/transport.ts';
 
 /** Types of the partner subkey routes, all generated from spec/ (modules-subkeys-developer-api.md Partner subkey). */
 export type PartnerSubkeyV1 = components['schemas']['PartnerSubkeyV1'];

@@ -8,7 +8,7 @@ import { moduleAuthor, moduleSubmission } from '../support/modules.ts';
 import { startServer, type TestServer } from '../support/server.ts';
 
 /**
- * submissionMayExist on every error of submitModule (modules-subkeys-developer-api.md Errors; spec submitModule):
+ * submissionMayExist on every error of submitModuleRequest (modules-subkeys-developer-api.md Errors; spec submitModule):
  * false where the draft certainly was not stored (refused before the write or rolled back with it), true on a bounded
  * 500 after the write began; the module client keeps the Idempotency-Key and the exact bytes as a pair when true.
  * The 500 comes from the real SQLite store: a trigger makes the review job insert of the write transaction fail.

@@ -1,15 +1,15 @@
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { uuidPattern } from '../../client/core/transport.ts';
 import { moduleApiKey } from '../../client/modules/api-key.ts';
+import type { AuthenticatedModuleCall } from '../../client/modules/call.ts';
 import { readModulesCapabilities, uploadRefusal } from '../../client/modules/capabilities.ts';
 import { readModulesContext } from '../../client/modules/context.ts';
 import { describeFailure, type ModuleFailure } from '../../client/modules/errors.ts';
-import { listReceipts, readReceipt } from '../../client/modules/receipt.ts';
+import { fetchModuleReceipt, listModuleReceipts } from '../../client/modules/receipt.ts';
 import { readModuleRequestFile } from '../../client/modules/request-file.ts';
-import { readReviewExport, readReviewStatus } from '../../client/modules/review.ts';
+import { fetchModuleReviewExport, fetchModuleReviewStatus } from '../../client/modules/review.ts';
 import { submitWithModuleJournal } from '../../client/modules/submit.ts';
-import type { AuthenticatedModuleCall } from '../../client/modules/transport.ts';
-import { uuidPattern } from '../../client/transport.ts';
 import type { CliEnvironment } from '../environment.ts';
 import { CliExit, type ExitName } from '../exit-codes.ts';
 import type { Output } from '../output.ts';
@@ -186,7 +186,7 @@ export async function modulesCommand(args: ModulesArgs, ctx: ModulesRun): Promis
     }
     case 'receipt': {
       const id = oneSubmissionId(args);
-      const receipt = await readReceipt(authenticated(), id);
+      const receipt = await fetchModuleReceipt(authenticated(), id);
       if (receipt.error) fail(receipt.error, 'read');
       const r = receipt.data;
       out.result(r);
@@ -197,7 +197,7 @@ export async function modulesCommand(args: ModulesArgs, ctx: ModulesRun): Promis
     }
     case 'list': {
       noArguments(args);
-      const list = await listReceipts(authenticated());
+      const list = await listModuleReceipts(authenticated());
       if (list.error) fail(list.error, 'read');
       out.result({ items: list.data });
       for (const r of list.data) {
@@ -208,7 +208,7 @@ export async function modulesCommand(args: ModulesArgs, ctx: ModulesRun): Promis
     }
     case 'review': {
       const id = oneSubmissionId(args);
-      const result = await readReviewStatus(authenticated(), id);
+      const result = await fetchModuleReviewStatus(authenticated(), id);
       if (result.error) fail(result.error, result.stage);
       const { review } = result.data.review;
       out.result(result.data.review);
@@ -224,7 +224,7 @@ export async function modulesCommand(args: ModulesArgs, ctx: ModulesRun): Promis
       const id = oneSubmissionId(args);
       if (!args.out) throw new CliExit('usage', 'modules export needs --out <file>');
       if (existsSync(args.out)) throw new CliExit('usage', `${args.out} already exists; name a new file`);
-      const result = await readReviewExport(authenticated(), id);
+      const result = await fetchModuleReviewExport(authenticated(), id);
       if (result.error) fail(result.error, result.stage);
       writeNewFile(args.out, result.data.bytes);
       const e = result.data.reviewExport;

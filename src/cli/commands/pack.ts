@@ -1,8 +1,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { components } from '../../../generated/types/service.ts';
-import { LocalCheckError } from '../../client/local-check-error.ts';
-import { packLaunchProject } from '../../client/pack/pack.ts';
+import { LocalCheckError } from '../../client/core/local-check-error.ts';
+import { packLaunchProject } from '../../client/launches/pack/pack.ts';
 import { CliExit } from '../exit-codes.ts';
 import type { Output } from '../output.ts';
 

@@ -1,20 +1,19 @@
 import { existsSync } from 'node:fs';
 import type { components } from '../../../generated/types/service.ts';
-import { BoundMetadataMismatch, type CheckedMetadata, checkBoundMetadata } from '../../client/bound-metadata.ts';
-import { requireDiscovery } from '../../client/discovery.ts';
+import { credentialFingerprint, JournalError } from '../../client/core/journal-file.ts';
+import { supportLine } from '../../client/core/support.ts';
+import { exchange, type Refusal, refusalOf } from '../../client/core/transport.ts';
 import {
-  createJournal,
-  credentialFingerprint,
-  JournalError,
-  type LaunchSubmitJournalV1,
-  openJournal,
-} from '../../client/journal.ts';
-import { readLaunch, sourcesPendingNote, waitForLaunch } from '../../client/poll.ts';
-import { readRequestFile } from '../../client/request-file.ts';
-import { deliverSourceFile, manifestFiles } from '../../client/sources.ts';
-import { submitWithJournal } from '../../client/submit.ts';
-import { supportLine } from '../../client/support.ts';
-import { exchange, type Refusal, refusalOf } from '../../client/transport.ts';
+  BoundMetadataMismatch,
+  type CheckedMetadata,
+  checkBoundMetadata,
+} from '../../client/launches/bound-metadata.ts';
+import { requireDiscovery } from '../../client/launches/discovery.ts';
+import { createJournal, type LaunchSubmitJournalV1, openJournal } from '../../client/launches/journal.ts';
+import { readLaunch, sourcesPendingNote, waitForLaunch } from '../../client/launches/poll.ts';
+import { readRequestFile } from '../../client/launches/request-file.ts';
+import { deliverSourceFile, manifestFiles } from '../../client/launches/sources.ts';
+import { submitWithJournal } from '../../client/launches/submit.ts';
 import type { CliEnvironment } from '../environment.ts';
 import { CliExit } from '../exit-codes.ts';
 import { inlineImageProtocol, inlineImageSequence } from '../inline-image.ts';

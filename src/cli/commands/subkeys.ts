@@ -1,4 +1,6 @@
-import { idempotencyKeyPattern, newIdempotencyKey } from '../../client/journal.ts';
+import { idempotencyKeyPattern, newIdempotencyKey } from '../../client/core/journal-file.ts';
+import { supportLine } from '../../client/core/support.ts';
+import { clientRefusalCodes, uuidPattern } from '../../client/core/transport.ts';
 import {
   issueSubkey,
   listSubkeys,
@@ -9,8 +11,6 @@ import {
   type SubkeyWriteResult,
   subkeyRequestBytes,
 } from '../../client/subkeys.ts';
-import { supportLine } from '../../client/support.ts';
-import { clientRefusalCodes, uuidPattern } from '../../client/transport.ts';
 import { schemaProblems } from '../../spec/schema-registry.ts';
 import { CliExit } from '../exit-codes.ts';
 import type { Remote } from './remote.ts';

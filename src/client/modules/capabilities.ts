@@ -1,7 +1,7 @@
 import type { components } from '../../../generated/types/service.ts';
 import { schemaProblems } from '../../spec/schema-registry.ts';
+import { exchangeJson, type ModuleCall, responseLimitBytes } from './call.ts';
 import { clientFailure, type ModuleFailure, type ModuleResult } from './errors.ts';
-import { exchangeJson, type ModuleCall, responseLimitBytes } from './transport.ts';
 
 export type ModulesCapabilities = components['schemas']['ModulesCapabilities'];
 

@@ -1,5 +1,5 @@
 import type { components } from '../../../generated/types/service.ts';
-import { supportLine, utcNow } from '../support.ts';
+import { supportLine, utcNow } from '../core/support.ts';
 
 type ApiErrorCode = components['schemas']['ApiErrorCode'];
 type ApiErrorBody = components['schemas']['ApiError'];

@@ -7,6 +7,13 @@
  */
 export { type ModuleApiKey, moduleApiKey, moduleKeyVariables } from './api-key.ts';
 export {
+  type AuthenticatedModuleCall,
+  exportLimitBytes,
+  type ModuleCall,
+  responseLimitBytes,
+  timeoutBounds,
+} from './call.ts';
+export {
   implementedFormats,
   type ModulesCapabilities,
   readModulesCapabilities,
@@ -23,27 +30,20 @@ export {
 } from './errors.ts';
 export { type ModuleSubmitJournal, openModuleJournal } from './journal.ts';
 export {
-  listReceipts,
+  fetchModuleReceipt,
+  listModuleReceipts,
   type ModuleIntakeReceipt,
   type ModuleSubmissionRequest,
-  readReceipt,
   receiptBindingProblems,
   requestDigestOf,
 } from './receipt.ts';
 export { checkModuleRequest, readModuleRequestFile } from './request-file.ts';
 export {
+  fetchModuleReviewCapabilities,
+  fetchModuleReviewExport,
+  fetchModuleReviewStatus,
   type ModuleReviewCapabilities,
   type ModuleReviewExport,
   type ModuleReviewStatus,
-  readReviewCapabilities,
-  readReviewExport,
-  readReviewStatus,
 } from './review.ts';
-export { postSubmission, submitModule, submitWithModuleJournal } from './submit.ts';
-export {
-  type AuthenticatedModuleCall,
-  exportLimitBytes,
-  type ModuleCall,
-  responseLimitBytes,
-  timeoutBounds,
-} from './transport.ts';
+export { postSubmission, submitModuleRequest, submitWithModuleJournal } from './submit.ts';

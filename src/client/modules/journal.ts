@@ -11,7 +11,7 @@ import {
   newIdempotencyKey,
   readPrivateJournal,
   replaceJournalFile,
-} from '../journal.ts';
+} from '../core/journal-file.ts';
 
 /**
  * The module submit journal: one private file (mode 0600) that binds one Idempotency-Key to the exact request bytes

@@ -1,9 +1,9 @@
 import type { components } from '../../../generated/types/service.ts';
 import { canonicalJson, sha256Digest } from '../../core/canonical-json.ts';
 import { schemaProblems } from '../../spec/schema-registry.ts';
-import { uuidPattern } from '../transport.ts';
+import { uuidPattern } from '../core/transport.ts';
+import { type AuthenticatedModuleCall, exchangeJson, responseLimitBytes } from './call.ts';
 import { clientFailure, type ModuleResult } from './errors.ts';
-import { type AuthenticatedModuleCall, exchangeJson, responseLimitBytes } from './transport.ts';
 
 export type ModuleIntakeReceipt = components['schemas']['ModuleIntakeReceipt'];
 export type ModuleSubmissionRequest = components['schemas']['ModuleSubmissionRequest'];
@@ -99,7 +99,7 @@ export function bindSubmitReceipt(
  * Reads one intake receipt (GET /v1/modules/submissions/{submissionId}, `modules:read`; spec getModuleSubmission).
  * A receipt of another submission is MODULE_API_RECEIPT_MISMATCH; one off the schema MODULE_API_RESPONSE.
  */
-export async function readReceipt(
+export async function fetchModuleReceipt(
   call: AuthenticatedModuleCall,
   submissionId: string,
 ): Promise<ModuleResult<ModuleIntakeReceipt>> {
@@ -137,7 +137,7 @@ export async function readReceipt(
  * listModuleSubmissions), newest first, following `nextCursor` until it is null (Endpoints: no offset or limit).
  * A page off the schema, a cursor seen before, or a receipt repeated across pages is MODULE_API_RESPONSE.
  */
-export async function listReceipts(
+export async function listModuleReceipts(
   call: AuthenticatedModuleCall,
   options: { maxPages?: number; onPage?: (page: number, items: number) => void } = {},
 ): Promise<ModuleResult<ModuleIntakeReceipt[]>> {

@@ -5,8 +5,8 @@ import {
   moduleLimits,
 } from '../../core/module-files.ts';
 import { schemaProblems } from '../../spec/schema-registry.ts';
-import { LocalCheckError } from '../local-check-error.ts';
-import { readRequestBytes } from '../request-file.ts';
+import { LocalCheckError } from '../core/local-check-error.ts';
+import { readRequestBytes } from '../core/request-file.ts';
 import type { ModuleSubmissionRequest } from './receipt.ts';
 
 /**

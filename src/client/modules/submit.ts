@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { credentialFingerprint, idempotencyKeyPattern, JournalError } from '../journal.ts';
+import { credentialFingerprint, idempotencyKeyPattern, JournalError } from '../core/journal-file.ts';
+import { type AuthenticatedModuleCall, exchangeJson, resolveCall, responseLimitBytes } from './call.ts';
 import { requireUploadCapabilities } from './capabilities.ts';
 import { clientFailure, type ModuleFailure, type ModuleResult } from './errors.ts';
 import {
@@ -11,7 +12,6 @@ import {
 } from './journal.ts';
 import { bindSubmitReceipt, type ModuleIntakeReceipt, submissionsPath } from './receipt.ts';
 import { checkModuleRequest, checkPublishedLimits } from './request-file.ts';
-import { type AuthenticatedModuleCall, exchangeJson, resolveCall, responseLimitBytes } from './transport.ts';
 
 /** The answer of one upload: the receipt that binds the request (201 new draft, 200 exact replay). */
 export interface ModuleSubmitted {
@@ -22,7 +22,7 @@ export interface ModuleSubmitted {
 /**
  * Sends one upload (POST /v1/modules/submissions, `modules:submit`; spec submitModule): the exact bytes with the
  * given Idempotency-Key, and checks that the receipt binds them (bindSubmitReceipt). No capabilities gate: callers
- * use submitModule or submitWithModuleJournal. A failure with `submissionMayExist` keeps the pair for the retry.
+ * use submitModuleRequest or submitWithModuleJournal. A failure with `submissionMayExist` keeps the pair for the retry.
  */
 export async function postSubmission(
   call: AuthenticatedModuleCall,
@@ -61,7 +61,7 @@ export type ModuleSubmitResult<T> =
  * formats, checks the request against the intake limits they publish (LocalCheckError; Limits), then posts. Keep `idempotencyKey` and `requestBytes` together and resend both unchanged when the failure
  * says `submissionMayExist`.
  */
-export async function submitModule(
+export async function submitModuleRequest(
   call: AuthenticatedModuleCall & { idempotencyKey: string; requestBytes: Uint8Array },
 ): Promise<ModuleSubmitResult<ModuleSubmitted>> {
   resolveCall(call);

@@ -1,4 +1,4 @@
-import type { components } from '../../generated/types/service.ts';
+import type { components } from '../../../generated/types/service.ts';
 import { utcNow } from './support.ts';
 
 type ApiErrorBody = components['schemas']['ApiError'];

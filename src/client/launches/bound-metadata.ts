@@ -1,5 +1,5 @@
-import type { components } from '../../generated/types/service.ts';
-import { canonicalJson, sha256Digest } from '../core/canonical-json.ts';
+import type { components } from '../../../generated/types/service.ts';
+import { canonicalJson, sha256Digest } from '../../core/canonical-json.ts';
 
 type LaunchResourceV4 = components['schemas']['CustomLaunchResourceV4'];
 type CreateRequestV4 = components['schemas']['CustomLaunchCreateRequestV4'];

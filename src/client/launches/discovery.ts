@@ -1,6 +1,6 @@
-import type { components } from '../../generated/types/service.ts';
-import { schemaProblems } from '../spec/schema-registry.ts';
-import { exchange } from './transport.ts';
+import type { components } from '../../../generated/types/service.ts';
+import { schemaProblems } from '../../spec/schema-registry.ts';
+import { exchange } from '../core/transport.ts';
 
 type DiscoveryManifestV1 = components['schemas']['DiscoveryManifestV1'];
 

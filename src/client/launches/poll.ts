@@ -1,6 +1,6 @@
-import type { components } from '../../generated/types/service.ts';
-import { retryAfterMs } from './retry-after.ts';
-import { utcNow } from './support.ts';
+import type { components } from '../../../generated/types/service.ts';
+import { retryAfterMs } from '../core/retry-after.ts';
+import { utcNow } from '../core/support.ts';
 import {
   apiErrorOf,
   type CallOptions,
@@ -10,7 +10,7 @@ import {
   refusalOf,
   requestIdPattern,
   uuidPattern,
-} from './transport.ts';
+} from '../core/transport.ts';
 
 type LaunchResourceV4 = components['schemas']['CustomLaunchResourceV4'];
 export type LaunchStatusV4 = LaunchResourceV4['status'];

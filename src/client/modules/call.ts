@@ -1,5 +1,5 @@
-import { checkOrigin } from '../origin.ts';
-import { cappedExchange } from '../transport.ts';
+import { checkOrigin } from '../core/origin.ts';
+import { cappedExchange } from '../core/transport.ts';
 import { clientFailure, type ModuleResult, serviceFailure } from './errors.ts';
 
 /** Largest answer the client reads, counted after decompression (modules-subkeys-developer-api.md Limits). */

@@ -3,16 +3,16 @@ import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Hex, keccak256 } from 'viem';
-import type { components } from '../../../generated/types/service.ts';
-import { compileSolidity, type SolidityBuild, solidityBuildSettings } from '../../solidity/compile-contracts.ts';
-import { mineHookSalt } from '../../core/create2.ts';
-import { sha256Digest, utf8Order } from '../../core/canonical-json.ts';
-import { type HookPermission, hookPermissionBits } from '../../core/hook-permissions.ts';
-import { bindRequestHashes } from '../../core/request-hashes.ts';
-import { inspectImage } from '../../core/image.ts';
-import { clientReleases } from '../../core/client-releases.ts';
-import { schemaProblems } from '../../spec/schema-registry.ts';
-import { LocalCheckError } from '../local-check-error.ts';
+import type { components } from '../../../../generated/types/service.ts';
+import { sha256Digest, utf8Order } from '../../../core/canonical-json.ts';
+import { clientReleases } from '../../../core/client-releases.ts';
+import { mineHookSalt } from '../../../core/create2.ts';
+import { type HookPermission, hookPermissionBits } from '../../../core/hook-permissions.ts';
+import { inspectImage } from '../../../core/image.ts';
+import { bindRequestHashes } from '../../../core/request-hashes.ts';
+import { compileSolidity, type SolidityBuild, solidityBuildSettings } from '../../../solidity/compile-contracts.ts';
+import { schemaProblems } from '../../../spec/schema-registry.ts';
+import { LocalCheckError } from '../../core/local-check-error.ts';
 import { type LaunchProjectManifestV1, readProjectManifest, validateProjectManifest } from './project-manifest.ts';
 
 type CreateRequestV4 = components['schemas']['CustomLaunchCreateRequestV4'];
@@ -40,7 +40,7 @@ export interface PackResult {
   hook: { mask: number; create2Salt: string };
 }
 
-const repoNodeModules = fileURLToPath(new URL('../../../node_modules/', import.meta.url));
+const repoNodeModules = fileURLToPath(new URL('../../../../node_modules', import.meta.url));
 const randomHex32 = (): Hex => `0x${randomBytes(32).toString('hex')}`;
 
 /**

@@ -1,8 +1,8 @@
-import type { components } from '../../generated/types/service.ts';
+import type { components } from '../../../generated/types/service.ts';
+import { seconds, sendResending } from '../core/resend.ts';
+import { supportLine, utcNow } from '../core/support.ts';
+import { apiErrorOf, type CallOptions, type Exchange, type Refusal, refusalOf } from '../core/transport.ts';
 import { type LaunchSubmitJournalV1, saveJournal } from './journal.ts';
-import { seconds, sendResending } from './resend.ts';
-import { supportLine, utcNow } from './support.ts';
-import { apiErrorOf, type CallOptions, type Exchange, type Refusal, refusalOf } from './transport.ts';
 
 type LaunchResourceV4 = components['schemas']['CustomLaunchResourceV4'];
 
