@@ -12,6 +12,7 @@ import {
   subkeyRequestBytes,
 } from '../../client/subkeys.ts';
 import { schemaProblems } from '../../spec/schema-registry.ts';
+import { type CliCommand, type CommandGroup, positiveSeconds, stringFlag } from '../command.ts';
 import { CliExit } from '../exit-codes.ts';
 import type { Remote } from './remote.ts';
 
@@ -239,3 +240,56 @@ export async function subkeysCommand(args: SubkeysArgs, remote: Remote): Promise
       );
   }
 }
+
+/** `custom-launch subkeys …`: the command-table entry (spec/openapi/paths/partner-subkey*.yaml). */
+export const subkeys: CliCommand = {
+  name: 'subkeys',
+  flags: {
+    name: { type: 'string' },
+    scopes: { type: 'string' },
+    'prepare-per-hour': { type: 'string' },
+    'read-per-minute': { type: 'string' },
+    'expires-at': { type: 'string' },
+    'idempotency-key': { type: 'string' },
+    'max-wait': { type: 'string' },
+  },
+  usage: `  custom-launch subkeys list
+      Every subkey of the root, newest first, with its status; no secrets.
+  custom-launch subkeys issue --name <displayName> --scopes <custom-launch:create,custom-launch:read>
+      --prepare-per-hour <n> --read-per-minute <n> --expires-at <UTC, e.g. 2027-01-01T00:00:00.000Z>
+      [--idempotency-key <k>] [--max-wait <seconds>]
+  custom-launch subkeys rotate <subkeyId> <the flags of issue>
+      Issue a subkey, or rotate one (revoke it and issue its replacement in the same lineage). The body is built
+      from the flags in a fixed order, so the same flags give the same bytes. Without --idempotency-key one is
+      generated and printed to stderr first: if the answer is lost, rerun with it and the same flags (an exact
+      replay never issues a second subkey). No answer, 429 and retryable 503 resend the same bytes with the same
+      key, honoring Retry-After, within --max-wait (default 60). The new apiKey is printed once, on stdout; a
+      replay answers already-delivered and shows no key (rotate the subkey if its key was lost).
+  custom-launch subkeys revoke <subkeyId>
+      Revoke at once; revoking again is safe.
+`,
+  run: ({ args, values, foreign, remote }) =>
+    subkeysCommand(
+      {
+        sub: args[0],
+        args: args.slice(1),
+        name: stringFlag(values, 'name'),
+        scopes: stringFlag(values, 'scopes'),
+        preparePerHour: stringFlag(values, 'prepare-per-hour'),
+        readPerMinute: stringFlag(values, 'read-per-minute'),
+        expiresAt: stringFlag(values, 'expires-at'),
+        idempotencyKey: stringFlag(values, 'idempotency-key'),
+        maxWaitMs: positiveSeconds(values['max-wait'], 'max-wait', 60),
+        foreign,
+      },
+      remote(),
+    ),
+};
+
+/** The subkeys group of `--help`. */
+export const subkeysGroup: CommandGroup = {
+  heading: "Partner subkeys (a partner root's bounded child credentials; the root key only from PLATFORM_API_KEY):",
+  commands: [subkeys],
+  notes:
+    '  Refusals name the status and the code and end with the support line (exit 5); no definite answer is exit 6.\n',
+};
