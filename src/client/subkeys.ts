@@ -13,7 +13,7 @@ import {
   uuidPattern,
 } from './core/transport.ts';
 
-/** Types of the partner subkey routes, all generated from spec/ (modules-subkeys-developer-api.md Partner subkey). */
+/** Types of the partner subkey routes, all generated from spec/ (spec/openapi/paths/partner-subkey*.yaml). */
 export type PartnerSubkeyV1 = components['schemas']['PartnerSubkeyV1'];
 export type PartnerSubkeyRequestV1 = components['schemas']['PartnerSubkeyRequestV1'];
 export type PartnerSubkeyListV1 = components['schemas']['PartnerSubkeyListV1'];

@@ -258,7 +258,7 @@ const moduleSubcommands: Record<string, (args: ModulesArgs, ctx: ModulesRun, cal
 
 /**
  * `custom-launch modules <capabilities|context|submit|receipt|list|review|export>`: the module-contribution client
- * (modules-subkeys-developer-api.md). Messages start with the failure's code.
+ * (spec/openapi/paths/modules-*.yaml). Messages start with the failure's code.
  */
 export async function modulesCommand(args: ModulesArgs, ctx: ModulesRun): Promise<void> {
   if (args.foreign.length > 0) {

@@ -252,7 +252,7 @@ function shown(text: string, keepNewlines = false): string {
 
 /**
  * `handoff <launchId> [--journal <file> | --request <file>]`: prints the exact wallet transaction and, read-only
- * beside it, the launch metadata the request bound (launch-transport.md What the service does 9), shown only after
+ * beside it, the launch metadata the request bound, shown only after
  * checkBoundMetadata: name, symbol, description, links, the image's digest and public URI, and the image itself on a
  * terminal that can show it (from the exact request bytes of the journal or request file). Never signs or sends.
  */
@@ -326,7 +326,7 @@ export async function handoffCommand(
   for (const line of shown(m.description, true).split('\n')) out.line(`    ${line}`);
 }
 
-/** `coverage`: the public coverage report (launch-transport.md Endpoints: a 404 means the deployment has none). */
+/** `coverage`: the public coverage report (spec/openapi/paths/v4-launch-coverage.yaml; a 404 means the deployment has none). */
 export async function coverageCommand(remote: Remote): Promise<void> {
   const reply = await exchange({
     origin: remote.env.origin,

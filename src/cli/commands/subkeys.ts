@@ -182,7 +182,7 @@ async function writeCommand(args: SubkeysArgs, remote: Remote, subkeyId: string 
 
 /**
  * `custom-launch subkeys <list|issue|rotate|revoke>`: a partner root's subkey administration
- * (modules-subkeys-developer-api.md Partner subkey, Authentication 4). The root key comes only from PLATFORM_API_KEY;
+ * (spec/openapi/paths/partner-subkey*.yaml). The root key comes only from PLATFORM_API_KEY;
  * refusals name their code and requestId.
  */
 export async function subkeysCommand(args: SubkeysArgs, remote: Remote): Promise<void> {

@@ -39,7 +39,7 @@ export function credentialFingerprint(apiKey: string): string {
     .slice(0, 32);
 }
 
-/** An idempotency key's shape (launch-transport.md Parameter shapes: 16 to 128 of `[A-Za-z0-9._:-]`). */
+/** An idempotency key's shape (16 to 128 of `[A-Za-z0-9._:-]`, the Idempotency-Key parameter). */
 export const idempotencyKeyPattern = /^[A-Za-z0-9._:-]{16,128}$/;
 
 /** A fresh idempotency key (idempotencyKeyPattern). */

@@ -24,8 +24,8 @@ export class BoundMetadataMismatch extends Error {
 }
 
 /**
- * The launch metadata of a resource's wallet review (custom-launch-resource.v4.schema.json boundMetadata;
- * launch-transport.md What the service does 9: "The wallet review shows the same bound metadata read-only"), shown
+ * The launch metadata of a resource's wallet review (custom-launch-resource.v4.schema.json boundMetadata:
+ * the wallet review shows the same bound metadata read-only), shown
  * only once it is the bound one: the digest of its RFC 8785 canonical JSON equals projectMetadataHash. With the
  * exact request bytes (a submit journal's, or the request file), those bytes must be the launch's (their SHA-256 is
  * requestDigest), bind the same metadata and hash, and carry the image whose SHA-256 the metadata names. Throws

@@ -14,7 +14,7 @@ export type { LaunchSubmitJournalV1 };
 
 /**
  * Writes the journal durably before the first request: created exclusively with mode 0600, fsynced, directory
- * fsynced. Binds the origin, a fresh idempotency key and the exact bytes (launch-transport.md Endpoints: client flow).
+ * fsynced. Binds the origin, a fresh idempotency key and the exact bytes.
  */
 export function createJournal(
   path: string,

@@ -1,5 +1,5 @@
 /**
- * The module-contribution client (modules-subkeys-developer-api.md; spec paths modules-*.yaml): capabilities,
+ * The module-contribution client (spec/openapi/paths/modules-*.yaml): capabilities,
  * context, submit through a journal, receipts, the receipt list, review status and review export. Every call
  * returns `{ data }` or `{ error }` (a ModuleFailure with the client code or the service's ApiError code) and throws
  * only on misuse (TypeError), an unusable journal (JournalError) or a request that fails its local checks

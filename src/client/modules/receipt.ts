@@ -30,8 +30,8 @@ export function requestDigestOf(requestBytes: Uint8Array): string {
 }
 
 /**
- * How a receipt fails to bind the request it answers, none when it binds it (modules-subkeys-developer-api.md
- * Intake receipt): a submissionId, the request's author (case-insensitive), reward wallet, name, version and
+ * How a receipt fails to bind the request it answers, none when it binds it (spec ModuleIntakeReceipt):
+ * a submissionId, the request's author (case-insensitive), reward wallet, name, version and
  * supersession, its decoded byte count, and the requestDigest of its exact bytes.
  */
 export function receiptBindingProblems(receipt: unknown, requestBytes: Uint8Array): string[] {
@@ -134,7 +134,7 @@ export async function fetchModuleReceipt(
 
 /**
  * Reads every intake receipt of the key's principal (GET /v1/modules/submissions, `modules:read`; spec
- * listModuleSubmissions), newest first, following `nextCursor` until it is null (Endpoints: no offset or limit).
+ * listModuleSubmissions), newest first, following `nextCursor` until it is null (no offset or limit).
  * A page off the schema, a cursor seen before, or a receipt repeated across pages is MODULE_API_RESPONSE.
  */
 export async function listModuleReceipts(

@@ -54,8 +54,7 @@ export function readModuleRequestFile(path: string): { bytes: Buffer; request: M
 
 /**
  * Checks a request against the intake limits a deployment publishes (public capabilities
- * moduleContributions.limits; modules-subkeys-developer-api.md Limits: "a deployment may publish lower limits, which
- * the client checks first"): the serialized bytes, files per request, path length, each file's size and the total
+ * moduleContributions.limits; a deployment may publish lower limits, which the client checks first): the serialized bytes, files per request, path length, each file's size and the total
  * raw source. Throws LocalCheckError naming the published limit; nothing of the request is sent.
  */
 export function checkPublishedLimits(bytes: Uint8Array, limits: ModuleIntakeLimits, name = 'the request'): void {

@@ -49,8 +49,8 @@ export async function fetchModuleReviewCapabilities(call: ModuleCall): Promise<M
 }
 
 /**
- * The check before credentials go to a review read (Endpoints: "checks review readiness before sending credentials
- * to a review read"): the public review capabilities must report `statusReadAvailable: true`. Anything else,
+ * The check before credentials go to a review read (review readiness is checked before credentials
+ * are sent to a review read): the public review capabilities must report `statusReadAvailable: true`. Anything else,
  * including no readable answer, is MODULE_REVIEW_UNAVAILABLE: keep the receipt and check readiness later.
  */
 async function requireStatusReads(call: ModuleCall): Promise<ModuleResult<ModuleReviewCapabilities>> {

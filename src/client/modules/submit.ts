@@ -56,10 +56,10 @@ export type ModuleSubmitResult<T> =
   | { data?: undefined; error: ModuleFailure; stage: 'capabilities' | 'submit' };
 
 /**
- * One upload with a caller-kept pair (modules-subkeys-developer-api.md Endpoints): checks the request locally
- * (LocalCheckError), reads the public capabilities without the key and stops unless they allow this client's
- * formats, checks the request against the intake limits they publish (LocalCheckError; Limits), then posts. Keep `idempotencyKey` and `requestBytes` together and resend both unchanged when the failure
- * says `submissionMayExist`.
+ * One upload with a caller-kept pair (spec/openapi/paths/modules-submissions.yaml, submitModule): checks the
+ * request locally (LocalCheckError), reads the public capabilities without the key and stops unless they allow this
+ * client's formats, checks the request against the intake limits they publish (LocalCheckError), then posts. Keep
+ * `idempotencyKey` and `requestBytes` together and resend both unchanged when the failure says `submissionMayExist`.
  */
 export async function submitModuleRequest(
   call: AuthenticatedModuleCall & { idempotencyKey: string; requestBytes: Uint8Array },
@@ -107,8 +107,8 @@ function checkResume(doc: ModuleSubmitJournal, bytes: Buffer, options: JournalSu
 }
 
 /**
- * Uploads through a journal (Errors: "the original idempotency key and immutable request are kept and retried as a
- * pair; a new key is not generated automatically"). A new journal is written (mode 0600) only after the capabilities
+ * Uploads through a journal (the original idempotency key and immutable request are kept and retried as a
+ * pair; a new key is never generated automatically). A new journal is written (mode 0600) only after the capabilities
  * gate passes and the request fits the intake limits they publish (LocalCheckError otherwise), and before the first
  * POST; an existing one is resumed and only its bytes with its key are ever sent.
  * A journal holding a definite refusal sends nothing. Every attempt and the outcome are recorded before returning.

@@ -80,7 +80,7 @@ const imageTypes: Record<string, string> = {
 
 /**
  * The metadata image check, made locally before anything is compiled or sent: a PNG or a single-frame GIF whose
- * bytes match its file's type. JPEG, WebP and animated GIF or PNG are refused (launch-transport.md Request rules 4).
+ * bytes match its file's type. JPEG, WebP and animated GIF or PNG are refused.
  */
 export function checkProjectImage(bytes: Uint8Array, file: string): 'image/png' | 'image/gif' {
   const declared = imageTypes[extname(file).toLowerCase()] ?? 'application/octet-stream';
@@ -168,7 +168,7 @@ function sumWei(values: string[]): bigint {
 
 /**
  * `pack`: turns a project folder (launch.json, the Solidity sources, the image) into a CustomLaunchCreateRequestV4
- * bound to `chainDeployment` (launch-transport.md Endpoints: client flow; Resources: create request). Everything is
+ * bound to `chainDeployment` (spec/schemas/custom-launch-create-request.v4.schema.json). Everything is
  * local: the manifest is validated, the image checked, the sources compiled with the pinned build, every hash
  * computed, the hook's CREATE2 salt mined for its permission mask, a fresh nonce drawn, and the result validated
  * against the create-request schema. Throws LocalCheckError; never makes a network request.
