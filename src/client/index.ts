@@ -30,6 +30,7 @@ export {
   revokeSubkey,
   rotateSubkey,
   type SubkeyCallOptions,
+  type SubkeyFailed,
   type SubkeyFailure,
   type SubkeyListResult,
   type SubkeyRevokeResult,

@@ -155,20 +155,20 @@ async function writeCommand(args: SubkeysArgs, remote: Remote, subkeyId: string 
   const options = { ...callOptions(args, remote, what, apiKey), idempotencyKey, body };
   const result: SubkeyWriteResult =
     subkeyId === null ? await issueSubkey(options) : await rotateSubkey({ ...options, subkeyId });
-  if (result.kind === 'unresolved') fail(what, result, `; the subkey may have been issued: ${rerun}`);
-  if (result.kind === 'refused') {
+  if (result.error?.kind === 'unresolved') fail(what, result.error, `; the subkey may have been issued: ${rerun}`);
+  if (result.error) {
     const hint =
-      result.code === 'IDEMPOTENCY_CONFLICT'
+      result.error.code === 'IDEMPOTENCY_CONFLICT'
         ? `; --idempotency-key ${idempotencyKey} was already used with other flags${subkeyId ? ' or another subkey' : ''}: a new subkey needs a new key`
-        : result.code === 'RATE_LIMITED'
+        : result.error.code === 'RATE_LIMITED'
           ? `; nothing was issued: ${rerun} later`
           : '';
-    fail(what, result, hint);
+    fail(what, result.error, hint);
   }
-  const { subkey } = result;
-  out.result({ outcome: result.kind, httpStatus: result.kind === 'issued' ? 201 : 200, idempotencyKey, subkey });
+  const { outcome, subkey } = result.data;
+  out.result({ outcome, httpStatus: outcome === 'issued' ? 201 : 200, idempotencyKey, subkey });
   out.line(JSON.stringify(subkey, null, 2));
-  if (result.kind === 'issued') {
+  if (outcome === 'issued') {
     const rotated = subkeyId ? `; subkey ${subkeyId} is rotated and its key no longer works` : '';
     out.note(
       `subkey ${subkey.subkeyId} ${subkeyId ? 'issued by rotation' : 'issued'}${rotated}. Its apiKey is shown only now, on stdout: store it in a secret store. It is never shown again; if it is lost, rotate the subkey.`,
@@ -202,9 +202,9 @@ export async function subkeysCommand(args: SubkeysArgs, remote: Remote): Promise
     case 'list': {
       if (args.args.length > 0) throw new CliExit('usage', 'subkeys list takes no argument; see --help');
       const result = await listSubkeys(callOptions(args, remote, 'subkeys list'));
-      if (result.kind !== 'listed') fail('subkeys list', result);
-      const { items } = result.list;
-      out.result(result.list);
+      if (result.error) fail('subkeys list', result.error);
+      const { items } = result.data;
+      out.result(result.data);
       out.line(`${items.length} subkey${items.length === 1 ? '' : 's'} of this partner root, newest first`);
       for (const s of items) {
         const from = s.rotatedFromSubkeyId ? `, rotated from ${s.rotatedFromSubkeyId}` : '';
@@ -226,9 +226,9 @@ export async function subkeysCommand(args: SubkeysArgs, remote: Remote): Promise
     case 'revoke': {
       const subkeyId = subkeyIdOf(args);
       const result = await revokeSubkey({ ...callOptions(args, remote, 'subkeys revoke'), subkeyId });
-      if (result.kind !== 'revoked') fail('subkeys revoke', result, '; revoking again is safe');
-      out.result(result.subkey);
-      out.line(`subkey ${subkeyId}: ${result.subkey.status}; its key no longer works`);
+      if (result.error) fail('subkeys revoke', result.error, '; revoking again is safe');
+      out.result(result.data);
+      out.line(`subkey ${subkeyId}: ${result.data.status}; its key no longer works`);
       return;
     }
     default:
