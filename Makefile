@@ -60,7 +60,7 @@ lint-spec: install
 lint: install
 	npx biome check .
 	npx tsx scripts/check-architecture.ts
-	npx tsx scripts/check-comments.ts
+	npx tsx scripts/check-comments.ts src test conformance scripts
 
 typecheck: install
 	npx tsc -p tsconfig.json --noEmit

@@ -1,4 +1,4 @@
-/**
+/*
  * Preflight throughput and p99 for a maximal request: 16 graph targets of 24 KiB runtime code each (the EIP-170
  * limit), on loopback with 32 connections for BENCH_SECONDS (default 10). Prints figures; never fails on them.
  */

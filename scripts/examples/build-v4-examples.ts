@@ -13,8 +13,8 @@
 import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import type { Hex } from 'viem';
-import { packLaunchProject } from '../../src/client/pack/pack.ts';
-import { readProjectManifest } from '../../src/client/pack/project-manifest.ts';
+import { packLaunchProject } from '../../src/client/launches/pack/pack.ts';
+import { readProjectManifest } from '../../src/client/launches/pack/project-manifest.ts';
 import { startDevnet } from '../../src/devnet/devnet.ts';
 
 const exampleDir = new URL('../../spec/examples/', import.meta.url);

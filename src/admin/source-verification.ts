@@ -4,8 +4,8 @@ import {
   loadSourceVerificationRegistry,
   type SourceVerificationRecord,
 } from '../chain/external-references.ts';
-import { storedRequest } from '../domain/launches/launch-resource.ts';
 import { graphTargetsOf } from '../core/request-hashes.ts';
+import { storedRequest } from '../domain/launches/launch-resource.ts';
 import type { Db } from '../store/db.ts';
 
 /** One launch target as a source-verification record names it: where the router's factory put it, and its code. */

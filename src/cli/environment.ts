@@ -1,4 +1,4 @@
-import { checkOrigin } from '../client/origin.ts';
+import { checkOrigin } from '../client/core/origin.ts';
 import { CliExit } from './exit-codes.ts';
 
 /** The CLI's configuration: only from the environment, so nothing on a command line can redirect a key. */
@@ -11,7 +11,7 @@ export interface CliEnvironment {
 
 export const defaultOrigin = 'http://127.0.0.1:8787';
 
-/** Reads and checks the origins (launch-transport.md Endpoints: client flow, the origin rule). */
+/** Reads and checks the origins (the origin rule of checkOrigin). */
 export function cliEnvironment(env: NodeJS.ProcessEnv): CliEnvironment {
   try {
     const origin = checkOrigin(env.CUSTOM_LAUNCH_ORIGIN || defaultOrigin);
@@ -23,7 +23,7 @@ export function cliEnvironment(env: NodeJS.ProcessEnv): CliEnvironment {
 }
 
 /**
- * The API key, only from PLATFORM_API_KEY (launch-transport.md Authentication 1): never a flag, a body or a prompt.
+ * The API key, only from PLATFORM_API_KEY: never a flag, a body or a prompt.
  * The value is never printed; a message names only the variable.
  */
 export function apiKeyFromEnvironment(env: NodeJS.ProcessEnv): string {

@@ -1,11 +1,23 @@
-import createClient, { type Client } from 'openapi-fetch';
-import type { components, paths } from '../../generated/types/service.ts';
-import { checkOrigin } from './origin.ts';
-import { checkLaunchId } from './poll.ts';
-
-/** The wallet review's metadata check, the launchId check and the support line (launch-transport.md Errors). */
-export { BoundMetadataMismatch, type CheckedMetadata, checkBoundMetadata } from './bound-metadata.ts';
-export { checkLaunchId } from './poll.ts';
+/**
+ * The package's library entry: the launch client (spec/openapi/paths/v4-*.yaml), the module-contribution client
+ * (spec paths modules-*.yaml) and the partner subkey client. Every call returns `{ data }` or `{ error }` and throws
+ * only on misuse (TypeError), an unusable journal (JournalError) or a request that fails its local checks
+ * (LocalCheckError).
+ */
+export { checkOrigin } from './core/origin.ts';
+export { type SupportFacts, supportLine } from './core/support.ts';
+/** The wallet review's metadata check and the launchId check. */
+export { BoundMetadataMismatch, type CheckedMetadata, checkBoundMetadata } from './launches/bound-metadata.ts';
+export {
+  type ApiErrorBody,
+  type CustomLaunchCreateRequestV4,
+  createLaunchClient,
+  type LaunchClient,
+  type LaunchClientOptions,
+  type LaunchResourceV4,
+} from './launches/client.ts';
+export { checkLaunchId } from './launches/poll.ts';
+export * from './modules/index.ts';
 /** The partner subkey client: list, issue, rotate and revoke with a partner root's key. */
 export {
   type DeliveredSubkey,
@@ -18,6 +30,7 @@ export {
   revokeSubkey,
   rotateSubkey,
   type SubkeyCallOptions,
+  type SubkeyFailed,
   type SubkeyFailure,
   type SubkeyListResult,
   type SubkeyRevokeResult,
@@ -25,70 +38,3 @@ export {
   type SubkeyWriteResult,
   subkeyRequestBytes,
 } from './subkeys.ts';
-export { type SupportFacts, supportLine } from './support.ts';
-export { checkOrigin };
-
-/** Types of the client's bodies, all generated from spec/. */
-export type CreateRequestV4 = components['schemas']['CustomLaunchCreateRequestV4'];
-export type LaunchResourceV4 = components['schemas']['CustomLaunchResourceV4'];
-export type ApiErrorBody = components['schemas']['ApiError'];
-
-/** Options of the launch client. */
-export interface LaunchClientOptions {
-  /** Service origin: https, or http on localhost, 127.0.0.1 or [::1]. No path, query or credentials. */
-  baseUrl: string;
-  /** API key for authenticated operations; read it from PLATFORM_API_KEY, never a flag or a prompt. */
-  apiKey?: string;
-  /** fetch implementation (tests, proxies). */
-  fetch?: typeof globalThis.fetch;
-}
-
-/**
- * A typed client for the service origin, over the paths generated from spec/. It never throws on an HTTP status:
- * each call returns `{ data }` or `{ error }` (an ApiError body) with `response`. It throws only on misuse.
- * Redirects are refused, so a key is only ever sent to the configured origin.
- */
-export function createLaunchClient(options: LaunchClientOptions) {
-  const origin = checkOrigin(options.baseUrl);
-  if (options.apiKey !== undefined && !/^[\x21-\x7e]+$/.test(options.apiKey)) {
-    throw new TypeError('apiKey must be a single token of printable characters (read it from PLATFORM_API_KEY)');
-  }
-  const baseFetch = options.fetch ?? globalThis.fetch;
-  const client: Client<paths> = createClient<paths>({
-    baseUrl: origin,
-    fetch: (request: Request) => baseFetch(new Request(request, { redirect: 'error' })),
-    headers: options.apiKey ? { Authorization: `Bearer ${options.apiKey}` } : {},
-  });
-  const chain = { chainId: '4663' as const };
-  return {
-    /** The underlying openapi-fetch client, for operations without a helper below. */
-    raw: client,
-    readiness: () => client.GET('/readyz'),
-    capabilities: () => client.GET('/v4/chains/{chainId}/capabilities', { params: { path: chain } }),
-    preflight: (body: CreateRequestV4) =>
-      client.POST('/v4/chains/{chainId}/custom-launches/preflight', { params: { path: chain }, body }),
-    /** Create; keep `idempotencyKey` and the exact body together and resend both unchanged on an ambiguous result. */
-    create: (body: CreateRequestV4, idempotencyKey: string) =>
-      client.POST('/v4/chains/{chainId}/custom-launches', {
-        params: { path: chain, header: { 'Idempotency-Key': idempotencyKey } },
-        body,
-      }),
-    list: (query: { limit?: number; cursor?: string } = {}) =>
-      client.GET('/v4/chains/{chainId}/custom-launches', { params: { path: chain, query } }),
-    /** Poll with the launchId of the resource; a requestId (or anything else) throws before any request. */
-    get: (launchId: string) => {
-      checkLaunchId(launchId);
-      return client.GET('/v4/chains/{chainId}/custom-launches/{launchId}', {
-        params: { path: { ...chain, launchId } },
-      });
-    },
-    listFinalized: (query: { limit?: number; cursor?: string } = {}) =>
-      client.GET('/v4/chains/{chainId}/finalized-custom-launches', { params: { path: chain, query } }),
-    initialBuyQuote: () => client.GET('/v4/chains/{chainId}/initial-buy-quote', { params: { path: chain } }),
-    guide: () => client.GET('/v4/chains/{chainId}/launch-guide', { params: { path: chain } }),
-    coverage: () => client.GET('/v4/chains/{chainId}/launch-coverage', { params: { path: chain } }),
-  };
-}
-
-/** The client returned by createLaunchClient. */
-export type LaunchClient = ReturnType<typeof createLaunchClient>;

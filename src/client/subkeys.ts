@@ -1,8 +1,8 @@
 import type { components, paths } from '../../generated/types/service.ts';
 import { schemaProblems } from '../spec/schema-registry.ts';
-import { idempotencyKeyPattern } from './journal.ts';
-import { seconds, sendResending } from './resend.ts';
-import { utcNow } from './support.ts';
+import { idempotencyKeyPattern } from './core/journal-file.ts';
+import { seconds, sendResending } from './core/resend.ts';
+import { utcNow } from './core/support.ts';
 import {
   apiErrorOf,
   type Exchange,
@@ -11,9 +11,9 @@ import {
   refusalOf,
   type Send,
   uuidPattern,
-} from './transport.ts';
+} from './core/transport.ts';
 
-/** Types of the partner subkey routes, all generated from spec/ (modules-subkeys-developer-api.md Partner subkey). */
+/** Types of the partner subkey routes, all generated from spec/ (spec/openapi/paths/partner-subkey*.yaml). */
 export type PartnerSubkeyV1 = components['schemas']['PartnerSubkeyV1'];
 export type PartnerSubkeyRequestV1 = components['schemas']['PartnerSubkeyRequestV1'];
 export type PartnerSubkeyListV1 = components['schemas']['PartnerSubkeyListV1'];
@@ -53,16 +53,26 @@ export type SubkeyFailure =
       at: string;
     };
 
+/** A subkey call that ended without its answer: `error` says how. */
+export type SubkeyFailed = { data?: undefined; error: SubkeyFailure };
+
 /** The result of issue and rotate. */
 export type SubkeyWriteResult =
-  /** 201: the new subkey with its one-time apiKey. */
-  | { kind: 'issued'; subkey: IssuedSubkey; requestId: string | null }
-  /** 200: an exact replay of the same Idempotency-Key and bytes; the secret went out with the first answer. */
-  | { kind: 'replayed'; subkey: DeliveredSubkey; requestId: string | null }
-  | SubkeyFailure;
+  | {
+      /**
+       * `issued` (201): the new subkey with its one-time apiKey. `replayed` (200): an exact replay of the same
+       * Idempotency-Key and bytes; the secret went out with the first answer.
+       */
+      data: { outcome: 'issued'; subkey: IssuedSubkey } | { outcome: 'replayed'; subkey: DeliveredSubkey };
+      requestId: string | null;
+      error?: undefined;
+    }
+  | SubkeyFailed;
 
-export type SubkeyListResult = { kind: 'listed'; list: PartnerSubkeyListV1; requestId: string | null } | SubkeyFailure;
-export type SubkeyRevokeResult = { kind: 'revoked'; subkey: DeliveredSubkey; requestId: string | null } | SubkeyFailure;
+export type SubkeyListResult =
+  | { data: PartnerSubkeyListV1; requestId: string | null; error?: undefined }
+  | SubkeyFailed;
+export type SubkeyRevokeResult = { data: DeliveredSubkey; requestId: string | null; error?: undefined } | SubkeyFailed;
 
 /** What every subkey call takes. The root key is passed in by the caller; this module reads it from nowhere else. */
 export interface SubkeyCallOptions {
@@ -112,18 +122,20 @@ export function subkeyRequestBytes(request: PartnerSubkeyRequestV1): Uint8Array 
 /** GET /v1/partner/subkeys: every subkey of the root, newest first, without secrets. */
 export async function listSubkeys(options: SubkeyCallOptions): Promise<SubkeyListResult> {
   const outcome = await withRetries(options, { method: 'GET', path: subkeysPath });
-  if (outcome.kind !== 'answer') return outcome;
+  if (outcome.kind !== 'answer') return { error: outcome };
   const { reply } = outcome;
-  if (reply.status !== 200) return refusalOf(reply, options.apiKey);
+  if (reply.status !== 200) return { error: refusalOf(reply, options.apiKey) };
   const list = reply.json as ListAnswer;
   const problems = schemaProblems('partner-subkey-list.v1.schema.json', list);
   if (problems.length > 0) {
-    return invalid(
-      reply,
-      `the 200 answer is not a platform.partner-subkey.v1 list: ${problems.slice(0, 3).join('; ')}`,
-    );
+    return {
+      error: invalid(
+        reply,
+        `the 200 answer is not a platform.partner-subkey.v1 list: ${problems.slice(0, 3).join('; ')}`,
+      ),
+    };
   }
-  return { kind: 'listed', list, requestId: reply.headers.get('x-request-id') };
+  return { data: list, requestId: reply.headers.get('x-request-id') };
 }
 
 /**
@@ -148,16 +160,16 @@ export function rotateSubkey(options: SubkeyWriteOptions & { subkeyId: string })
 export async function revokeSubkey(options: SubkeyCallOptions & { subkeyId: string }): Promise<SubkeyRevokeResult> {
   checkSubkeyId(options.subkeyId);
   const outcome = await withRetries(options, { method: 'DELETE', path: `/v1/partner/subkeys/${options.subkeyId}` });
-  if (outcome.kind !== 'answer') return outcome;
+  if (outcome.kind !== 'answer') return { error: outcome };
   const { reply } = outcome;
-  if (reply.status !== 200) return refusalOf(reply, options.apiKey);
+  if (reply.status !== 200) return { error: refusalOf(reply, options.apiKey) };
   const subkey = reply.json as RevokeAnswer | undefined;
   const problem =
     shapeProblem(subkey, 'already-delivered') ??
     (subkey?.subkeyId !== options.subkeyId ? 'it names another subkeyId' : undefined) ??
     (subkey?.status !== 'revoked' && subkey?.status !== 'rotated' ? `its status is ${subkey?.status}` : undefined);
-  if (problem) return invalid(reply, `the 200 answer is not the revoked subkey: ${problem}`);
-  return { kind: 'revoked', subkey: subkey as DeliveredSubkey, requestId: reply.headers.get('x-request-id') };
+  if (problem) return { error: invalid(reply, `the 200 answer is not the revoked subkey: ${problem}`) };
+  return { data: subkey as DeliveredSubkey, requestId: reply.headers.get('x-request-id') };
 }
 
 async function write(
@@ -174,10 +186,10 @@ async function write(
     headers: { 'Idempotency-Key': options.idempotencyKey },
     body: options.body,
   });
-  if (outcome.kind !== 'answer') return outcome;
+  if (outcome.kind !== 'answer') return { error: outcome };
   const { reply } = outcome;
   const requestId = reply.headers.get('x-request-id');
-  if (reply.status !== 201 && reply.status !== 200) return refusalOf(reply, options.apiKey);
+  if (reply.status !== 201 && reply.status !== 200) return { error: refusalOf(reply, options.apiKey) };
   const state = reply.status === 201 ? 'delivered-once' : 'already-delivered';
   const subkey = reply.json as IssueAnswer | RotateAnswer | undefined;
   const problem =
@@ -187,16 +199,17 @@ async function write(
       : undefined);
   if (problem) {
     // Never echo the body: a 201 carries a secret.
-    return invalid(
-      reply,
-      `the ${reply.status} answer is not a platform.partner-subkey.v1 subkey: ${problem}${
-        reply.status === 201 ? '; a subkey may have been issued: list the subkeys and revoke one you cannot use' : ''
-      }`,
-    );
+    const issued = '; a subkey may have been issued: list the subkeys and revoke one you cannot use';
+    return {
+      error: invalid(
+        reply,
+        `the ${reply.status} answer is not a platform.partner-subkey.v1 subkey: ${problem}${reply.status === 201 ? issued : ''}`,
+      ),
+    };
   }
   return reply.status === 201
-    ? { kind: 'issued', subkey: subkey as IssuedSubkey, requestId }
-    : { kind: 'replayed', subkey: subkey as DeliveredSubkey, requestId };
+    ? { data: { outcome: 'issued', subkey: subkey as IssuedSubkey }, requestId }
+    : { data: { outcome: 'replayed', subkey: subkey as DeliveredSubkey }, requestId };
 }
 
 /**

@@ -17,12 +17,12 @@ import {
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { nativeUsdPriceFeedAbi, rootDeployerAbi } from '../../generated/contracts/abis.ts';
-import { artifact, artifacts } from '../solidity/artifacts.ts';
 import { chain4663 } from '../chain/chain.ts';
 import { type ChainDeployment, readChainDeploymentEvidence } from '../chain/deployment-evidence.ts';
 import type { SourceVerificationRecord } from '../chain/external-references.ts';
 import { defaultPlatformFeeRecipient } from '../config.ts';
 import { digestOf } from '../core/request-hashes.ts';
+import { artifact, artifacts } from '../solidity/artifacts.ts';
 import { devnetOperatorKey, startAnvil } from './anvil.ts';
 
 /** What a running devnet offers the server, written beside the chain-deployment document. */

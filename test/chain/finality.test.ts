@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchStampRouterAbi } from '../../generated/contracts/abis.ts';
 import type { components } from '../../generated/types/service.ts';
 import { chain4663 } from '../../src/chain/chain.ts';
-import { packLaunchProject } from '../../src/client/pack/pack.ts';
+import { packLaunchProject } from '../../src/client/launches/pack/pack.ts';
 import { canonicalJson, sha256Digest } from '../../src/core/canonical-json.ts';
 import { predictGraphTarget } from '../../src/core/create2.ts';
 import { bindRequestHashes } from '../../src/core/request-hashes.ts';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { components } from '../../generated/types/service.ts';
-import { BoundMetadataMismatch, checkBoundMetadata } from '../../src/client/bound-metadata.ts';
+import { BoundMetadataMismatch, checkBoundMetadata } from '../../src/client/launches/bound-metadata.ts';
 import { canonicalJson, sha256Digest } from '../../src/core/canonical-json.ts';
 import { schemaProblems } from '../../src/spec/schema-registry.ts';
 

@@ -1,10 +1,10 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import type { LaunchSubmitJournalV1 } from '../../generated/schemas/launch-submit-journal.v1.ts';
 import type { components } from '../../generated/types/service.ts';
-import { type CreateRequestV4, createLaunchClient, type LaunchClient } from '../../src/client/index.ts';
-import type { packLaunchProject } from '../../src/client/pack/pack.ts';
-import type { waitForLaunch } from '../../src/client/poll.ts';
-import type { submitWithJournal } from '../../src/client/submit.ts';
+import { type CustomLaunchCreateRequestV4, createLaunchClient, type LaunchClient } from '../../src/client/index.ts';
+import type { packLaunchProject } from '../../src/client/launches/pack/pack.ts';
+import type { waitForLaunch } from '../../src/client/launches/poll.ts';
+import type { submitWithJournal } from '../../src/client/launches/submit.ts';
 
 // Type tests: the client's shapes come from the spec, and its wrong paths and bodies do not compile.
 type Resource = components['schemas']['CustomLaunchResourceV4'];
@@ -12,7 +12,7 @@ type ApiError = components['schemas']['ApiError'];
 type GetResult = Awaited<ReturnType<LaunchClient['get']>>;
 
 declare const client: LaunchClient;
-declare const body: CreateRequestV4;
+declare const body: CustomLaunchCreateRequestV4;
 
 describe('client types', () => {
   it('types get() data as the V4 resource and its error as the ApiError body', () => {
@@ -87,7 +87,7 @@ describe('client flow types', () => {
     // @ts-expect-error a wait for a state other than authorized or finalized does not compile
     const until: Until = 'submitted';
     void until;
-    expectTypeOf<ReturnType<typeof packLaunchProject>['request']>().toEqualTypeOf<CreateRequestV4>();
+    expectTypeOf<ReturnType<typeof packLaunchProject>['request']>().toEqualTypeOf<CustomLaunchCreateRequestV4>();
     expectTypeOf<LaunchSubmitJournalV1['outcome']['state']>().toEqualTypeOf<'pending' | 'accepted' | 'refused'>();
   });
 });

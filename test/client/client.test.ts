@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CreateRequestV4, createLaunchClient } from '../../src/client/index.ts';
+import { type CustomLaunchCreateRequestV4, createLaunchClient } from '../../src/client/index.ts';
 import { example, startServer, type TestServer, v4Example } from '../support/server.ts';
 
 // One real server and one SQLite file for the file; the client talks real HTTP to it.
 let s: TestServer;
 let apiKey: string;
-const body = example<CreateRequestV4>(v4Example);
+const body = example<CustomLaunchCreateRequestV4>(v4Example);
 
 beforeAll(async () => {
   s = await startServer();

@@ -1,7 +1,12 @@
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DiscoveryStop, discoveryPath, discoveryStopReason, requireDiscovery } from '../../src/client/discovery.ts';
+import {
+  DiscoveryStop,
+  discoveryPath,
+  discoveryStopReason,
+  requireDiscovery,
+} from '../../src/client/launches/discovery.ts';
 import { loadSchemaRegistry, schemaIdBase } from '../../src/spec/schema-registry.ts';
 
 // getDiscoveryManifest (spec/openapi/paths/discovery-manifest.yaml): a V4 client goes on only when versions.v4 and

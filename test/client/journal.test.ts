@@ -6,13 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashKey } from '../../src/auth/keys.ts';
 import {
   bytesDigest,
-  createJournal,
   credentialFingerprint,
   JournalError,
   newIdempotencyKey,
-  openJournal,
-  saveJournal,
-} from '../../src/client/journal.ts';
+} from '../../src/client/core/journal-file.ts';
+import { createJournal, openJournal, saveJournal } from '../../src/client/launches/journal.ts';
 
 // spec/schemas/launch-submit-journal.v1.schema.json: the journal binds the origin, one idempotency key and the exact
 // request bytes before the first request; it is the one file a killed client resumes from, so it must be private

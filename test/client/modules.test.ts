@@ -5,24 +5,24 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
-import { JournalError } from '../../src/client/journal.ts';
-import { LocalCheckError } from '../../src/client/local-check-error.ts';
+import { JournalError } from '../../src/client/core/journal-file.ts';
+import { LocalCheckError } from '../../src/client/core/local-check-error.ts';
+import { resolveCall } from '../../src/client/modules/call.ts';
 import {
+  fetchModuleReceipt,
+  fetchModuleReviewExport,
+  fetchModuleReviewStatus,
   implementedFormats,
-  listReceipts,
+  listModuleReceipts,
   type ModuleIntakeReceipt,
   moduleApiKey,
   moduleClientCodes,
   readModulesCapabilities,
   readModulesContext,
-  readReceipt,
-  readReviewExport,
-  readReviewStatus,
   requestDigestOf,
-  submitModule,
+  submitModuleRequest,
   submitWithModuleJournal,
 } from '../../src/client/modules/index.ts';
-import { resolveCall } from '../../src/client/modules/transport.ts';
 import { closeLoopback, listenLoopback } from '../support/http.ts';
 import { digest, freshFamilySalt, moduleAuthor, moduleSubmission, reviewExportFor } from '../support/modules.ts';
 import { type LoopbackProxy, startProxy } from '../support/proxy.ts';
@@ -328,7 +328,7 @@ describe('response caps: 1 MiB after decompression, 3 MiB for the review export 
     proxy.plan('GET', reviewCapabilitiesPath, answer(200, reviewCapabilities(true)));
     proxy.plan('GET', `${submissionsPath}/${id}`, answer(200, receipt));
     proxy.plan('GET', `${submissionsPath}/${id}/review-export`, answer(200, padded(reviewExportFor(receipt), size)));
-    const result = await readReviewExport(call(), id);
+    const result = await fetchModuleReviewExport(call(), id);
     if (ok) {
       expect(result.error, JSON.stringify(result.error)).toBeUndefined();
       expect(result.data?.bytes.length).toBe(size);
@@ -345,7 +345,7 @@ describe('response caps: 1 MiB after decompression, 3 MiB for the review export 
     proxy.plan('GET', reviewCapabilitiesPath, answer(200, reviewCapabilities(true)));
     proxy.plan('GET', `${submissionsPath}/${id}`, answer(200, receipt));
     proxy.plan('GET', `${submissionsPath}/${id}/review`, answer(200, padded(reviewStatusFor(receipt), MiB + 1)));
-    const result = await readReviewStatus(call(), id);
+    const result = await fetchModuleReviewStatus(call(), id);
     expect(result.error?.code).toBe('MODULE_API_RESPONSE');
   });
 });
@@ -605,12 +605,12 @@ describe('the receipt must bind the request (MODULE_API_RECEIPT_MISMATCH)', () =
     const sent = await submitWithModuleJournal({ ...call(), journalPath: journalPath(), requestBytes: bytes });
     expect(sent.error, JSON.stringify(sent.error)).toBeUndefined();
     const id = sent.data?.receipt.submissionId as string;
-    const read = await readReceipt(call(), id);
+    const read = await fetchModuleReceipt(call(), id);
     expect(read.error, JSON.stringify(read.error)).toBeUndefined();
     expect(read.data).toEqual(sent.data?.receipt);
 
     proxy.plan('GET', `${submissionsPath}/${id}`, answer(200, { ...read.data, submissionId: randomUUID() }));
-    const wrong = await readReceipt(call(), id);
+    const wrong = await fetchModuleReceipt(call(), id);
     expect(wrong.error?.code).toBe('MODULE_API_RECEIPT_MISMATCH');
   });
 });
@@ -728,7 +728,7 @@ describe('the receipt list follows nextCursor (Endpoints: at most 20 a page, no 
     }
     const start = proxy.seen.length;
     const pages: number[] = [];
-    const list = await listReceipts(
+    const list = await listModuleReceipts(
       { origin: proxy.url, apiKey: listKey },
       { onPage: (_page, items) => pages.push(items) },
     );
@@ -745,7 +745,7 @@ describe('the receipt list follows nextCursor (Endpoints: at most 20 a page, no 
     const receipt = receiptFor(requestBytes());
     proxy.plan('GET', submissionsPath, answer(200, { items: [receipt], nextCursor: cursor }));
     proxy.plan('GET', `${submissionsPath}?cursor=${cursor}`, answer(200, { items: [], nextCursor: cursor }));
-    const list = await listReceipts(call());
+    const list = await listModuleReceipts(call());
     expect(list.error?.code).toBe('MODULE_API_RESPONSE');
     expect(list.error?.message).toContain('repeats');
   });
@@ -761,7 +761,7 @@ describe('review status and export: readiness first, then bound to the receipt (
     ],
   ])('%s: MODULE_REVIEW_UNAVAILABLE, and no key is sent', async (_name, readiness) => {
     const id = randomUUID();
-    for (const read of [readReviewStatus, readReviewExport]) {
+    for (const read of [fetchModuleReviewStatus, fetchModuleReviewExport]) {
       const start = proxy.seen.length;
       proxy.plan('GET', reviewCapabilitiesPath, readiness());
       const result = await read(call(), id);
@@ -783,7 +783,7 @@ describe('review status and export: readiness first, then bound to the receipt (
     proxy.plan('GET', reviewCapabilitiesPath, answer(200, reviewCapabilities(true)));
     proxy.plan('GET', `${submissionsPath}/${id}`, answer(200, receipt));
     proxy.plan('GET', `${submissionsPath}/${id}/review`, answer(200, reviewStatusFor(receipt, edit(receipt))));
-    const result = await readReviewStatus(call(), id);
+    const result = await fetchModuleReviewStatus(call(), id);
     expect(result.error?.code).toBe(code);
     if (!code) expect(result.data?.review.review.nextAction).toBe('await_review_plan');
   });
@@ -807,7 +807,7 @@ describe('review status and export: readiness first, then bound to the receipt (
     proxy.plan('GET', reviewCapabilitiesPath, answer(200, reviewCapabilities(true)));
     proxy.plan('GET', `${submissionsPath}/${id}`, answer(200, receipt));
     proxy.plan('GET', `${submissionsPath}/${id}/review-export`, answer(200, reviewExportFor(receipt, edit(receipt))));
-    const result = await readReviewExport(call(), id);
+    const result = await fetchModuleReviewExport(call(), id);
     expect(result.error?.code).toBe(code);
   });
 
@@ -821,7 +821,7 @@ describe('review status and export: readiness first, then bound to the receipt (
       `${submissionsPath}/${id}/review`,
       answer(200, reviewStatusFor(receipt, { familyId: `0x${'dd'.repeat(32)}` })),
     );
-    const result = await readReviewStatus(call(), id, { receipt });
+    const result = await fetchModuleReviewStatus(call(), id, { receipt });
     expect(result.error?.code).toBe('MODULE_REVIEW_RESPONSE');
     expect(seenFrom(start).map((r) => r.path)).toEqual([reviewCapabilitiesPath, `${submissionsPath}/${id}/review`]);
   });
@@ -833,7 +833,7 @@ describe('review status and export: readiness first, then bound to the receipt (
     const readiness = (await (await fetch(`${s.url}${reviewCapabilitiesPath}`)).json()) as {
       statusReadAvailable?: boolean;
     };
-    const result = await readReviewStatus(call(), id);
+    const result = await fetchModuleReviewStatus(call(), id);
     if (readiness.statusReadAvailable === true) {
       expect(result.error, JSON.stringify(result.error)).toBeUndefined();
       expect(result.data?.review.submissionId).toBe(id);
@@ -848,7 +848,7 @@ describe('submitModule: one upload with a pair the caller keeps', () => {
     const bytes = requestBytes();
     const idempotencyKey = `caller-kept-${randomUUID()}`;
     const start = proxy.seen.length;
-    const result = await submitModule({ ...call(), idempotencyKey, requestBytes: bytes });
+    const result = await submitModuleRequest({ ...call(), idempotencyKey, requestBytes: bytes });
     expect(result.error, JSON.stringify(result.error)).toBeUndefined();
     expect(result.data?.receipt.requestDigest).toBe(requestDigestOf(bytes));
     const post = seenFrom(start).find((r) => r.method === 'POST');
@@ -858,7 +858,7 @@ describe('submitModule: one upload with a pair the caller keeps', () => {
 
   it('stops at closed intake with stage capabilities, and refuses a bad request before any request', async () => {
     proxy.plan('GET', capabilitiesPath, answer(200, capabilities({ submissions: false })));
-    const closed = await submitModule({
+    const closed = await submitModuleRequest({
       ...call(),
       idempotencyKey: `caller-kept-${randomUUID()}`,
       requestBytes: requestBytes(),
@@ -869,7 +869,7 @@ describe('submitModule: one upload with a pair the caller keeps', () => {
       r.descriptor.version = 'not-semver';
     });
     await expect(
-      submitModule({ ...call(), idempotencyKey: `caller-kept-${randomUUID()}`, requestBytes: broken }),
+      submitModuleRequest({ ...call(), idempotencyKey: `caller-kept-${randomUUID()}`, requestBytes: broken }),
     ).rejects.toThrow(LocalCheckError);
     expect(seenFrom(start)).toEqual([]);
   });
@@ -877,11 +877,11 @@ describe('submitModule: one upload with a pair the caller keeps', () => {
 
 describe('types: the client is typed from the spec', () => {
   it('returns generated shapes and refuses wrong calls at compile time', () => {
-    type Read = Awaited<ReturnType<typeof readReceipt>>;
+    type Read = Awaited<ReturnType<typeof fetchModuleReceipt>>;
     expectTypeOf<NonNullable<Read['data']>>().toEqualTypeOf<ModuleIntakeReceipt>();
     // @ts-expect-error an authenticated read needs the key
     void (() => readModulesContext({ origin: proxy.url }));
     // @ts-expect-error a receipt read needs a submissionId
-    void (() => readReceipt(call()));
+    void (() => fetchModuleReceipt(call()));
   });
 });

@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Hex, keccak256, stringToHex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LocalCheckError } from '../../src/client/core/local-check-error.ts';
+import { type PackResult, packLaunchProject } from '../../src/client/launches/pack/pack.ts';
+import { readProjectManifest } from '../../src/client/launches/pack/project-manifest.ts';
 import { addressHookBits } from '../../src/core/create2.ts';
-import { LocalCheckError } from '../../src/client/local-check-error.ts';
-import { type PackResult, packLaunchProject } from '../../src/client/pack/pack.ts';
-import { readProjectManifest } from '../../src/client/pack/project-manifest.ts';
 import { bindRequestHashes, predictedHookAddress } from '../../src/core/request-hashes.ts';
 import { loadSchemaRegistry, schemaIdBase } from '../../src/spec/schema-registry.ts';
 

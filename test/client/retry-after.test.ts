@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { retryAfterMs } from '../../src/client/retry-after.ts';
+import { retryAfterMs } from '../../src/client/core/retry-after.ts';
 
 // spec/openapi/components/headers.yaml: Retry-After is seconds or an HTTP date. A fixed `now` keeps every date exact.
 const now = Date.parse('2026-11-22T10:00:00.000Z');

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { supportLine, utcNow } from '../../src/client/core/support.ts';
+import { refusalOf, requestIdPattern, uuidPattern } from '../../src/client/core/transport.ts';
+import { checkLaunchId } from '../../src/client/launches/poll.ts';
 import { describeFailure, serviceFailure } from '../../src/client/modules/errors.ts';
-import { checkLaunchId } from '../../src/client/poll.ts';
-import { supportLine, utcNow } from '../../src/client/support.ts';
-import { refusalOf, requestIdPattern, uuidPattern } from '../../src/client/transport.ts';
 
 // Support messages contain only error.requestId, HTTP status, UTC time and public code,
 // never a key. common.schema.json $defs.RequestId and $defs.Uuid: a request id is never a launchId.

@@ -1,11 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { packLaunchProject } from '../../src/client/pack/pack.ts';
-import {
-  followsFundingNonceDerivation,
-  fundingNonceEntropy,
-  fundingNonceOf,
-} from '../../src/core/funding-nonce.ts';
+import { packLaunchProject } from '../../src/client/launches/pack/pack.ts';
+import { followsFundingNonceDerivation, fundingNonceEntropy, fundingNonceOf } from '../../src/core/funding-nonce.ts';
 import { bindRequestHashes, launchIntentHashOf } from '../../src/core/request-hashes.ts';
 import { LifecycleWorker } from '../../src/domain/lifecycle/worker.ts';
 import { auth, call } from '../support/http.ts';

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exitCodes } from '../../src/cli/exit-codes.ts';
-import { LocalCheckError } from '../../src/client/local-check-error.ts';
-import { submitModule, submitWithModuleJournal } from '../../src/client/modules/index.ts';
+import { LocalCheckError } from '../../src/client/core/local-check-error.ts';
+import { submitModuleRequest, submitWithModuleJournal } from '../../src/client/modules/index.ts';
 import { loadConfig } from '../../src/config.ts';
 import { moduleLimits } from '../../src/core/module-files.ts';
 import { runCli } from '../support/cli.ts';
@@ -149,7 +149,7 @@ describe('the module client checks the published limits before it sends any key 
     '%s: within is sent and stored; over is refused locally after the keyless capabilities read',
     async (_n, within, over) => {
       const start = proxy.seen.length;
-      const sent = await submitModule({
+      const sent = await submitModuleRequest({
         origin: proxy.url,
         apiKey: key,
         idempotencyKey: `client-limits-${++seq}-0000`,
@@ -168,7 +168,7 @@ describe('the module client checks the published limits before it sends any key 
         submitWithModuleJournal({ origin: proxy.url, apiKey: key, journalPath, requestBytes: over() }),
       ).rejects.toThrow(LocalCheckError);
       await expect(
-        submitModule({
+        submitModuleRequest({
           origin: proxy.url,
           apiKey: key,
           idempotencyKey: `client-limits-${++seq}-0000`,
@@ -192,7 +192,7 @@ describe('the module client checks the published limits before it sends any key 
       const caps = await call(`${open.url}/v1/modules/capabilities`);
       expect(caps.json.moduleContributions.limits).toEqual(moduleLimits);
       for (const [, , over] of rows) {
-        const sent = await submitModule({
+        const sent = await submitModuleRequest({
           origin: open.url,
           apiKey: openKey,
           idempotencyKey: `reference-limits-${++seq}-0000`,

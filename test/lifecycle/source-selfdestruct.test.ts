@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { solidityAstsIsolated } from '../../src/solidity/compile-contracts.ts';
 import { utf8Order } from '../../src/core/canonical-json.ts';
 import { bindRequestHashes } from '../../src/core/request-hashes.ts';
 import { LifecycleWorker } from '../../src/domain/lifecycle/worker.ts';
+import { solidityAstsIsolated } from '../../src/solidity/compile-contracts.ts';
 import { auth, call } from '../support/http.ts';
 import { testLifecycle } from '../support/lifecycle.ts';
 import { example, startServer, type TestServer, v4FrozenExample } from '../support/server.ts';

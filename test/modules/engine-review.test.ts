@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { encodeAbiParameters, encodeFunctionData, parseAbi } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compileSolidityIsolated, solidityBuildSettings } from '../../src/solidity/compile-contracts.ts';
 import { privateAnvilEvm } from '../../src/chain/local-evm.ts';
 import { startAnvil } from '../../src/devnet/anvil.ts';
 import { checkDataLimit, encodeConfiguration } from '../../src/domain/modules/engine-review.ts';
 import { BuildFailure, type BuildRecord, reviewDataLimits } from '../../src/domain/modules/review.ts';
 import { ModuleReviewWorker } from '../../src/domain/modules/review-worker.ts';
+import { compileSolidityIsolated, solidityBuildSettings } from '../../src/solidity/compile-contracts.ts';
 import { schemaProblems } from '../../src/spec/schema-registry.ts';
 import { auth, call } from '../support/http.ts';
 import { type ModuleSubmission, moduleSubmission, setFiles } from '../support/modules.ts';

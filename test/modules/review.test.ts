@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compileSolidityIsolated } from '../../src/solidity/compile-contracts.ts';
 import { privateAnvilEvm } from '../../src/chain/local-evm.ts';
 import { decideReview, reviewerPolicy, sourceDigestOf } from '../../src/domain/modules/review.ts';
 import { ModuleReviewWorker } from '../../src/domain/modules/review-worker.ts';
+import { compileSolidityIsolated } from '../../src/solidity/compile-contracts.ts';
 import { schemaProblems } from '../../src/spec/schema-registry.ts';
 import { auth, call } from '../support/http.ts';
 import { filesOf, type ModuleSubmission, moduleSubmission, setFiles } from '../support/modules.ts';

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { solidityAstsIsolated, solidityBuildSettings } from '../../src/solidity/compile-contracts.ts';
 import { findSourceSelfdestructs } from '../../src/domain/static-baseline/source-selfdestruct.ts';
+import { solidityAstsIsolated, solidityBuildSettings } from '../../src/solidity/compile-contracts.ts';
 
 const pragma = '// SPDX-License-Identifier: Apache-2.0\npragma solidity ^0.8.26;\n';
 

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
-import { manifestFiles } from '../../src/client/sources.ts';
+import { manifestFiles } from '../../src/client/launches/sources.ts';
 import type { CreateRequestV4 } from '../../src/domain/launches/request-rules.ts';
 import { call } from './http.ts';
 

@@ -1,8 +1,9 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { components } from '../../../generated/types/service.ts';
-import { LocalCheckError } from '../../client/local-check-error.ts';
-import { packLaunchProject } from '../../client/pack/pack.ts';
+import { LocalCheckError } from '../../client/core/local-check-error.ts';
+import { packLaunchProject } from '../../client/launches/pack/pack.ts';
+import { type CliCommand, stringFlag } from '../command.ts';
 import { CliExit } from '../exit-codes.ts';
 import type { Output } from '../output.ts';
 
@@ -52,3 +53,22 @@ export function packCommand(args: { project: string; out: string; chainDeploymen
   out.line(`  router              ${summary.router}`);
   out.line('next: custom-launch preflight, then custom-launch submit with a journal');
 }
+
+/** `custom-launch pack`: the command-table entry. */
+export const pack: CliCommand = {
+  name: 'pack',
+  flags: { out: { type: 'string' }, 'chain-deployment': { type: 'string' } },
+  usage: `  custom-launch pack <project-folder> --out <request.json> [--chain-deployment <file>]
+      Build a fresh create request from a project folder (launch.json, Solidity sources, image), offline:
+      compiles, computes every hash, mines the hook salt, draws a new nonce. The image must be a PNG or a
+      single-frame GIF. Chain deployment default: var/devnet/chain-deployment.json (written by make start).
+`,
+  run: ({ values, one, out }) => {
+    const outPath = stringFlag(values, 'out');
+    if (!outPath) throw new CliExit('usage', 'pack needs --out <request.json>');
+    packCommand(
+      { project: one('project folder'), out: outPath, chainDeployment: stringFlag(values, 'chain-deployment') },
+      out,
+    );
+  },
+};

@@ -1,20 +1,19 @@
 import { existsSync } from 'node:fs';
 import type { components } from '../../../generated/types/service.ts';
-import { BoundMetadataMismatch, type CheckedMetadata, checkBoundMetadata } from '../../client/bound-metadata.ts';
-import { requireDiscovery } from '../../client/discovery.ts';
+import { credentialFingerprint, JournalError } from '../../client/core/journal-file.ts';
+import { supportLine } from '../../client/core/support.ts';
+import { exchange, type Refusal, refusalOf } from '../../client/core/transport.ts';
 import {
-  createJournal,
-  credentialFingerprint,
-  JournalError,
-  type LaunchSubmitJournalV1,
-  openJournal,
-} from '../../client/journal.ts';
-import { readLaunch, sourcesPendingNote, waitForLaunch } from '../../client/poll.ts';
-import { readRequestFile } from '../../client/request-file.ts';
-import { deliverSourceFile, manifestFiles } from '../../client/sources.ts';
-import { submitWithJournal } from '../../client/submit.ts';
-import { supportLine } from '../../client/support.ts';
-import { exchange, type Refusal, refusalOf } from '../../client/transport.ts';
+  BoundMetadataMismatch,
+  type CheckedMetadata,
+  checkBoundMetadata,
+} from '../../client/launches/bound-metadata.ts';
+import { requireDiscovery } from '../../client/launches/discovery.ts';
+import { createJournal, type LaunchSubmitJournalV1, openJournal } from '../../client/launches/journal.ts';
+import { readLaunch, sourcesPendingNote, waitForLaunch } from '../../client/launches/poll.ts';
+import { readRequestFile } from '../../client/launches/request-file.ts';
+import { deliverSourceFile, manifestFiles } from '../../client/launches/sources.ts';
+import { submitWithJournal } from '../../client/launches/submit.ts';
 import type { CliEnvironment } from '../environment.ts';
 import { CliExit } from '../exit-codes.ts';
 import { inlineImageProtocol, inlineImageSequence } from '../inline-image.ts';
@@ -253,7 +252,7 @@ function shown(text: string, keepNewlines = false): string {
 
 /**
  * `handoff <launchId> [--journal <file> | --request <file>]`: prints the exact wallet transaction and, read-only
- * beside it, the launch metadata the request bound (launch-transport.md What the service does 9), shown only after
+ * beside it, the launch metadata the request bound, shown only after
  * checkBoundMetadata: name, symbol, description, links, the image's digest and public URI, and the image itself on a
  * terminal that can show it (from the exact request bytes of the journal or request file). Never signs or sends.
  */
@@ -327,7 +326,7 @@ export async function handoffCommand(
   for (const line of shown(m.description, true).split('\n')) out.line(`    ${line}`);
 }
 
-/** `coverage`: the public coverage report (launch-transport.md Endpoints: a 404 means the deployment has none). */
+/** `coverage`: the public coverage report (spec/openapi/paths/v4-launch-coverage.yaml; a 404 means the deployment has none). */
 export async function coverageCommand(remote: Remote): Promise<void> {
   const reply = await exchange({
     origin: remote.env.origin,

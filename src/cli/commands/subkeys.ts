@@ -1,4 +1,6 @@
-import { idempotencyKeyPattern, newIdempotencyKey } from '../../client/journal.ts';
+import { idempotencyKeyPattern, newIdempotencyKey } from '../../client/core/journal-file.ts';
+import { supportLine } from '../../client/core/support.ts';
+import { clientRefusalCodes, uuidPattern } from '../../client/core/transport.ts';
 import {
   issueSubkey,
   listSubkeys,
@@ -9,9 +11,8 @@ import {
   type SubkeyWriteResult,
   subkeyRequestBytes,
 } from '../../client/subkeys.ts';
-import { supportLine } from '../../client/support.ts';
-import { clientRefusalCodes, uuidPattern } from '../../client/transport.ts';
 import { schemaProblems } from '../../spec/schema-registry.ts';
+import { type CliCommand, type CommandGroup, positiveSeconds, stringFlag } from '../command.ts';
 import { CliExit } from '../exit-codes.ts';
 import type { Remote } from './remote.ts';
 
@@ -154,20 +155,20 @@ async function writeCommand(args: SubkeysArgs, remote: Remote, subkeyId: string 
   const options = { ...callOptions(args, remote, what, apiKey), idempotencyKey, body };
   const result: SubkeyWriteResult =
     subkeyId === null ? await issueSubkey(options) : await rotateSubkey({ ...options, subkeyId });
-  if (result.kind === 'unresolved') fail(what, result, `; the subkey may have been issued: ${rerun}`);
-  if (result.kind === 'refused') {
+  if (result.error?.kind === 'unresolved') fail(what, result.error, `; the subkey may have been issued: ${rerun}`);
+  if (result.error) {
     const hint =
-      result.code === 'IDEMPOTENCY_CONFLICT'
+      result.error.code === 'IDEMPOTENCY_CONFLICT'
         ? `; --idempotency-key ${idempotencyKey} was already used with other flags${subkeyId ? ' or another subkey' : ''}: a new subkey needs a new key`
-        : result.code === 'RATE_LIMITED'
+        : result.error.code === 'RATE_LIMITED'
           ? `; nothing was issued: ${rerun} later`
           : '';
-    fail(what, result, hint);
+    fail(what, result.error, hint);
   }
-  const { subkey } = result;
-  out.result({ outcome: result.kind, httpStatus: result.kind === 'issued' ? 201 : 200, idempotencyKey, subkey });
+  const { outcome, subkey } = result.data;
+  out.result({ outcome, httpStatus: outcome === 'issued' ? 201 : 200, idempotencyKey, subkey });
   out.line(JSON.stringify(subkey, null, 2));
-  if (result.kind === 'issued') {
+  if (outcome === 'issued') {
     const rotated = subkeyId ? `; subkey ${subkeyId} is rotated and its key no longer works` : '';
     out.note(
       `subkey ${subkey.subkeyId} ${subkeyId ? 'issued by rotation' : 'issued'}${rotated}. Its apiKey is shown only now, on stdout: store it in a secret store. It is never shown again; if it is lost, rotate the subkey.`,
@@ -181,7 +182,7 @@ async function writeCommand(args: SubkeysArgs, remote: Remote, subkeyId: string 
 
 /**
  * `custom-launch subkeys <list|issue|rotate|revoke>`: a partner root's subkey administration
- * (modules-subkeys-developer-api.md Partner subkey, Authentication 4). The root key comes only from PLATFORM_API_KEY;
+ * (spec/openapi/paths/partner-subkey*.yaml). The root key comes only from PLATFORM_API_KEY;
  * refusals name their code and requestId.
  */
 export async function subkeysCommand(args: SubkeysArgs, remote: Remote): Promise<void> {
@@ -201,9 +202,9 @@ export async function subkeysCommand(args: SubkeysArgs, remote: Remote): Promise
     case 'list': {
       if (args.args.length > 0) throw new CliExit('usage', 'subkeys list takes no argument; see --help');
       const result = await listSubkeys(callOptions(args, remote, 'subkeys list'));
-      if (result.kind !== 'listed') fail('subkeys list', result);
-      const { items } = result.list;
-      out.result(result.list);
+      if (result.error) fail('subkeys list', result.error);
+      const { items } = result.data;
+      out.result(result.data);
       out.line(`${items.length} subkey${items.length === 1 ? '' : 's'} of this partner root, newest first`);
       for (const s of items) {
         const from = s.rotatedFromSubkeyId ? `, rotated from ${s.rotatedFromSubkeyId}` : '';
@@ -225,9 +226,9 @@ export async function subkeysCommand(args: SubkeysArgs, remote: Remote): Promise
     case 'revoke': {
       const subkeyId = subkeyIdOf(args);
       const result = await revokeSubkey({ ...callOptions(args, remote, 'subkeys revoke'), subkeyId });
-      if (result.kind !== 'revoked') fail('subkeys revoke', result, '; revoking again is safe');
-      out.result(result.subkey);
-      out.line(`subkey ${subkeyId}: ${result.subkey.status}; its key no longer works`);
+      if (result.error) fail('subkeys revoke', result.error, '; revoking again is safe');
+      out.result(result.data);
+      out.line(`subkey ${subkeyId}: ${result.data.status}; its key no longer works`);
       return;
     }
     default:
@@ -239,3 +240,56 @@ export async function subkeysCommand(args: SubkeysArgs, remote: Remote): Promise
       );
   }
 }
+
+/** `custom-launch subkeys …`: the command-table entry (spec/openapi/paths/partner-subkey*.yaml). */
+export const subkeys: CliCommand = {
+  name: 'subkeys',
+  flags: {
+    name: { type: 'string' },
+    scopes: { type: 'string' },
+    'prepare-per-hour': { type: 'string' },
+    'read-per-minute': { type: 'string' },
+    'expires-at': { type: 'string' },
+    'idempotency-key': { type: 'string' },
+    'max-wait': { type: 'string' },
+  },
+  usage: `  custom-launch subkeys list
+      Every subkey of the root, newest first, with its status; no secrets.
+  custom-launch subkeys issue --name <displayName> --scopes <custom-launch:create,custom-launch:read>
+      --prepare-per-hour <n> --read-per-minute <n> --expires-at <UTC, e.g. 2027-01-01T00:00:00.000Z>
+      [--idempotency-key <k>] [--max-wait <seconds>]
+  custom-launch subkeys rotate <subkeyId> <the flags of issue>
+      Issue a subkey, or rotate one (revoke it and issue its replacement in the same lineage). The body is built
+      from the flags in a fixed order, so the same flags give the same bytes. Without --idempotency-key one is
+      generated and printed to stderr first: if the answer is lost, rerun with it and the same flags (an exact
+      replay never issues a second subkey). No answer, 429 and retryable 503 resend the same bytes with the same
+      key, honoring Retry-After, within --max-wait (default 60). The new apiKey is printed once, on stdout; a
+      replay answers already-delivered and shows no key (rotate the subkey if its key was lost).
+  custom-launch subkeys revoke <subkeyId>
+      Revoke at once; revoking again is safe.
+`,
+  run: ({ args, values, foreign, remote }) =>
+    subkeysCommand(
+      {
+        sub: args[0],
+        args: args.slice(1),
+        name: stringFlag(values, 'name'),
+        scopes: stringFlag(values, 'scopes'),
+        preparePerHour: stringFlag(values, 'prepare-per-hour'),
+        readPerMinute: stringFlag(values, 'read-per-minute'),
+        expiresAt: stringFlag(values, 'expires-at'),
+        idempotencyKey: stringFlag(values, 'idempotency-key'),
+        maxWaitMs: positiveSeconds(values['max-wait'], 'max-wait', 60),
+        foreign,
+      },
+      remote(),
+    ),
+};
+
+/** The subkeys group of `--help`. */
+export const subkeysGroup: CommandGroup = {
+  heading: "Partner subkeys (a partner root's bounded child credentials; the root key only from PLATFORM_API_KEY):",
+  commands: [subkeys],
+  notes:
+    '  Refusals name the status and the code and end with the support line (exit 5); no definite answer is exit 6.\n',
+};

@@ -1,7 +1,7 @@
 import type { ModuleFailure } from './errors.ts';
 import { clientFailure } from './errors.ts';
 
-/** The variables the key is read from (modules-subkeys-developer-api.md Authentication 1). */
+/** The variables the key is read from (never a flag, a file or a prompt). */
 export const moduleKeyVariables = ['PLATFORM_API_KEY', 'PLATFORM_MODULES_API_KEY'] as const;
 
 /** Where the key came from, or why there is none. The value is never part of a message. */

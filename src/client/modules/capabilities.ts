@@ -1,11 +1,11 @@
 import type { components } from '../../../generated/types/service.ts';
 import { schemaProblems } from '../../spec/schema-registry.ts';
+import { exchangeJson, type ModuleCall, responseLimitBytes } from './call.ts';
 import { clientFailure, type ModuleFailure, type ModuleResult } from './errors.ts';
-import { exchangeJson, type ModuleCall, responseLimitBytes } from './transport.ts';
 
 export type ModulesCapabilities = components['schemas']['ModulesCapabilities'];
 
-/** The formats this client implements (modules-subkeys-developer-api.md Versioning 1: they stay fixed). */
+/** The formats this client implements (they stay fixed within this client release). */
 export const implementedFormats = {
   contract: 'platform.modules.api.v0.1',
   submissionFormat: 'platform.modules.submission.v0.1',
@@ -18,8 +18,8 @@ export const implementedFormats = {
 export const capabilitiesPath = '/v1/modules/capabilities';
 
 /**
- * Why public capabilities forbid an upload by this client, or null when they allow it (What the service does 5;
- * Endpoints: "sends no credentials or source when intake is unavailable or the format is incompatible"):
+ * Why public capabilities forbid an upload by this client, or null when they allow it (the client
+ * sends no credentials or source when intake is unavailable or the format is incompatible):
  * `moduleContributions.submissions` must be true and `contract`, `submissionFormat` and `descriptorFormat` must be
  * the formats this client implements. Both refusals are MODULE_SUBMISSIONS_UNAVAILABLE (for this client the
  * deployment accepts no upload); an answer that is not capabilities at all is MODULE_API_RESPONSE. The legacy root

@@ -1,7 +1,7 @@
 import type { components } from '../../../generated/types/service.ts';
 import { schemaProblems } from '../../spec/schema-registry.ts';
+import { type AuthenticatedModuleCall, exchangeJson, responseLimitBytes } from './call.ts';
 import { clientFailure, type ModuleResult } from './errors.ts';
-import { type AuthenticatedModuleCall, exchangeJson, responseLimitBytes } from './transport.ts';
 
 export type ModulesContext = components['schemas']['ModulesContext'];
 
@@ -10,7 +10,8 @@ const contextPath = '/v1/modules/context';
 const moduleScopes = ['modules:submit', 'modules:read'] as const;
 
 /**
- * Why a context answer cannot be trusted, none when it is consistent (modules-subkeys-developer-api.md Context):
+ * Why a context answer cannot be trusted, none when it is consistent
+ * (spec/openapi/paths/modules-context.yaml, getModulesContext):
  * it must match platform.modules.context.v1, `identity.defaultRewardWallet` must be the author's own wallet,
  * `missingScopes` must be exactly the module scopes absent from `scopes`, and `canSubmit`/`canRead` may be true only
  * with their scope held.

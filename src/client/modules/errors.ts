@@ -1,12 +1,12 @@
 import type { components } from '../../../generated/types/service.ts';
-import { supportLine, utcNow } from '../support.ts';
+import { supportLine, utcNow } from '../core/support.ts';
 
 type ApiErrorCode = components['schemas']['ApiErrorCode'];
 type ApiErrorBody = components['schemas']['ApiError'];
 
 /**
- * The client-side codes of the module-contribution client, one closed table (modules-subkeys-developer-api.md
- * Errors): each is decided by the client, never sent by the service, and carries the action the reference gives.
+ * The client-side codes of the module-contribution client, one closed table: each
+ * is decided by the client, never sent by the service, and carries the action to take.
  */
 export const moduleClientCodes = {
   MODULE_API_KEY_CONFLICT: 'PLATFORM_API_KEY and PLATFORM_MODULES_API_KEY hold different values: unset one of them',
@@ -40,7 +40,7 @@ export interface ModuleFailure {
   submissionMayExist: boolean;
 }
 
-/** Every call returns data or a failure; it throws only on misuse (STYLE: never on an HTTP status). */
+/** Every call returns data or a failure; it throws only on misuse (never on an HTTP status). */
 export type ModuleResult<T> =
   | { data: T; httpStatus: number; error?: undefined }
   | { data?: undefined; error: ModuleFailure };

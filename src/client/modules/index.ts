@@ -1,11 +1,18 @@
 /**
- * The module-contribution client (modules-subkeys-developer-api.md; spec paths modules-*.yaml): capabilities,
+ * The module-contribution client (spec/openapi/paths/modules-*.yaml): capabilities,
  * context, submit through a journal, receipts, the receipt list, review status and review export. Every call
  * returns `{ data }` or `{ error }` (a ModuleFailure with the client code or the service's ApiError code) and throws
  * only on misuse (TypeError), an unusable journal (JournalError) or a request that fails its local checks
  * (LocalCheckError).
  */
 export { type ModuleApiKey, moduleApiKey, moduleKeyVariables } from './api-key.ts';
+export {
+  type AuthenticatedModuleCall,
+  exportLimitBytes,
+  type ModuleCall,
+  responseLimitBytes,
+  timeoutBounds,
+} from './call.ts';
 export {
   implementedFormats,
   type ModulesCapabilities,
@@ -23,27 +30,20 @@ export {
 } from './errors.ts';
 export { type ModuleSubmitJournal, openModuleJournal } from './journal.ts';
 export {
-  listReceipts,
+  fetchModuleReceipt,
+  listModuleReceipts,
   type ModuleIntakeReceipt,
   type ModuleSubmissionRequest,
-  readReceipt,
   receiptBindingProblems,
   requestDigestOf,
 } from './receipt.ts';
 export { checkModuleRequest, readModuleRequestFile } from './request-file.ts';
 export {
+  fetchModuleReviewCapabilities,
+  fetchModuleReviewExport,
+  fetchModuleReviewStatus,
   type ModuleReviewCapabilities,
   type ModuleReviewExport,
   type ModuleReviewStatus,
-  readReviewCapabilities,
-  readReviewExport,
-  readReviewStatus,
 } from './review.ts';
-export { postSubmission, submitModule, submitWithModuleJournal } from './submit.ts';
-export {
-  type AuthenticatedModuleCall,
-  exportLimitBytes,
-  type ModuleCall,
-  responseLimitBytes,
-  timeoutBounds,
-} from './transport.ts';
+export { postSubmission, submitModuleRequest, submitWithModuleJournal } from './submit.ts';

@@ -11,16 +11,15 @@ import {
   newIdempotencyKey,
   readPrivateJournal,
   replaceJournalFile,
-} from '../journal.ts';
+} from '../core/journal-file.ts';
 
 /**
  * The module submit journal: one private file (mode 0600) that binds one Idempotency-Key to the exact request bytes
  * and the origin before the first upload, so a submission that may exist (a timeout, a network failure, an error
- * with `submissionMayExist: true`) is retried only as that pair and a new key is never made for the same request
- * (modules-subkeys-developer-api.md Errors). Project design, after the launch journal (src/client/journal.ts); it
- * holds a fingerprint of the key, never the key.
+ * with `submissionMayExist: true`) is retried only as that pair and a new key is never made for the same request.
+ * Project design, after the launch journal (src/client/launches/journal.ts); it holds a fingerprint of the key, never
+ * the key. The document is generated from spec/schemas/module-submit-journal.v1.schema.json.
  */
-/** The journal document, generated from spec/schemas/module-submit-journal.v1.schema.json. */
 export type ModuleSubmitJournal = ModuleSubmitJournalV1;
 export type ModuleSubmitAttempt = ModuleSubmitJournalAttempt;
 

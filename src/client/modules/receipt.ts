@@ -1,9 +1,9 @@
 import type { components } from '../../../generated/types/service.ts';
 import { canonicalJson, sha256Digest } from '../../core/canonical-json.ts';
 import { schemaProblems } from '../../spec/schema-registry.ts';
-import { uuidPattern } from '../transport.ts';
+import { uuidPattern } from '../core/transport.ts';
+import { type AuthenticatedModuleCall, exchangeJson, responseLimitBytes } from './call.ts';
 import { clientFailure, type ModuleResult } from './errors.ts';
-import { type AuthenticatedModuleCall, exchangeJson, responseLimitBytes } from './transport.ts';
 
 export type ModuleIntakeReceipt = components['schemas']['ModuleIntakeReceipt'];
 export type ModuleSubmissionRequest = components['schemas']['ModuleSubmissionRequest'];
@@ -11,9 +11,10 @@ type ModuleIntakeReceiptList = components['schemas']['ModuleIntakeReceiptList'];
 
 export const submissionsPath = '/v1/modules/submissions';
 
-/** common.schema.json Uuid: lowercase, version 1 to 8, variant 8, 9, a or b. */
-
-/** Throws a TypeError (misuse) unless `submissionId` is one: the path is never built from anything else. */
+/**
+ * Throws a TypeError (misuse) unless `submissionId` is a common.schema.json Uuid (lowercase, version 1 to 8, variant
+ * 8, 9, a or b): the path is never built from anything else.
+ */
 export function checkSubmissionId(submissionId: string): string {
   if (!uuidPattern.test(submissionId)) {
     throw new TypeError(`"${submissionId.slice(0, 80)}" is not a submissionId (a lowercase UUID from a receipt)`);
@@ -30,8 +31,8 @@ export function requestDigestOf(requestBytes: Uint8Array): string {
 }
 
 /**
- * How a receipt fails to bind the request it answers, none when it binds it (modules-subkeys-developer-api.md
- * Intake receipt): a submissionId, the request's author (case-insensitive), reward wallet, name, version and
+ * How a receipt fails to bind the request it answers, none when it binds it (spec ModuleIntakeReceipt):
+ * a submissionId, the request's author (case-insensitive), reward wallet, name, version and
  * supersession, its decoded byte count, and the requestDigest of its exact bytes.
  */
 export function receiptBindingProblems(receipt: unknown, requestBytes: Uint8Array): string[] {
@@ -99,7 +100,7 @@ export function bindSubmitReceipt(
  * Reads one intake receipt (GET /v1/modules/submissions/{submissionId}, `modules:read`; spec getModuleSubmission).
  * A receipt of another submission is MODULE_API_RECEIPT_MISMATCH; one off the schema MODULE_API_RESPONSE.
  */
-export async function readReceipt(
+export async function fetchModuleReceipt(
   call: AuthenticatedModuleCall,
   submissionId: string,
 ): Promise<ModuleResult<ModuleIntakeReceipt>> {
@@ -134,10 +135,10 @@ export async function readReceipt(
 
 /**
  * Reads every intake receipt of the key's principal (GET /v1/modules/submissions, `modules:read`; spec
- * listModuleSubmissions), newest first, following `nextCursor` until it is null (Endpoints: no offset or limit).
+ * listModuleSubmissions), newest first, following `nextCursor` until it is null (no offset or limit).
  * A page off the schema, a cursor seen before, or a receipt repeated across pages is MODULE_API_RESPONSE.
  */
-export async function listReceipts(
+export async function listModuleReceipts(
   call: AuthenticatedModuleCall,
   options: { maxPages?: number; onPage?: (page: number, items: number) => void } = {},
 ): Promise<ModuleResult<ModuleIntakeReceipt[]>> {

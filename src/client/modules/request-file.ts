@@ -5,8 +5,8 @@ import {
   moduleLimits,
 } from '../../core/module-files.ts';
 import { schemaProblems } from '../../spec/schema-registry.ts';
-import { LocalCheckError } from '../local-check-error.ts';
-import { readRequestBytes } from '../request-file.ts';
+import { LocalCheckError } from '../core/local-check-error.ts';
+import { readRequestBytes } from '../core/request-file.ts';
 import type { ModuleSubmissionRequest } from './receipt.ts';
 
 /**
@@ -54,8 +54,7 @@ export function readModuleRequestFile(path: string): { bytes: Buffer; request: M
 
 /**
  * Checks a request against the intake limits a deployment publishes (public capabilities
- * moduleContributions.limits; modules-subkeys-developer-api.md Limits: "a deployment may publish lower limits, which
- * the client checks first"): the serialized bytes, files per request, path length, each file's size and the total
+ * moduleContributions.limits; a deployment may publish lower limits, which the client checks first): the serialized bytes, files per request, path length, each file's size and the total
  * raw source. Throws LocalCheckError naming the published limit; nothing of the request is sent.
  */
 export function checkPublishedLimits(bytes: Uint8Array, limits: ModuleIntakeLimits, name = 'the request'): void {

@@ -1,14 +1,14 @@
 import type { components } from '../../../generated/types/service.ts';
 import { schemaProblems } from '../../spec/schema-registry.ts';
-import { clientFailure, describeFailure, type ModuleFailure, type ModuleResult } from './errors.ts';
-import { checkSubmissionId, type ModuleIntakeReceipt, readReceipt, submissionsPath } from './receipt.ts';
 import {
   type AuthenticatedModuleCall,
   exchangeJson,
   exportLimitBytes,
   type ModuleCall,
   responseLimitBytes,
-} from './transport.ts';
+} from './call.ts';
+import { clientFailure, describeFailure, type ModuleFailure, type ModuleResult } from './errors.ts';
+import { checkSubmissionId, fetchModuleReceipt, type ModuleIntakeReceipt, submissionsPath } from './receipt.ts';
 
 export type ModuleReviewCapabilities = components['schemas']['ModuleReviewCapabilities'];
 export type ModuleReviewStatus = components['schemas']['ModuleReviewStatus'];
@@ -26,7 +26,7 @@ export type ReviewResult<T> =
  * Reads public review readiness (GET /v1/modules/review-capabilities, no key; spec getModuleReviewCapabilities).
  * An answer off the schema is MODULE_API_RESPONSE.
  */
-export async function readReviewCapabilities(call: ModuleCall): Promise<ModuleResult<ModuleReviewCapabilities>> {
+export async function fetchModuleReviewCapabilities(call: ModuleCall): Promise<ModuleResult<ModuleReviewCapabilities>> {
   const reply = await exchangeJson(call, {
     method: 'GET',
     path: reviewCapabilitiesPath,
@@ -49,12 +49,16 @@ export async function readReviewCapabilities(call: ModuleCall): Promise<ModuleRe
 }
 
 /**
- * The check before credentials go to a review read (Endpoints: "checks review readiness before sending credentials
- * to a review read"): the public review capabilities must report `statusReadAvailable: true`. Anything else,
+ * The check before credentials go to a review read (review readiness is checked before credentials
+ * are sent to a review read): the public review capabilities must report `statusReadAvailable: true`. Anything else,
  * including no readable answer, is MODULE_REVIEW_UNAVAILABLE: keep the receipt and check readiness later.
  */
 async function requireStatusReads(call: ModuleCall): Promise<ModuleResult<ModuleReviewCapabilities>> {
-  const readiness = await readReviewCapabilities({ origin: call.origin, timeoutMs: call.timeoutMs, fetch: call.fetch });
+  const readiness = await fetchModuleReviewCapabilities({
+    origin: call.origin,
+    timeoutMs: call.timeoutMs,
+    fetch: call.fetch,
+  });
   if (readiness.error) {
     return {
       error: clientFailure(
@@ -107,7 +111,7 @@ async function receiptFor(
     }
     return { data: given, httpStatus: 200 };
   }
-  const read = await readReceipt(call, submissionId);
+  const read = await fetchModuleReceipt(call, submissionId);
   return read.error ? { error: read.error, stage: 'receipt' } : read;
 }
 
@@ -127,7 +131,7 @@ function reviewFailure(what: string, problems: string[], httpStatus: number): Mo
  * or the one read first): an answer of another submission, with another identity, or off the schema is
  * MODULE_REVIEW_RESPONSE. The client never polls by itself (Events).
  */
-export async function readReviewStatus(
+export async function fetchModuleReviewStatus(
   call: AuthenticatedModuleCall,
   submissionId: string,
   options: { receipt?: ModuleIntakeReceipt } = {},
@@ -171,7 +175,7 @@ function exportConsistencyProblems(e: ModuleReviewExport): string[] {
  * after the public readiness check and bound to the receipt identity: an export of another submission, with another
  * identity, inconsistent in itself or off the schema is MODULE_REVIEW_RESPONSE. Returns the exact bytes too.
  */
-export async function readReviewExport(
+export async function fetchModuleReviewExport(
   call: AuthenticatedModuleCall,
   submissionId: string,
   options: { receipt?: ModuleIntakeReceipt } = {},

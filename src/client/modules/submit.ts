@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { credentialFingerprint, idempotencyKeyPattern, JournalError } from '../journal.ts';
+import { credentialFingerprint, idempotencyKeyPattern, JournalError } from '../core/journal-file.ts';
+import { type AuthenticatedModuleCall, exchangeJson, resolveCall, responseLimitBytes } from './call.ts';
 import { requireUploadCapabilities } from './capabilities.ts';
 import { clientFailure, type ModuleFailure, type ModuleResult } from './errors.ts';
 import {
@@ -11,7 +12,6 @@ import {
 } from './journal.ts';
 import { bindSubmitReceipt, type ModuleIntakeReceipt, submissionsPath } from './receipt.ts';
 import { checkModuleRequest, checkPublishedLimits } from './request-file.ts';
-import { type AuthenticatedModuleCall, exchangeJson, resolveCall, responseLimitBytes } from './transport.ts';
 
 /** The answer of one upload: the receipt that binds the request (201 new draft, 200 exact replay). */
 export interface ModuleSubmitted {
@@ -22,7 +22,7 @@ export interface ModuleSubmitted {
 /**
  * Sends one upload (POST /v1/modules/submissions, `modules:submit`; spec submitModule): the exact bytes with the
  * given Idempotency-Key, and checks that the receipt binds them (bindSubmitReceipt). No capabilities gate: callers
- * use submitModule or submitWithModuleJournal. A failure with `submissionMayExist` keeps the pair for the retry.
+ * use submitModuleRequest or submitWithModuleJournal. A failure with `submissionMayExist` keeps the pair for the retry.
  */
 export async function postSubmission(
   call: AuthenticatedModuleCall,
@@ -56,12 +56,12 @@ export type ModuleSubmitResult<T> =
   | { data?: undefined; error: ModuleFailure; stage: 'capabilities' | 'submit' };
 
 /**
- * One upload with a caller-kept pair (modules-subkeys-developer-api.md Endpoints): checks the request locally
- * (LocalCheckError), reads the public capabilities without the key and stops unless they allow this client's
- * formats, checks the request against the intake limits they publish (LocalCheckError; Limits), then posts. Keep `idempotencyKey` and `requestBytes` together and resend both unchanged when the failure
- * says `submissionMayExist`.
+ * One upload with a caller-kept pair (spec/openapi/paths/modules-submissions.yaml, submitModule): checks the
+ * request locally (LocalCheckError), reads the public capabilities without the key and stops unless they allow this
+ * client's formats, checks the request against the intake limits they publish (LocalCheckError), then posts. Keep
+ * `idempotencyKey` and `requestBytes` together and resend both unchanged when the failure says `submissionMayExist`.
  */
-export async function submitModule(
+export async function submitModuleRequest(
   call: AuthenticatedModuleCall & { idempotencyKey: string; requestBytes: Uint8Array },
 ): Promise<ModuleSubmitResult<ModuleSubmitted>> {
   resolveCall(call);
@@ -107,8 +107,8 @@ function checkResume(doc: ModuleSubmitJournal, bytes: Buffer, options: JournalSu
 }
 
 /**
- * Uploads through a journal (Errors: "the original idempotency key and immutable request are kept and retried as a
- * pair; a new key is not generated automatically"). A new journal is written (mode 0600) only after the capabilities
+ * Uploads through a journal (the original idempotency key and immutable request are kept and retried as a
+ * pair; a new key is never generated automatically). A new journal is written (mode 0600) only after the capabilities
  * gate passes and the request fits the intake limits they publish (LocalCheckError otherwise), and before the first
  * POST; an existing one is resumed and only its bytes with its key are ever sent.
  * A journal holding a definite refusal sends nothing. Every attempt and the outcome are recorded before returning.
@@ -121,30 +121,9 @@ export async function submitWithModuleJournal(options: JournalSubmitOptions): Pr
   let journal: ModuleSubmitJournal | undefined;
   let bytes: Buffer;
   if (existsSync(options.journalPath)) {
-    ({ doc: journal, bytes } = openModuleJournal(options.journalPath));
-    checkResume(journal, bytes, options, origin);
-    if (journal.outcome.state === 'refused') {
-      const failure = clientFailure(
-        (journal.outcome.code ?? 'MODULE_API_RESPONSE') as ModuleFailure['code'],
-        'a definite refusal recorded in the journal; nothing was sent. A changed request is a new submission with a new journal',
-        { httpStatus: journal.outcome.httpStatus },
-      );
-      return {
-        error: {
-          ...failure,
-          source: 'service',
-          requestId: journal.outcome.requestId,
-          at: journal.attempts.at(-1)?.at ?? failure.at,
-        },
-        stage: 'submit',
-        journal,
-      };
-    }
-    options.onNote?.(
-      journal.outcome.state === 'received'
-        ? `${options.journalPath} holds receipt ${journal.outcome.submissionId}; resending the pair reconciles (exact replay)`
-        : `resuming ${options.journalPath}: the same bytes with the same Idempotency-Key ${journal.idempotencyKey}`,
-    );
+    const resumed = resumeModuleJournal(options, origin);
+    if (resumed.stop) return resumed.stop;
+    ({ journal, bytes } = resumed);
   } else {
     if (options.requestBytes === undefined) {
       throw new JournalError(`no journal at ${options.journalPath} and no request to start one`);
@@ -168,6 +147,48 @@ export async function submitWithModuleJournal(options: JournalSubmitOptions): Pr
   }
   const at = new Date(now()).toISOString();
   const sent = await postSubmission(options, journal.idempotencyKey, bytes);
+  return recordSubmission(options.journalPath, journal, sent, at);
+}
+
+/**
+ * Opens an existing journal for a resume: checked against the origin, key and request, with a note of what is
+ * resent. A journal that holds a definite refusal answers that refusal and nothing is sent.
+ */
+function resumeModuleJournal(
+  options: JournalSubmitOptions,
+  origin: string,
+): { journal: ModuleSubmitJournal; bytes: Buffer; stop?: undefined } | { stop: JournalSubmitResult } {
+  const { doc: journal, bytes } = openModuleJournal(options.journalPath);
+  checkResume(journal, bytes, options, origin);
+  if (journal.outcome.state === 'refused') {
+    const failure = clientFailure(
+      (journal.outcome.code ?? 'MODULE_API_RESPONSE') as ModuleFailure['code'],
+      'a definite refusal recorded in the journal; nothing was sent. A changed request is a new submission with a new journal',
+      { httpStatus: journal.outcome.httpStatus },
+    );
+    const error = {
+      ...failure,
+      source: 'service' as const,
+      requestId: journal.outcome.requestId,
+      at: journal.attempts.at(-1)?.at ?? failure.at,
+    };
+    return { stop: { error, stage: 'submit', journal } };
+  }
+  options.onNote?.(
+    journal.outcome.state === 'received'
+      ? `${options.journalPath} holds receipt ${journal.outcome.submissionId}; resending the pair reconciles (exact replay)`
+      : `resuming ${options.journalPath}: the same bytes with the same Idempotency-Key ${journal.idempotencyKey}`,
+  );
+  return { journal, bytes };
+}
+
+/** Records one upload's attempt and outcome in the journal (saved before returning) and answers its result. */
+function recordSubmission(
+  journalPath: string,
+  journal: ModuleSubmitJournal,
+  sent: Awaited<ReturnType<typeof postSubmission>>,
+  at: string,
+): JournalSubmitResult {
   const attempt: ModuleSubmitAttempt = {
     at,
     result: sent.error && sent.error.httpStatus === null ? 'no_answer' : 'answer',
@@ -180,7 +201,7 @@ export async function submitWithModuleJournal(options: JournalSubmitOptions): Pr
   if (!sent.error) {
     const earlier = outcome.submissionId;
     if (earlier !== null && earlier !== sent.data.receipt.submissionId) {
-      saveModuleJournal(options.journalPath, journal);
+      saveModuleJournal(journalPath, journal);
       const failure = clientFailure(
         'MODULE_API_RECEIPT_MISMATCH',
         `the replay names submission ${sent.data.receipt.submissionId}, the journal holds ${earlier}`,
@@ -197,7 +218,7 @@ export async function submitWithModuleJournal(options: JournalSubmitOptions): Pr
       submissionId: sent.data.receipt.submissionId,
     };
     journal.receipt = sent.data.receipt;
-    saveModuleJournal(options.journalPath, journal);
+    saveModuleJournal(journalPath, journal);
     return { data: { ...sent.data, journal }, httpStatus: sent.httpStatus };
   }
   const failure = sent.error;
@@ -213,6 +234,6 @@ export async function submitWithModuleJournal(options: JournalSubmitOptions): Pr
     requestId: failure.requestId,
     submissionId: outcome.submissionId,
   };
-  saveModuleJournal(options.journalPath, journal);
+  saveModuleJournal(journalPath, journal);
   return { error: { ...failure, submissionMayExist: mayExist }, stage: 'submit', journal };
 }

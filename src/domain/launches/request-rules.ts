@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { type Hex, keccak256 } from 'viem';
 import type { components } from '../../../generated/types/service.ts';
 import type { Principal } from '../../auth/keys.ts';
-import { ApiError } from '../../errors/api-error.ts';
 import { maskOf, returnsDeltaBase } from '../../core/hook-permissions.ts';
 import {
   digestOf,
@@ -11,6 +10,7 @@ import {
   launchIntentHashOf,
   projectMetadataHashOf,
 } from '../../core/request-hashes.ts';
+import { ApiError } from '../../errors/api-error.ts';
 
 /** The V4 create request (both profiles), generated from the spec. */
 export type CreateRequestV4 = components['schemas']['CustomLaunchCreateRequestV4'];

@@ -1,8 +1,8 @@
 import type { components } from '../../../generated/types/service.ts';
 import type { Principal } from '../../auth/keys.ts';
-import { pinnedCompilerVersion, solidityBuildSettings } from '../../solidity/compile-contracts.ts';
 import { canonicalJson, sha256Digest } from '../../core/canonical-json.ts';
 import { ApiError } from '../../errors/api-error.ts';
+import { pinnedCompilerVersion, solidityBuildSettings } from '../../solidity/compile-contracts.ts';
 import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
 import { authorOf, type ModuleIntakeReceipt, type ModuleSubmissionRequest, readReceipt } from './intake.ts';

@@ -1,5 +1,5 @@
 /**
- * Reads a `Retry-After` header (launch-transport.md Endpoints: "seconds or an HTTP date") as milliseconds to wait
+ * Reads a `Retry-After` header (seconds or an HTTP date) as milliseconds to wait
  * from `now`. Undefined when the header is absent or unreadable; a date in the past is 0.
  */
 export function retryAfterMs(header: string | null | undefined, now: number): number | undefined {

@@ -1,5 +1,5 @@
-import type { components } from '../../generated/types/service.ts';
-import { canonicalJson, sha256Digest } from '../core/canonical-json.ts';
+import type { components } from '../../../generated/types/service.ts';
+import { canonicalJson, sha256Digest } from '../../core/canonical-json.ts';
 
 type LaunchResourceV4 = components['schemas']['CustomLaunchResourceV4'];
 type CreateRequestV4 = components['schemas']['CustomLaunchCreateRequestV4'];
@@ -24,8 +24,8 @@ export class BoundMetadataMismatch extends Error {
 }
 
 /**
- * The launch metadata of a resource's wallet review (custom-launch-resource.v4.schema.json boundMetadata;
- * launch-transport.md What the service does 9: "The wallet review shows the same bound metadata read-only"), shown
+ * The launch metadata of a resource's wallet review (custom-launch-resource.v4.schema.json boundMetadata:
+ * the wallet review shows the same bound metadata read-only), shown
  * only once it is the bound one: the digest of its RFC 8785 canonical JSON equals projectMetadataHash. With the
  * exact request bytes (a submit journal's, or the request file), those bytes must be the launch's (their SHA-256 is
  * requestDigest), bind the same metadata and hash, and carry the image whose SHA-256 the metadata names. Throws

@@ -1,6 +1,6 @@
 /**
- * What a support request quotes, and nothing else (launch-transport.md Errors: "Support messages contain only
- * error.requestId, HTTP status, UTC time and public code, never a key").
+ * What a support request quotes, and nothing else (only error.requestId, HTTP status, UTC time and the
+ * public code, never a key).
  */
 export interface SupportFacts {
   /** The service's error.requestId (or X-Request-Id); null when no answer carried one. */

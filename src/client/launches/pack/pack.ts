@@ -3,16 +3,16 @@ import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Hex, keccak256 } from 'viem';
-import type { components } from '../../../generated/types/service.ts';
-import { compileSolidity, type SolidityBuild, solidityBuildSettings } from '../../solidity/compile-contracts.ts';
-import { mineHookSalt } from '../../core/create2.ts';
-import { sha256Digest, utf8Order } from '../../core/canonical-json.ts';
-import { type HookPermission, hookPermissionBits } from '../../core/hook-permissions.ts';
-import { bindRequestHashes } from '../../core/request-hashes.ts';
-import { inspectImage } from '../../core/image.ts';
-import { clientReleases } from '../../core/client-releases.ts';
-import { schemaProblems } from '../../spec/schema-registry.ts';
-import { LocalCheckError } from '../local-check-error.ts';
+import type { components } from '../../../../generated/types/service.ts';
+import { sha256Digest, utf8Order } from '../../../core/canonical-json.ts';
+import { clientReleases } from '../../../core/client-releases.ts';
+import { mineHookSalt } from '../../../core/create2.ts';
+import { type HookPermission, hookPermissionBits } from '../../../core/hook-permissions.ts';
+import { inspectImage } from '../../../core/image.ts';
+import { bindRequestHashes } from '../../../core/request-hashes.ts';
+import { compileSolidity, type SolidityBuild, solidityBuildSettings } from '../../../solidity/compile-contracts.ts';
+import { schemaProblems } from '../../../spec/schema-registry.ts';
+import { LocalCheckError } from '../../core/local-check-error.ts';
 import { type LaunchProjectManifestV1, readProjectManifest, validateProjectManifest } from './project-manifest.ts';
 
 type CreateRequestV4 = components['schemas']['CustomLaunchCreateRequestV4'];
@@ -40,7 +40,7 @@ export interface PackResult {
   hook: { mask: number; create2Salt: string };
 }
 
-const repoNodeModules = fileURLToPath(new URL('../../../node_modules/', import.meta.url));
+const repoNodeModules = fileURLToPath(new URL('../../../../node_modules', import.meta.url));
 const randomHex32 = (): Hex => `0x${randomBytes(32).toString('hex')}`;
 
 /**
@@ -80,7 +80,7 @@ const imageTypes: Record<string, string> = {
 
 /**
  * The metadata image check, made locally before anything is compiled or sent: a PNG or a single-frame GIF whose
- * bytes match its file's type. JPEG, WebP and animated GIF or PNG are refused (launch-transport.md Request rules 4).
+ * bytes match its file's type. JPEG, WebP and animated GIF or PNG are refused.
  */
 export function checkProjectImage(bytes: Uint8Array, file: string): 'image/png' | 'image/gif' {
   const declared = imageTypes[extname(file).toLowerCase()] ?? 'application/octet-stream';
@@ -159,13 +159,16 @@ function hookPermissionsOf(flags: readonly string[]): HookPermissions {
   return { mask, ...permissions } as HookPermissions;
 }
 
+/** A hash not yet bound: bindRequestHashes replaces each. */
+const unbound = `sha256:${'0'.repeat(64)}`;
+
 function sumWei(values: string[]): bigint {
   return values.reduce((total, v) => total + BigInt(v), 0n);
 }
 
 /**
  * `pack`: turns a project folder (launch.json, the Solidity sources, the image) into a CustomLaunchCreateRequestV4
- * bound to `chainDeployment` (launch-transport.md Endpoints: client flow; Resources: create request). Everything is
+ * bound to `chainDeployment` (spec/schemas/custom-launch-create-request.v4.schema.json). Everything is
  * local: the manifest is validated, the image checked, the sources compiled with the pinned build, every hash
  * computed, the hook's CREATE2 salt mined for its permission mask, a fresh nonce drawn, and the result validated
  * against the create-request schema. Throws LocalCheckError; never makes a network request.
@@ -187,7 +190,33 @@ export function packLaunchProject(projectDir: string, options: PackOptions): Pac
   }
 
   const build = compileProject(projectDir, manifest);
-  const targets: GraphTarget[] = manifest.targets.map((target) => {
+  const targets = graphTargets(manifest, build, options.chainDeployment, fresh);
+  const common = commonFields({ manifest, build, targets, imageBytes, mediaType, options, fresh });
+  const request = withFunding(common, manifest);
+  const bound = bindRequestHashes(request);
+  const invalid = schemaProblems('custom-launch-create-request.v4.schema.json', bound);
+  if (invalid.length > 0) {
+    throw new LocalCheckError(
+      'REQUEST_INVALID',
+      `the packed request does not match its schema:\n  ${invalid.join('\n  ')}`,
+    );
+  }
+  const hook = bound.graphBundle.targets.find((t) => t.role === 'hook');
+  return {
+    request: bound,
+    bytes: Buffer.from(`${JSON.stringify(bound, null, 2)}\n`, 'utf8'),
+    hook: { mask: hook?.hookPermissions?.mask ?? 0, create2Salt: hook?.create2Salt ?? '' },
+  };
+}
+
+/** The graph bundle's targets: each contract's runtime bytecode and hash, and its CREATE2 salt (mined for a hook). */
+function graphTargets(
+  manifest: LaunchProjectManifestV1,
+  build: SolidityBuild,
+  chainDeployment: ChainDeployment,
+  fresh: (label: string) => Hex,
+): GraphTarget[] {
+  return manifest.targets.map((target) => {
     const contract = build.contracts[target.source]?.[target.contractName];
     if (!contract) {
       throw new LocalCheckError(
@@ -203,13 +232,25 @@ export function packLaunchProject(projectDir: string, options: PackOptions): Pac
       runtimeCodeHash: keccak256(runtimeBytecode),
       create2Salt:
         target.role === 'hook'
-          ? hookSalt(options.chainDeployment, runtimeBytecode, target.hookPermissions ?? [], fresh)
+          ? hookSalt(chainDeployment, runtimeBytecode, target.hookPermissions ?? [], fresh)
           : (target.create2Salt ?? fresh(`create2 salt of ${target.targetId}`)),
     };
     if (target.role === 'hook') item.hookPermissions = hookPermissionsOf(target.hookPermissions ?? []);
     return item;
   });
+}
 
+/** The request fields every profile shares, every hash still unbound (bindRequestHashes fills them). */
+function commonFields(input: {
+  manifest: LaunchProjectManifestV1;
+  build: SolidityBuild;
+  targets: GraphTarget[];
+  imageBytes: Buffer;
+  mediaType: 'image/png' | 'image/gif';
+  options: PackOptions;
+  fresh: (label: string) => Hex;
+}) {
+  const { manifest, build, targets, imageBytes, mediaType, options, fresh } = input;
   const sourceFiles = Object.keys(build.sources).sort(utf8Order);
   const sourceBundleManifest = {
     schemaVersion: 'platform.custom-launch-source-bundle-manifest.v1' as const,
@@ -227,8 +268,7 @@ export function packLaunchProject(projectDir: string, options: PackOptions): Pac
     image: { uri: metadata.imageUri, mediaType, sha256: imageSha256 },
     links: metadata.links,
   };
-  const unbound = `sha256:${'0'.repeat(64)}`;
-  const common = {
+  return {
     schemaVersion: 'platform.custom-launch-create-request.v4' as const,
     chainId: '4663' as const,
     caip2: 'eip155:4663' as const,
@@ -281,7 +321,10 @@ export function packLaunchProject(projectDir: string, options: PackOptions): Pac
       safetyClaim: false as const,
     },
   };
+}
 
+/** The request of the manifest's profile: a 4.1.0 funding plan (its allocations must balance) or 4.0.0 exact value. */
+function withFunding(common: ReturnType<typeof commonFields>, manifest: LaunchProjectManifestV1): CreateRequestV4 {
   let request: CreateRequestV4;
   const funding = manifest.funding;
   if (manifest.profile === '4.1.0' && 'nativeAllocations' in funding) {
@@ -328,18 +371,5 @@ export function packLaunchProject(projectDir: string, options: PackOptions): Pac
     } as CreateRequestV4;
   }
 
-  const bound = bindRequestHashes(request);
-  const invalid = schemaProblems('custom-launch-create-request.v4.schema.json', bound);
-  if (invalid.length > 0) {
-    throw new LocalCheckError(
-      'REQUEST_INVALID',
-      `the packed request does not match its schema:\n  ${invalid.join('\n  ')}`,
-    );
-  }
-  const hook = bound.graphBundle.targets.find((t) => t.role === 'hook');
-  return {
-    request: bound,
-    bytes: Buffer.from(`${JSON.stringify(bound, null, 2)}\n`, 'utf8'),
-    hook: { mask: hook?.hookPermissions?.mask ?? 0, create2Salt: hook?.create2Salt ?? '' },
-  };
+  return request;
 }

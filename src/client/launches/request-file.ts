@@ -1,22 +1,10 @@
-import { readFileSync } from 'node:fs';
-import type { components } from '../../generated/types/service.ts';
-import { inspectImage } from '../core/image.ts';
-import { schemaProblems } from '../spec/schema-registry.ts';
-import { LocalCheckError } from './local-check-error.ts';
+import type { components } from '../../../generated/types/service.ts';
+import { inspectImage } from '../../core/image.ts';
+import { schemaProblems } from '../../spec/schema-registry.ts';
+import { LocalCheckError } from '../core/local-check-error.ts';
+import { readRequestBytes } from '../core/request-file.ts';
 
 type CreateRequestV4 = components['schemas']['CustomLaunchCreateRequestV4'];
-
-/** The exact bytes of a request file (what is sent, never re-serialized); REQUEST_UNREADABLE when it cannot be read. */
-export function readRequestBytes(path: string): Buffer {
-  try {
-    return readFileSync(path);
-  } catch (err) {
-    throw new LocalCheckError(
-      'REQUEST_UNREADABLE',
-      `cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`,
-    );
-  }
-}
 
 /**
  * Reads a packed request file and checks it locally before any network request: JSON, the create-request schema,

@@ -1,8 +1,8 @@
-import type { components } from '../../generated/types/service.ts';
+import type { components } from '../../../generated/types/service.ts';
+import { seconds, sendResending } from '../core/resend.ts';
+import { supportLine, utcNow } from '../core/support.ts';
+import { apiErrorOf, type CallOptions, type Exchange, type Refusal, refusalOf } from '../core/transport.ts';
 import { type LaunchSubmitJournalV1, saveJournal } from './journal.ts';
-import { seconds, sendResending } from './resend.ts';
-import { supportLine, utcNow } from './support.ts';
-import { apiErrorOf, type CallOptions, type Exchange, type Refusal, refusalOf } from './transport.ts';
 
 type LaunchResourceV4 = components['schemas']['CustomLaunchResourceV4'];
 
@@ -35,8 +35,8 @@ function record(options: SubmitOptions, attempt: LaunchSubmitJournalV1['attempts
 }
 
 /**
- * Submits the journal's exact bytes with its idempotency key to its origin (launch-transport.md Endpoints: client
- * flow). A timeout or a failed connection, a 429, and a 503 whose `error.retryable` is true resend the same bytes with
+ * Submits the journal's exact bytes with its idempotency key to its origin
+ * (spec/openapi/paths/v4-custom-launches.yaml, createCustomLaunchV4). A timeout or a failed connection, a 429, and a 503 whose `error.retryable` is true resend the same bytes with
  * the same key after `Retry-After` (seconds or an HTTP date) or a doubling backoff; nothing about the request ever
  * changes. 202 and 200 (exact replay) are accepted; a 500 is unresolved (reconcile by resuming, which resends the
  * same bytes); any other answer is a refusal. Every attempt and the outcome are written to the journal first.

@@ -1,6 +1,6 @@
-import type { components } from '../../generated/types/service.ts';
-import { schemaProblems } from '../spec/schema-registry.ts';
-import { exchange } from './transport.ts';
+import type { components } from '../../../generated/types/service.ts';
+import { schemaProblems } from '../../spec/schema-registry.ts';
+import { exchange } from '../core/transport.ts';
 
 type DiscoveryManifestV1 = components['schemas']['DiscoveryManifestV1'];
 
@@ -16,8 +16,8 @@ export class DiscoveryStop extends Error {
 }
 
 /**
- * Why a discovery manifest stops a V4 client, or null when it may go on (launch-transport.md What the service does
- * 10): both `versions.v4` and `chains.4663` must be present and complete and report `publicAuthorization`,
+ * Why a discovery manifest stops a V4 client, or null when it may go on
+ * (spec/schemas/discovery-manifest.v1.schema.json): both `versions.v4` and `chains.4663` must be present and complete and report `publicAuthorization`,
  * `publicWrites` and `releaseReady` true, neither may report `pending-public-discovery-promotion` (nor any state
  * other than `public`), and its `serviceOrigin` must be the client's configured origin. A stop names the entry's
  * `reasons` (the service's own, such as CHAIN_NOT_CONFIGURED) when it gives any.

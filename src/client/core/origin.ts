@@ -1,7 +1,7 @@
 const loopbackHosts = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /**
- * Checks the origin rule of the client's authenticated traffic (launch-transport.md Endpoints: client flow): https,
+ * Checks the origin rule of the client's authenticated traffic: https,
  * or http on localhost, 127.0.0.1 or [::1]; an origin only, without credentials, path, query or fragment. Returns
  * the normalized origin; throws a TypeError that says what to fix.
  */

@@ -12,10 +12,6 @@ import {
   writeSync,
 } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { LaunchSubmitJournalV1 } from '../../generated/schemas/launch-submit-journal.v1.ts';
-import { schemaProblems } from '../spec/schema-registry.ts';
-
-export type { LaunchSubmitJournalV1 };
 
 /** The journal is unusable or binds something else: nothing was sent. The CLI exits 2. */
 export class JournalError extends Error {
@@ -43,7 +39,7 @@ export function credentialFingerprint(apiKey: string): string {
     .slice(0, 32);
 }
 
-/** An idempotency key's shape (launch-transport.md Parameter shapes: 16 to 128 of `[A-Za-z0-9._:-]`). */
+/** An idempotency key's shape (16 to 128 of `[A-Za-z0-9._:-]`, the Idempotency-Key parameter). */
 export const idempotencyKeyPattern = /^[A-Za-z0-9._:-]{16,128}$/;
 
 /** A fresh idempotency key (idempotencyKeyPattern). */
@@ -76,31 +72,6 @@ export function syncDir(path: string): void {
 }
 
 /**
- * Writes the journal durably before the first request: created exclusively with mode 0600, fsynced, directory
- * fsynced. Binds the origin, a fresh idempotency key and the exact bytes (launch-transport.md Endpoints: client flow).
- */
-export function createJournal(
-  path: string,
-  input: { origin: string; apiKey: string; bytes: Uint8Array; now: number },
-): LaunchSubmitJournalV1 {
-  const doc: LaunchSubmitJournalV1 = {
-    schemaVersion: 'platform.custom-launch-submit-journal.v1',
-    origin: input.origin,
-    apiVersion: 4,
-    chainId: '4663',
-    idempotencyKey: newIdempotencyKey(),
-    credentialFingerprint: credentialFingerprint(input.apiKey),
-    requestSha256: bytesDigest(input.bytes),
-    requestBytesBase64: Buffer.from(input.bytes).toString('base64'),
-    createdAt: new Date(input.now).toISOString(),
-    outcome: { state: 'pending', launchId: null, httpStatus: null, code: null, requestId: null },
-    attempts: [],
-  };
-  createJournalFile(path, doc);
-  return doc;
-}
-
-/**
  * Creates a journal file exclusively (its folder first), mode 0600, fsynced, directory fsynced. An existing path is
  * refused, never overwritten; every failure is a JournalError.
  */
@@ -128,11 +99,6 @@ export function replaceJournalFile(path: string, doc: unknown): void {
   syncDir(path);
 }
 
-/** Replaces the journal atomically (temporary file with mode 0600, fsync, rename, directory fsync). */
-export function saveJournal(path: string, doc: LaunchSubmitJournalV1): void {
-  replaceJournalFile(path, doc);
-}
-
 /** A journal file's text, read only when its mode is 0600 (no group or other access); else JournalError. */
 export function readPrivateJournal(path: string): string {
   try {
@@ -147,26 +113,4 @@ export function readPrivateJournal(path: string): string {
     if (err instanceof JournalError) throw err;
     throw new JournalError(`cannot read the journal ${path}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
   }
-}
-
-/**
- * Reads a journal back: it must be mode 0600 (no group or other access), match its schema, and its bytes must match
- * their digest. Returns the document and the exact request bytes.
- */
-export function openJournal(path: string): { doc: LaunchSubmitJournalV1; bytes: Buffer } {
-  const text = readPrivateJournal(path);
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch {
-    throw new JournalError(`${path} is not a journal: not JSON`);
-  }
-  const problems = schemaProblems('launch-submit-journal.v1.schema.json', doc);
-  if (problems.length > 0) throw new JournalError(`${path} is not a journal: ${problems.join('; ')}`);
-  const journal = doc as LaunchSubmitJournalV1;
-  const bytes = Buffer.from(journal.requestBytesBase64, 'base64');
-  if (bytesDigest(bytes) !== journal.requestSha256) {
-    throw new JournalError(`${path}: the request bytes do not match requestSha256; the journal is damaged`);
-  }
-  return { doc: journal, bytes };
 }

@@ -1,12 +1,12 @@
-import { checkOrigin } from '../origin.ts';
-import { cappedExchange } from '../transport.ts';
+import { checkOrigin } from '../core/origin.ts';
+import { cappedExchange } from '../core/transport.ts';
 import { clientFailure, type ModuleResult, serviceFailure } from './errors.ts';
 
-/** Largest answer the client reads, counted after decompression (modules-subkeys-developer-api.md Limits). */
+/** Largest answer the client reads, counted after decompression (1 MiB). */
 export const responseLimitBytes = 1_048_576;
-/** Largest review export the client reads, after decompression (Limits: "review export up to 3 MiB"). */
+/** Largest review export the client reads, after decompression (3 MiB). */
 export const exportLimitBytes = 3_145_728;
-/** Client timeout per request (Limits: default 20 s, settable 1 to 120,000 ms). */
+/** Client timeout per request (default 20 s, settable 1 to 120,000 ms). */
 export const timeoutBounds = { defaultMs: 20_000, minMs: 1, maxMs: 120_000 } as const;
 
 /** Where and how long: what every call of the module client takes. */

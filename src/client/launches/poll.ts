@@ -1,6 +1,6 @@
-import type { components } from '../../generated/types/service.ts';
-import { retryAfterMs } from './retry-after.ts';
-import { utcNow } from './support.ts';
+import type { components } from '../../../generated/types/service.ts';
+import { retryAfterMs } from '../core/retry-after.ts';
+import { utcNow } from '../core/support.ts';
 import {
   apiErrorOf,
   type CallOptions,
@@ -10,14 +10,14 @@ import {
   refusalOf,
   requestIdPattern,
   uuidPattern,
-} from './transport.ts';
+} from '../core/transport.ts';
 
 type LaunchResourceV4 = components['schemas']['CustomLaunchResourceV4'];
 export type LaunchStatusV4 = LaunchResourceV4['status'];
 
 /**
- * Refuses, before any request, what is not a launchId (launch-transport.md Endpoints: client flow, "Set the polling
- * identifier to the returned launchId, not requestId"): a launchId is a lowercase UUID (common.schema.json
+ * Refuses, before any request, what is not a launchId (the polling identifier is
+ * the returned launchId, never the requestId): a launchId is a lowercase UUID (common.schema.json
  * $defs.Uuid); a request id (`req_…`, $defs.RequestId) is named as one. Throws TypeError (misuse); sends nothing.
  */
 export function checkLaunchId(launchId: string): void {
@@ -33,7 +33,7 @@ export function checkLaunchId(launchId: string): void {
   }
 }
 
-/** The statuses at or past each goal a wait can have (launch-transport.md States). */
+/** The statuses at or past each goal a wait can have (custom-launch-resource.v4.schema.json status). */
 const reached: Record<'authorized' | 'finalized', ReadonlySet<LaunchStatusV4>> = {
   authorized: new Set<LaunchStatusV4>([
     'authorized',
@@ -130,7 +130,7 @@ export interface WaitOptions extends ReadOptions {
 
 /**
  * Polls a launch by its launchId until it reaches `until` (or a later state), cannot get there (action_required,
- * failed), or `maxWaitMs` passes (launch-transport.md Endpoints: client flow; progress is read only by polling).
+ * failed), or `maxWaitMs` passes (progress is read only by polling).
  */
 export async function waitForLaunch(options: WaitOptions): Promise<WaitResult> {
   const now = options.now ?? Date.now;

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { LaunchProjectManifestV1 } from '../../../generated/schemas/launch-project-manifest.v1.ts';
-import { schemaProblems } from '../../spec/schema-registry.ts';
-import { LocalCheckError } from '../local-check-error.ts';
+import type { LaunchProjectManifestV1 } from '../../../../generated/schemas/launch-project-manifest.v1.ts';
+import { schemaProblems } from '../../../spec/schema-registry.ts';
+import { LocalCheckError } from '../../core/local-check-error.ts';
 
 export type { LaunchProjectManifestV1 };
 

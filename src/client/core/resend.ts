@@ -40,8 +40,7 @@ export function seconds(ms: number): string {
 /**
  * Sends one request and resends the identical request (same bytes, same headers, same key) on no answer, a 429 and a
  * 503 whose ApiError is retryable, after `Retry-After` (seconds or an HTTP date) or a doubling backoff, while the next
- * attempt would start within the max wait (launch-transport.md Endpoints: client flow; modules-subkeys-developer-api.md
- * Errors: subkey endpoints honor Retry-After). Any other answer, a 500 included, and a redirect are definite and are
+ * attempt would start within the max wait. Any other answer, a 500 included, and a redirect are definite and are
  * returned as they are; nothing about the request ever changes.
  */
 export async function sendResending(send: Send, options: ResendOptions): Promise<Resent> {

@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { components } from '../../generated/types/service.ts';
+import type { components } from '../../../generated/types/service.ts';
 
 type CreateRequestV4 = components['schemas']['CustomLaunchCreateRequestV4'];
 
-import { LocalCheckError } from './local-check-error.ts';
+import { LocalCheckError } from '../core/local-check-error.ts';
+import { type CallOptions, exchange, type Refusal, redirectRefusal, refusalOf } from '../core/transport.ts';
 import { projectSourcePath } from './pack/pack.ts';
 import { checkLaunchId } from './poll.ts';
-import { type CallOptions, exchange, type Refusal, redirectRefusal, refusalOf } from './transport.ts';
 
 type SourceFileReceiptV1 = components['schemas']['CustomLaunchSourceFileReceiptV1'];
 

@@ -1,4 +1,4 @@
-import type { components } from '../../generated/types/service.ts';
+import type { components } from '../../../generated/types/service.ts';
 import { utcNow } from './support.ts';
 
 type ApiErrorBody = components['schemas']['ApiError'];
@@ -141,7 +141,7 @@ export const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9
 /** The contract's request id (common.schema.json $defs.RequestId): never a UUID, so never a launchId. */
 export const requestIdPattern = /^req_[0-9a-f]{32}$/;
 
-/** A definite refusal: what a support request quotes (launch-transport.md Errors). */
+/** A definite refusal: what a support request quotes. */
 export interface Refusal {
   kind: 'refused';
   status: number;

@@ -1,0 +1,65 @@
+import type { LaunchSubmitJournalV1 } from '../../../generated/schemas/launch-submit-journal.v1.ts';
+import { schemaProblems } from '../../spec/schema-registry.ts';
+import {
+  bytesDigest,
+  createJournalFile,
+  credentialFingerprint,
+  JournalError,
+  newIdempotencyKey,
+  readPrivateJournal,
+  replaceJournalFile,
+} from '../core/journal-file.ts';
+
+export type { LaunchSubmitJournalV1 };
+
+/**
+ * Writes the journal durably before the first request: created exclusively with mode 0600, fsynced, directory
+ * fsynced. Binds the origin, a fresh idempotency key and the exact bytes.
+ */
+export function createJournal(
+  path: string,
+  input: { origin: string; apiKey: string; bytes: Uint8Array; now: number },
+): LaunchSubmitJournalV1 {
+  const doc: LaunchSubmitJournalV1 = {
+    schemaVersion: 'platform.custom-launch-submit-journal.v1',
+    origin: input.origin,
+    apiVersion: 4,
+    chainId: '4663',
+    idempotencyKey: newIdempotencyKey(),
+    credentialFingerprint: credentialFingerprint(input.apiKey),
+    requestSha256: bytesDigest(input.bytes),
+    requestBytesBase64: Buffer.from(input.bytes).toString('base64'),
+    createdAt: new Date(input.now).toISOString(),
+    outcome: { state: 'pending', launchId: null, httpStatus: null, code: null, requestId: null },
+    attempts: [],
+  };
+  createJournalFile(path, doc);
+  return doc;
+}
+
+/** Replaces the journal atomically (temporary file with mode 0600, fsync, rename, directory fsync). */
+export function saveJournal(path: string, doc: LaunchSubmitJournalV1): void {
+  replaceJournalFile(path, doc);
+}
+
+/**
+ * Reads a journal back: it must be mode 0600 (no group or other access), match its schema, and its bytes must match
+ * their digest. Returns the document and the exact request bytes.
+ */
+export function openJournal(path: string): { doc: LaunchSubmitJournalV1; bytes: Buffer } {
+  const text = readPrivateJournal(path);
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    throw new JournalError(`${path} is not a journal: not JSON`);
+  }
+  const problems = schemaProblems('launch-submit-journal.v1.schema.json', doc);
+  if (problems.length > 0) throw new JournalError(`${path} is not a journal: ${problems.join('; ')}`);
+  const journal = doc as LaunchSubmitJournalV1;
+  const bytes = Buffer.from(journal.requestBytesBase64, 'base64');
+  if (bytesDigest(bytes) !== journal.requestSha256) {
+    throw new JournalError(`${path}: the request bytes do not match requestSha256; the journal is damaged`);
+  }
+  return { doc: journal, bytes };
+}
