@@ -9,15 +9,15 @@ import { readFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { keccak256, toHex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CustomLaunchCreateRequestV4 } from '../generated/types/service.ts';
 import { findPrincipal } from '../src/auth/keys.ts';
-import { compileSolidityIsolated } from '../src/solidity/compile-contracts.ts';
 import { privateAnvilEvm } from '../src/chain/local-evm.ts';
 import { bindRequestHashes, launchIntentHashOf } from '../src/core/request-hashes.ts';
-import type { CreateRequestV4 } from '../src/domain/launches/request-rules.ts';
 import { decideReview, reviewerPolicy } from '../src/domain/modules/review.ts';
 import { ModuleReviewWorker } from '../src/domain/modules/review-worker.ts';
 import { maxSubkeysPerRoot, SubkeyService } from '../src/domain/partners/subkeys.ts';
 import { type ErrorCode, errorCodes } from '../src/errors/codes.ts';
+import { compileSolidityIsolated } from '../src/solidity/compile-contracts.ts';
 import { auth, call, type Reply } from '../test/support/http.ts';
 import { filesOf, type ModuleSubmission, moduleSubmission, setFiles } from '../test/support/modules.ts';
 import {
@@ -61,7 +61,7 @@ const create = (c: Ctx, body = exampleBytes(v4Example), k = key16()) =>
   call(v4(c.s), { method: 'POST', headers: auth(c.key, { 'Idempotency-Key': k }), body });
 const preflight = (c: Ctx, body: string) => call(v4(c.s, '/preflight'), { method: 'POST', headers: auth(c.key), body });
 const edited = (edit: (r: any) => void): string => {
-  const r = example<CreateRequestV4>(v4Example);
+  const r = example<CustomLaunchCreateRequestV4>(v4Example);
   edit(r);
   return JSON.stringify(bindRequestHashes(r));
 };
@@ -630,7 +630,7 @@ const rows: Row[] = [
     section: 'project design: putCustomLaunchSourceFileV4 (the file bytes must hash to the path sha256)',
     name: `a manifest file's bytes, ${variant}`,
     given: async (c: Ctx) => {
-      const file = example<CreateRequestV4>(v4Example).sourceBundleManifest.files[0] as {
+      const file = example<CustomLaunchCreateRequestV4>(v4Example).sourceBundleManifest.files[0] as {
         path: string;
         sha256: string;
       };

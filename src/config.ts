@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
-import { type ModuleIntakeLimits, moduleLimits } from './core/module-files.ts';
+import type { IntakeLimits } from '../generated/types/service.ts';
+import { moduleLimits } from './core/module-files.ts';
 
 /** Runtime configuration, read once from the environment. README "Configuration" lists every variable. */
 export interface Config {
@@ -28,7 +29,7 @@ export interface Config {
    * MODULES_MAX_TOTAL_BYTES, MODULES_MAX_REQUEST_BYTES (the serialized upload, also the body limit) and
    * MODULES_MAX_PATH_LENGTH, each from 1 to the schema's maximum (the default).
    */
-  modulesLimits: ModuleIntakeLimits;
+  modulesLimits: IntakeLimits;
   /** The deployment accepts module uploads (MODULES_SUBMISSIONS; capabilities moduleContributions.submissions). */
   modulesSubmissions: boolean;
   /** New module key issuance is open (MODULES_API_KEY_ISSUANCE; capabilities moduleContributions.apiKeyIssuance). */

@@ -6,10 +6,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Hex, keccak256 } from 'viem';
+import type { CustomLaunchCreateRequestV4 } from '../../generated/types/service.ts';
 import { mintWalletKey } from '../../src/auth/keys.ts';
 import { loadConfig } from '../../src/config.ts';
 import { bindRequestHashes } from '../../src/core/request-hashes.ts';
-import type { CreateRequestV4 } from '../../src/domain/launches/request-rules.ts';
 import { connections, measure, seconds, startApp } from './harness.ts';
 
 const runtimeBytes = 24_576;
@@ -38,7 +38,7 @@ function runtimeCode(seed: number): Hex {
 function maximalRequest(): string {
   const request = JSON.parse(
     readFileSync(new URL('../../spec/examples/custom-launch-create-request.v4.json', import.meta.url), 'utf8'),
-  ) as CreateRequestV4;
+  ) as CustomLaunchCreateRequestV4;
   const targets = request.graphBundle.targets;
   for (let i = targets.length; i < 16; i++) {
     targets.push({ targetId: `auxiliary-${i}`, role: 'auxiliary', runtimeBytecode: '0x00', runtimeCodeHash: '0x' });

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { Hex } from 'viem';
+import type { ChainDeploymentV1 } from '../../generated/types/service.ts';
 import type { Config } from '../config.ts';
 import { schemaProblems } from '../spec/schema-registry.ts';
-import type { ChainDeployment } from './deployment-evidence.ts';
 import { loadSourceVerificationRegistry } from './external-references.ts';
 import type { LaunchChainConfig } from './launch-chain.ts';
 
@@ -25,7 +25,7 @@ export function chainGatesConfigFrom(config: Config): ChainGatesConfig | null {
       'chain gates need CHAIN_DEPLOYMENT_PATH, PERMIT_ATTESTER_KEY and two CHAIN_4663_RPC_URLS (comma-separated)',
     );
   }
-  const chainDeployment = JSON.parse(readFileSync(config.chainDeploymentPath as string, 'utf8')) as ChainDeployment;
+  const chainDeployment = JSON.parse(readFileSync(config.chainDeploymentPath as string, 'utf8')) as ChainDeploymentV1;
   const problems = schemaProblems('chain-deployment.v1.schema.json', chainDeployment);
   if (problems.length > 0) {
     throw new Error(`${config.chainDeploymentPath} is not a chain-deployment.v1 document: ${problems.join('; ')}`);

@@ -1,11 +1,10 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { type Address, createPublicClient, type Hex, http, keccak256, toBytes } from 'viem';
-import type { components } from '../../generated/types/service.ts';
+import type { ChainDeploymentV1 } from '../../generated/types/service.ts';
 import { digestOf } from '../core/request-hashes.ts';
 import { artifact, artifacts } from '../solidity/artifacts.ts';
 
-export type ChainDeployment = components['schemas']['ChainDeploymentV1'];
 type RootName = 'permitAuthority' | 'graphFactory' | 'platformLaunchStampRouter';
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -73,7 +72,7 @@ export async function readChainDeploymentEvidence(input: {
   providers: readonly ProviderPosition[];
   rootTransactionHash: Hex;
   poolManagerTransactionHash: Hex;
-}): Promise<ChainDeployment> {
+}): Promise<ChainDeploymentV1> {
   const providers = providersOf(input.providers);
   const root = await readRootTransaction(providers, input.rootTransactionHash);
   const before = await providers.first.getBlock({ blockNumber: root.blockNumber - 1n });
@@ -268,7 +267,7 @@ async function chainDeploymentOf(
   blockNumber: bigint,
   deploymentEvidence: DeploymentEvidence,
   byName: Record<RootName, ResultingContract>,
-): Promise<ChainDeployment> {
+): Promise<ChainDeploymentV1> {
   const genesis = await first.getBlock({ blockNumber: 0n });
   const poolManagerReceipt = await first.getTransactionReceipt({ hash: poolManagerTransactionHash });
   const poolManagerAddress = poolManagerReceipt.contractAddress as Address;
@@ -323,5 +322,5 @@ async function chainDeploymentOf(
       canonicalPoolManager: { address: poolManagerAddress.toLowerCase(), runtimeCodeHash: poolManagerCodeHash },
     },
   };
-  return chainDeployment as ChainDeployment;
+  return chainDeployment as ChainDeploymentV1;
 }

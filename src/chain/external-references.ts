@@ -1,8 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { type Address, BlockNotFoundError, type Hex, keccak256, type PublicClient } from 'viem';
-import type { components } from '../../generated/types/service.ts';
-
-type ExternalReference = components['schemas']['ExternalContractReference'];
+import type { ExternalContractReference } from '../../generated/types/service.ts';
 
 /**
  * One source-verification record the operator has checked. Public verification services (Sourcify, explorers) lie
@@ -66,7 +64,7 @@ export function registryRecordsFor(
  */
 export async function bindExternalReference(
   clients: readonly [PublicClient, PublicClient],
-  ref: ExternalReference,
+  ref: ExternalContractReference,
   context: {
     finalizedBlockNumber: bigint;
     reservedAddresses: readonly string[];

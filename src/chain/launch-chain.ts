@@ -1,24 +1,22 @@
 import { type Address, createPublicClient, type Hex, http, keccak256, type PublicClient } from 'viem';
-import type { components } from '../../generated/types/service.ts';
+import type { ChainDeploymentV1, CustomLaunchCreateRequestV4 } from '../../generated/types/service.ts';
 import { predictGraphTarget } from '../core/create2.ts';
 import { callbackFlags } from '../core/hook-permissions.ts';
 import { digestOf } from '../core/request-hashes.ts';
 import { chain4663 } from './chain.ts';
 import { isExecutionRevert, ProviderDisagreement } from './chain-failure.ts';
-import type { ChainDeployment } from './deployment-evidence.ts';
 import { bindExternalReference, type SourceVerificationRecord } from './external-references.ts';
 import { type CallbackVerdict, probeHookCallbacks } from './hook-probe.ts';
 import { describeRevert, revertDataOf } from './revert.ts';
 
-type CreateRequestV4 = components['schemas']['CustomLaunchCreateRequestV4'];
-type GraphTarget = CreateRequestV4['graphBundle']['targets'][number];
+type GraphTarget = CustomLaunchCreateRequestV4['graphBundle']['targets'][number];
 
 /** Where the launch chain reads: two providers, the bound deployment and the source-verification registry. */
 export interface LaunchChainConfig {
   /** Two JSON-RPC URLs: the fixed provider positions 1 and 2. */
   rpcUrls: readonly [string, string];
   /** The chain-deployment document this server is bound to. */
-  chainDeployment: ChainDeployment;
+  chainDeployment: ChainDeploymentV1;
   sourceVerificationRegistry: readonly SourceVerificationRecord[];
 }
 
@@ -73,12 +71,12 @@ export class LaunchChain {
   }
 
   /** The chain deployment this server is bound to. */
-  get chainDeployment(): ChainDeployment {
+  get chainDeployment(): ChainDeploymentV1 {
     return this.config.chainDeployment;
   }
 
   /** The request binds the chain deployment this server is bound to (the document and its descriptor digest). */
-  bindsDeployment(request: CreateRequestV4): boolean {
+  bindsDeployment(request: CustomLaunchCreateRequestV4): boolean {
     const boundDigest = digestOf(this.config.chainDeployment);
     return digestOf(request.chainDeployment) === boundDigest && request.chainDeploymentDescriptorDigest === boundDigest;
   }
@@ -102,7 +100,7 @@ export class LaunchChain {
    * The graph's predicted addresses and role indices; null when it lacks a token, a hook with permissions or an
    * initializer.
    */
-  graphRoles(request: CreateRequestV4): GraphRoles | null {
+  graphRoles(request: CustomLaunchCreateRequestV4): GraphRoles | null {
     const { contracts } = this.config.chainDeployment;
     const router = contracts.platformLaunchStampRouter.address as Address;
     const factory = contracts.graphFactory.address as Address;
@@ -124,7 +122,7 @@ export class LaunchChain {
   }
 
   /** The verdict of each enabled hook callback, probed on the first provider (probeHookCallbacks), in flag order. */
-  async probeHook(request: CreateRequestV4, roles: GraphRoles): Promise<CallbackVerdict[]> {
+  async probeHook(request: CustomLaunchCreateRequestV4, roles: GraphRoles): Promise<CallbackVerdict[]> {
     const { contracts } = this.config.chainDeployment;
     const lm = request.liquidityModel;
     const hooks = roles.addresses[roles.hookIndex] as Address;
@@ -150,7 +148,10 @@ export class LaunchChain {
    * Binds each external reference (bindExternalReference) at the agreed finalized block, with the launch's own graph
    * targets and the platform's contracts reserved; one entry per reference, in request order.
    */
-  async referenceReasons(request: CreateRequestV4, finalizedBlockNumber: bigint): Promise<ReferenceReasons[]> {
+  async referenceReasons(
+    request: CustomLaunchCreateRequestV4,
+    finalizedBlockNumber: bigint,
+  ): Promise<ReferenceReasons[]> {
     const { contracts } = this.config.chainDeployment;
     const router = contracts.platformLaunchStampRouter.address as Address;
     const factory = contracts.graphFactory.address as Address;

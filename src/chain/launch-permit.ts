@@ -1,10 +1,8 @@
 import { type Address, encodeFunctionData, type Hex } from 'viem';
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { launchStampRouterAbi } from '../../generated/contracts/abis.ts';
-import type { components } from '../../generated/types/service.ts';
+import type { CustomLaunchCreateRequestV4 } from '../../generated/types/service.ts';
 import type { Checkpoint, GraphRoles } from './launch-chain.ts';
-
-type CreateRequestV4 = components['schemas']['CustomLaunchCreateRequestV4'];
 
 const zero32: Hex = `0x${'0'.repeat(64)}`;
 
@@ -42,7 +40,11 @@ export interface LaunchPermit {
  * The permit for a request: bound to its launch intent hash, its wallet, the exact wallet transaction value and the
  * finalized checkpoint, issued at chain time and expiring within the requested window, at most one hour later.
  */
-export function launchPermitFor(request: CreateRequestV4, finalized: Checkpoint, issuedAt: bigint): LaunchPermit {
+export function launchPermitFor(
+  request: CustomLaunchCreateRequestV4,
+  finalized: Checkpoint,
+  issuedAt: bigint,
+): LaunchPermit {
   return {
     launchIntentHash: `0x${request.launchIntentHash.slice('sha256:'.length)}` as Hex,
     wallet: request.launchWallet as Address,
@@ -74,7 +76,7 @@ export class PermitAttester {
 
 /** The calldata of the router's `launch` for a request, its graph roles, the permit and the permit's signature. */
 export function encodeRouterLaunch(
-  request: CreateRequestV4,
+  request: CustomLaunchCreateRequestV4,
   roles: GraphRoles,
   permit: LaunchPermit,
   signature: Hex,

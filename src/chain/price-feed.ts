@@ -1,10 +1,9 @@
 import { type Address, createPublicClient, http, type PublicClient, parseAbi } from 'viem';
-import type { components } from '../../generated/types/service.ts';
+import type { L2InitialBuyUsdQuoteV1 } from '../../generated/types/service.ts';
 import type { Config } from '../config.ts';
 import { ApiError } from '../errors/api-error.ts';
 
 /** The initial-buy quote, generated from spec/schemas/l2-initial-buy-usd-quote.v1.schema.json. */
-export type InitialBuyUsdQuote = components['schemas']['L2InitialBuyUsdQuoteV1'];
 
 /** Chainlink AggregatorV3 reads: the native/USD reference for the USD 1 initial buy. */
 export const aggregatorV3Abi = parseAbi([
@@ -39,7 +38,7 @@ export class PriceFeed {
     this.client = createPublicClient({ transport: http(rpcUrl, { timeout: 5_000, retryCount: 0 }) });
   }
 
-  async quote(nowMs: number): Promise<InitialBuyUsdQuote> {
+  async quote(nowMs: number): Promise<L2InitialBuyUsdQuoteV1> {
     const unavailable = (why: string) =>
       new ApiError('PRICE_SOURCE_UNAVAILABLE', {
         message: `No fresh native/USD price: ${why}. No stale value is served; retry after Retry-After.`,

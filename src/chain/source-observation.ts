@@ -1,9 +1,7 @@
 import type { Hex } from 'viem';
-import type { components } from '../../generated/types/service.ts';
+import type { SourceVerificationProviderObservationV1 } from '../../generated/types/service.ts';
 import { canonicalJson, sha256Digest } from '../core/canonical-json.ts';
 import { loadSourceVerificationRegistry, registryRecordsFor } from './external-references.ts';
-
-export type ProviderObservation = components['schemas']['SourceVerificationProviderObservationV1'];
 
 /**
  * Where a launch target's provider observation comes from (spec/schemas/custom-launch-resource.v4.schema.json
@@ -13,7 +11,7 @@ export type ProviderObservation = components['schemas']['SourceVerificationProvi
  */
 export interface SourceObservationProvider {
   /** The provider's observation for this address and runtime code hash, or null when it has none (yet). */
-  observe(target: { address: Hex; runtimeCodeHash: Hex }): Promise<ProviderObservation | null>;
+  observe(target: { address: Hex; runtimeCodeHash: Hex }): Promise<SourceVerificationProviderObservationV1 | null>;
 }
 
 /**

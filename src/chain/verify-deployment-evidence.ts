@@ -1,6 +1,6 @@
 import { createPublicClient, type Hex, http, keccak256 } from 'viem';
+import type { ChainDeploymentV1 } from '../../generated/types/service.ts';
 import { digestOf } from '../core/request-hashes.ts';
-import type { ChainDeployment } from './deployment-evidence.ts';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -19,7 +19,7 @@ function withoutDigest<T extends object>(value: T, field = 'evidenceDigest'): Om
 
 type Client = ReturnType<typeof createPublicClient>;
 type Raw = (i: number, method: string, params: unknown[]) => Promise<Json>;
-type Evidence = ChainDeployment['deploymentEvidence'];
+type Evidence = ChainDeploymentV1['deploymentEvidence'];
 
 /** Collects the problems of the checks that fail. */
 function problemList(): { problems: string[]; check: (ok: boolean, problem: string) => void } {
@@ -42,7 +42,7 @@ function problemList(): { problems: string[]; check: (ok: boolean, problem: stri
  * and that the deployment block is final. A provider that cannot be read gives `unreachable`, never a verdict.
  */
 export async function verifyChainDeploymentEvidence(
-  doc: ChainDeployment,
+  doc: ChainDeploymentV1,
   rpcUrls: readonly string[],
 ): Promise<EvidenceVerification> {
   const problems = documentProblems(doc);
@@ -73,7 +73,7 @@ export async function verifyChainDeploymentEvidence(
 }
 
 /** The document against itself: every digest, the bound contracts against their evidence, the finality rules. */
-function documentProblems(doc: ChainDeployment): string[] {
+function documentProblems(doc: ChainDeploymentV1): string[] {
   const { problems, check } = problemList();
   const evidence = doc.deploymentEvidence;
   check(digestOf(withoutDigest(evidence)) === evidence.evidenceDigest, 'deploymentEvidence.evidenceDigest');
@@ -93,7 +93,7 @@ function documentProblems(doc: ChainDeployment): string[] {
         contract.stateEvidenceDigest,
       `resultingContracts.${contract.contract}.stateEvidenceDigest`,
     );
-    const bound = doc.contracts[contract.contract as keyof ChainDeployment['contracts']];
+    const bound = doc.contracts[contract.contract as keyof ChainDeploymentV1['contracts']];
     check(
       bound?.address.toLowerCase() === contract.address.toLowerCase() &&
         bound.runtimeCodeHash === contract.runtimeCodeHash,
@@ -104,7 +104,7 @@ function documentProblems(doc: ChainDeployment): string[] {
 }
 
 /** The finality evidence's digest and its two server rules; the external root's digest and its bound contract. */
-function finalityAndRootProblems(doc: ChainDeployment): string[] {
+function finalityAndRootProblems(doc: ChainDeploymentV1): string[] {
   const { problems, check } = problemList();
   const evidence = doc.deploymentEvidence;
   check(
@@ -193,7 +193,7 @@ async function resultingContractProblems(clients: Client[], evidence: Evidence):
 async function poolManagerProblems(
   raw: Raw,
   clients: Client[],
-  root: ChainDeployment['externalRootDeploymentEvidence']['canonicalPoolManager'],
+  root: ChainDeploymentV1['externalRootDeploymentEvidence']['canonicalPoolManager'],
 ): Promise<string[]> {
   const { problems, check } = problemList();
   for (const [i, client] of clients.entries()) {
@@ -228,7 +228,7 @@ export type EvidenceState = { kind: 'verifying' } | EvidenceVerification;
  * (verified or tampered) is final for the process. Logs the outcome once, never a URL.
  */
 export function watchDeploymentEvidence(
-  doc: ChainDeployment,
+  doc: ChainDeploymentV1,
   rpcUrls: readonly string[],
   retryMs = 10_000,
 ): { state: () => EvidenceState; first: Promise<EvidenceState>; stop: () => void } {

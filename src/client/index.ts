@@ -4,17 +4,23 @@
  * only on misuse (TypeError), an unusable journal (JournalError) or a request that fails its local checks
  * (LocalCheckError).
  */
+
+export type {
+  ApiError as ApiErrorBody,
+  CustomLaunchCreateRequestV4,
+  CustomLaunchResourceV4 as LaunchResourceV4,
+  PartnerSubkeyListV1,
+  PartnerSubkeyRequestV1,
+  PartnerSubkeyV1,
+} from '../../generated/types/service.ts';
 export { checkOrigin } from './core/origin.ts';
 export { type SupportFacts, supportLine } from './core/support.ts';
 /** The wallet review's metadata check and the launchId check. */
 export { BoundMetadataMismatch, type CheckedMetadata, checkBoundMetadata } from './launches/bound-metadata.ts';
 export {
-  type ApiErrorBody,
-  type CustomLaunchCreateRequestV4,
   createLaunchClient,
   type LaunchClient,
   type LaunchClientOptions,
-  type LaunchResourceV4,
 } from './launches/client.ts';
 export { checkLaunchId } from './launches/poll.ts';
 export * from './modules/index.ts';
@@ -24,9 +30,6 @@ export {
   type IssuedSubkey,
   issueSubkey,
   listSubkeys,
-  type PartnerSubkeyListV1,
-  type PartnerSubkeyRequestV1,
-  type PartnerSubkeyV1,
   revokeSubkey,
   rotateSubkey,
   type SubkeyCallOptions,

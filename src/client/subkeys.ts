@@ -1,4 +1,9 @@
-import type { components, paths } from '../../generated/types/service.ts';
+import type {
+  PartnerSubkeyListV1,
+  PartnerSubkeyRequestV1,
+  PartnerSubkeyV1,
+  paths,
+} from '../../generated/types/service.ts';
 import { schemaProblems } from '../spec/schema-registry.ts';
 import { idempotencyKeyPattern } from './core/journal-file.ts';
 import { seconds, sendResending } from './core/resend.ts';
@@ -14,9 +19,6 @@ import {
 } from './core/transport.ts';
 
 /** Types of the partner subkey routes, all generated from spec/ (spec/openapi/paths/partner-subkey*.yaml). */
-export type PartnerSubkeyV1 = components['schemas']['PartnerSubkeyV1'];
-export type PartnerSubkeyRequestV1 = components['schemas']['PartnerSubkeyRequestV1'];
-export type PartnerSubkeyListV1 = components['schemas']['PartnerSubkeyListV1'];
 type ListPath = '/v1/partner/subkeys';
 type RotatePath = '/v1/partner/subkeys/{subkeyId}/rotate';
 type RevokePath = '/v1/partner/subkeys/{subkeyId}';

@@ -2,12 +2,9 @@
 // (spec/schemas/module-submission-request.v0.1.schema.json; submitModule in
 // spec/openapi/paths/modules-submissions.yaml). Pure: no I/O.
 import { createHash } from 'node:crypto';
-import type { components } from '../../generated/types/service.ts';
-
-type ModuleSubmissionRequest = components['schemas']['ModuleSubmissionRequest'];
+import type { IntakeLimits, ModuleSubmissionRequest } from '../../generated/types/service.ts';
 
 /** The intake limits a deployment publishes (spec: modules-context.v1 IntakeLimits). */
-export type ModuleIntakeLimits = components['schemas']['IntakeLimits'];
 
 /**
  * The intake limits: the defaults, and the most a deployment may publish (config MODULES_MAX_*); the modules context
@@ -20,7 +17,7 @@ export const moduleLimits = {
   maxRequestBytes: 25_165_824,
   maxPathLength: 240,
   maxListPageItems: 20,
-} as const satisfies ModuleIntakeLimits;
+} as const satisfies IntakeLimits;
 
 /** Engine dependency aliases: submitted path prefix, then the import prefix it maps to (the engine profile's table). */
 export const engineAliases: ReadonlyArray<readonly [string, string]> = [
@@ -68,7 +65,7 @@ function invalid(message: string): never {
  */
 export function checkSubmittedFiles(
   request: ModuleSubmissionRequest,
-  limits: ModuleIntakeLimits = moduleLimits,
+  limits: IntakeLimits = moduleLimits,
 ): { byteCount: number } {
   const d = request.descriptor;
   const count = Math.max(d.source.files.length, request.files.length);

@@ -1,12 +1,8 @@
 import { type Hex, keccak256 } from 'viem';
-import type { components } from '../../generated/types/service.ts';
+import type { CustomLaunchCreateRequestV4, FundingPlanV2, GraphBundle } from '../../generated/types/service.ts';
 import { canonicalJson, sha256Digest } from './canonical-json.ts';
 import { addressHookBits, mineHookSalt, predictGraphTarget } from './create2.ts';
 import { fundingNonceEntropy, fundingNonceOf } from './funding-nonce.ts';
-
-type CreateRequestV4 = components['schemas']['CustomLaunchCreateRequestV4'];
-type FundingPlan = components['schemas']['FundingPlanV2'];
-type GraphBundle = components['schemas']['GraphBundle'];
 
 /** `sha256:` digest of a value's RFC 8785 canonical JSON (spec/README.md, Conventions). */
 export function digestOf(value: unknown): string {
@@ -14,12 +10,12 @@ export function digestOf(value: unknown): string {
 }
 
 /** projectMetadataHash: the digest of projectMetadata (spec/schemas/custom-launch-create-request.v4.schema.json). */
-export function projectMetadataHashOf(request: Pick<CreateRequestV4, 'projectMetadata'>): string {
+export function projectMetadataHashOf(request: Pick<CustomLaunchCreateRequestV4, 'projectMetadata'>): string {
   return digestOf(request.projectMetadata);
 }
 
 /** fundingPlanHash: the digest of the plan without that field (funding-plan.v2.schema.json). */
-export function fundingPlanHashOf(plan: FundingPlan): string {
+export function fundingPlanHashOf(plan: FundingPlanV2): string {
   const { fundingPlanHash: _hash, ...unhashed } = plan;
   return digestOf(unhashed);
 }
@@ -31,15 +27,15 @@ export function graphBundleDigestOf(bundle: GraphBundle): string {
 }
 
 /** launchIntentHash: the digest of the request without launchIntentHash and agentAttestation. */
-export function launchIntentHashOf(request: CreateRequestV4): string {
+export function launchIntentHashOf(request: CustomLaunchCreateRequestV4): string {
   const { launchIntentHash: _hash, agentAttestation: _attestation, ...intent } = request;
   return digestOf(intent);
 }
 
-type GraphTarget = CreateRequestV4['graphBundle']['targets'][number];
+type GraphTarget = CustomLaunchCreateRequestV4['graphBundle']['targets'][number];
 
 /** Where the request's graph factory and router put one of its targets (CREATE2 over its salt and runtime code). */
-function targetAddress(request: CreateRequestV4, target: GraphTarget): Hex {
+function targetAddress(request: CustomLaunchCreateRequestV4, target: GraphTarget): Hex {
   const { graphFactory, platformLaunchStampRouter } = request.chainDeployment.contracts;
   return predictGraphTarget(
     graphFactory.address as Hex,
@@ -51,7 +47,7 @@ function targetAddress(request: CreateRequestV4, target: GraphTarget): Hex {
 
 /** Every graph target of a request: its address and the keccak256 of the runtime code the request binds. */
 export function graphTargetsOf(
-  request: CreateRequestV4,
+  request: CustomLaunchCreateRequestV4,
 ): Array<{ targetId: string; address: Hex; runtimeCodeHash: Hex }> {
   return request.graphBundle.targets.map((t) => ({
     targetId: t.targetId,
@@ -61,7 +57,7 @@ export function graphTargetsOf(
 }
 
 /** Where the request's graph factory and router put its hook, or null when it has no hook target. */
-export function predictedHookAddress(request: CreateRequestV4): Hex | null {
+export function predictedHookAddress(request: CustomLaunchCreateRequestV4): Hex | null {
   const hook = request.graphBundle.targets.find((t) => t.role === 'hook');
   return hook ? targetAddress(request, hook) : null;
 }
@@ -72,7 +68,10 @@ export function predictedHookAddress(request: CreateRequestV4): Hex | null {
  * graph, source-manifest, metadata and plan digests, the 4.1.0 funding nonce (funding-nonce.ts), then the intent hash
  * over them. Packers and tests use it; the server only ever checks bindings.
  */
-export function bindRequestHashes(request: CreateRequestV4, options: { keepHookSalt?: boolean } = {}): CreateRequestV4 {
+export function bindRequestHashes(
+  request: CustomLaunchCreateRequestV4,
+  options: { keepHookSalt?: boolean } = {},
+): CustomLaunchCreateRequestV4 {
   const bound = structuredClone(request);
   const hook = bound.graphBundle.targets.find((t) => t.role === 'hook');
   const address = predictedHookAddress(bound);

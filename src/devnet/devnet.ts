@@ -17,8 +17,9 @@ import {
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { nativeUsdPriceFeedAbi, rootDeployerAbi } from '../../generated/contracts/abis.ts';
+import type { ChainDeploymentV1 } from '../../generated/types/service.ts';
 import { chain4663 } from '../chain/chain.ts';
-import { type ChainDeployment, readChainDeploymentEvidence } from '../chain/deployment-evidence.ts';
+import { readChainDeploymentEvidence } from '../chain/deployment-evidence.ts';
 import type { SourceVerificationRecord } from '../chain/external-references.ts';
 import { defaultPlatformFeeRecipient } from '../config.ts';
 import { digestOf } from '../core/request-hashes.ts';
@@ -87,7 +88,7 @@ type Deployed = Binding & { transactionHash: Hex };
  */
 export async function startDevnet(options: { port?: number; outputDir?: string } = {}): Promise<{
   deployment: DevnetDeployment;
-  chainDeployment: ChainDeployment;
+  chainDeployment: ChainDeploymentV1;
   sourceVerificationRegistry: SourceVerificationRecord[];
   /** The anvil process group, for a synchronous stop at process exit. */
   anvilPid: number;

@@ -1,8 +1,7 @@
-import type { components } from '../../generated/types/service.ts';
+import type { ApiError as ApiErrorBody } from '../../generated/types/service.ts';
 import { type ErrorCode, errorTable } from './codes.ts';
 
 /** The ApiError response body, generated from spec/schemas/api-error.schema.json. */
-export type ApiErrorBody = components['schemas']['ApiError'];
 type ApiErrorIssue = NonNullable<ApiErrorBody['error']['issues']>[number];
 
 /** Options of an ApiError beyond its code. */

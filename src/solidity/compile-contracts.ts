@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { components } from '../../generated/types/service.ts';
+import type { SourceDescriptor } from '../../generated/types/service.ts';
 
 const require = createRequire(import.meta.url);
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -38,10 +38,7 @@ export interface SolidityBuild {
 }
 
 /** The compiler settings a build declares: the fields of a launch's sourceDescriptor that name them. */
-export type SolidityBuildSettings = Pick<
-  components['schemas']['SourceDescriptor'],
-  'optimizer' | 'evmVersion' | 'viaIR'
->;
+export type SolidityBuildSettings = Pick<SourceDescriptor, 'optimizer' | 'evmVersion' | 'viaIR'>;
 
 /** The one pinned build configuration of this project: solc-js from npm, optimizer on with 200 runs, cancun. */
 export const solidityBuildSettings = {

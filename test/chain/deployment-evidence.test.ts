@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ChainDeploymentV1 } from '../../generated/types/service.ts';
 import { mintWalletKey } from '../../src/auth/keys.ts';
-import type { ChainDeployment } from '../../src/chain/deployment-evidence.ts';
 import { verifyChainDeploymentEvidence } from '../../src/chain/verify-deployment-evidence.ts';
 import { digestOf } from '../../src/core/request-hashes.ts';
 import { devnetServerEnv, startDevnet } from '../../src/devnet/devnet.ts';
@@ -32,7 +32,7 @@ describe('deployment evidence verification on the devnet', () => {
   });
 
   const other32 = `0x${'ab'.repeat(32)}`;
-  it.each<[string, (d: ChainDeployment) => void, RegExp]>([
+  it.each<[string, (d: ChainDeploymentV1) => void, RegExp]>([
     [
       'a receipt log',
       (d) => ((d.deploymentEvidence.receiptLogs[0] as { data: string }).data = '0x01'),
@@ -65,7 +65,7 @@ describe('deployment evidence verification on the devnet', () => {
   });
 
   /** Rebinds the finality evidence's digest and the evidence digest over it, so only the rule under test speaks. */
-  const rebound = (d: ChainDeployment) => {
+  const rebound = (d: ChainDeploymentV1) => {
     const evidence = d.deploymentEvidence;
     const { evidenceDigest: _f, ...finality } = evidence.ethereumFinalityEvidence;
     evidence.ethereumFinalityEvidence.evidenceDigest = digestOf(finality);
@@ -73,11 +73,11 @@ describe('deployment evidence verification on the devnet', () => {
     evidence.evidenceDigest = digestOf(rest);
     return d;
   };
-  const finalityOf = (d: ChainDeployment) => d.deploymentEvidence.ethereumFinalityEvidence;
+  const finalityOf = (d: ChainDeploymentV1) => d.deploymentEvidence.ethereumFinalityEvidence;
 
   // deployment-evidence.v1 EthereumFinalityEvidence: policyDigest equals finality.policyDigest, and the base layer's
   // finalized block is at least the block that posted the batch (server rules).
-  it.each<[string, (d: ChainDeployment) => void, string[]]>([
+  it.each<[string, (d: ChainDeploymentV1) => void, string[]]>([
     ['the devnet document, digests rebound', () => {}, []],
     [
       'another policy digest in the finality evidence',
@@ -105,13 +105,13 @@ describe('deployment evidence verification on the devnet', () => {
   });
 
   // chain-deployment.v1 ExternalRootDeploymentEvidence: the canonical pool manager's creation, checked on the chain.
-  const rootOf = (d: ChainDeployment) => d.externalRootDeploymentEvidence.canonicalPoolManager;
-  const reboundRoot = (d: ChainDeployment) => {
+  const rootOf = (d: ChainDeploymentV1) => d.externalRootDeploymentEvidence.canonicalPoolManager;
+  const reboundRoot = (d: ChainDeploymentV1) => {
     const { evidenceDigest: _r, ...root } = d.externalRootDeploymentEvidence;
     d.externalRootDeploymentEvidence.evidenceDigest = digestOf(root);
     return d;
   };
-  it.each<[string, (d: ChainDeployment) => void, RegExp | null]>([
+  it.each<[string, (d: ChainDeploymentV1) => void, RegExp | null]>([
     ['the devnet document, its digest rebound', () => {}, null],
     [
       'another deployment block hash',

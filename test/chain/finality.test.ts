@@ -14,7 +14,7 @@ import {
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchStampRouterAbi } from '../../generated/contracts/abis.ts';
-import type { components } from '../../generated/types/service.ts';
+import type { CustomLaunchCreateRequestV4, SourceVerificationV1 } from '../../generated/types/service.ts';
 import { chain4663 } from '../../src/chain/chain.ts';
 import { packLaunchProject } from '../../src/client/launches/pack/pack.ts';
 import { canonicalJson, sha256Digest } from '../../src/core/canonical-json.ts';
@@ -22,7 +22,6 @@ import { predictGraphTarget } from '../../src/core/create2.ts';
 import { bindRequestHashes } from '../../src/core/request-hashes.ts';
 import { devnetOperatorKey } from '../../src/devnet/anvil.ts';
 import type { startDevnet } from '../../src/devnet/devnet.ts';
-import type { CreateRequestV4 } from '../../src/domain/launches/request-rules.ts';
 import { type DevnetServer, startDevnetServer } from '../support/devnet-server.ts';
 import { auth, call } from '../support/http.ts';
 import type { ServerProcess } from '../support/process.ts';
@@ -33,7 +32,6 @@ import type { ServerProcess } from '../support/process.ts';
  * service.
  */
 const project = new URL('../../examples/example-launch', import.meta.url).pathname;
-type SourceVerification = components['schemas']['SourceVerificationV1'];
 
 describe('the post-authorization lifecycle on the devnet', () => {
   let devnet: Awaited<ReturnType<typeof startDevnet>>;
@@ -60,12 +58,15 @@ describe('the post-authorization lifecycle on the devnet', () => {
     }
   };
   /** The packed request of the last launch handedOff created (the test plays the controller that packed it). */
-  const requests = new Map<string, CreateRequestV4>();
+  const requests = new Map<string, CustomLaunchCreateRequestV4>();
   /**
    * A fresh launch of the example project (its request edited first, if asked), its sources delivered (`extra`
    * bytes by path; the permit waits for them), followed to the wallet handoff.
    */
-  const handedOff = async (edit?: (request: CreateRequestV4) => void, extra: Record<string, string> = {}) => {
+  const handedOff = async (
+    edit?: (request: CustomLaunchCreateRequestV4) => void,
+    extra: Record<string, string> = {},
+  ) => {
     const packed = packLaunchProject(project, { chainDeployment: devnet.chainDeployment });
     let bytes = packed.bytes;
     let request = packed.request;
@@ -112,11 +113,15 @@ describe('the post-authorization lifecycle on the devnet', () => {
     return until(launch.launchId, ['finalized']);
   };
   /** The launch's sourceVerification in the public feed, polled until `done` holds of it. */
-  const verificationUntil = async (launchId: string, done: (v: SourceVerification) => boolean, timeoutMs = 30_000) => {
+  const verificationUntil = async (
+    launchId: string,
+    done: (v: SourceVerificationV1) => boolean,
+    timeoutMs = 30_000,
+  ) => {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const item = (await feed()).find((f) => f.launchId === launchId);
-      const v = item?.sourceVerification as SourceVerification | undefined;
+      const v = item?.sourceVerification as SourceVerificationV1 | undefined;
       if (v && done(v)) return v;
       if (Date.now() > deadline) throw new Error(`source verification is ${JSON.stringify(v)}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -140,7 +145,7 @@ describe('the post-authorization lifecycle on the devnet', () => {
   };
   /** Where the router's factory put each target of a launch, and the runtime code hash there now. */
   const deployedTargets = async (launchId: string) => {
-    const request = requests.get(launchId) as CreateRequestV4;
+    const request = requests.get(launchId) as CustomLaunchCreateRequestV4;
     const { graphFactory, platformLaunchStampRouter } = devnet.deployment.contracts;
     return Promise.all(
       request.graphBundle.targets.map(async (t) => {
@@ -243,8 +248,8 @@ describe('the post-authorization lifecycle on the devnet', () => {
     for (const c of verification.components) expect(c.reasonCode).toBe('PROVIDER_OBSERVATION_MISSING');
     // The resource carries the same source verification once finalized (the verifier may move the waiting rows'
     // next attempt between the two reads; the final state is compared whole in the verification tests below).
-    const fromResource = (await launchOf(launch.launchId)).sourceVerification as SourceVerification;
-    const rows = (v: SourceVerification) => v.components.map((c) => [c.targetId, c.status, c.reasonCode]);
+    const fromResource = (await launchOf(launch.launchId)).sourceVerification as SourceVerificationV1;
+    const rows = (v: SourceVerificationV1) => v.components.map((c) => [c.targetId, c.status, c.reasonCode]);
     expect(rows(fromResource)).toEqual(rows(verification));
   }, 120_000);
 
@@ -385,7 +390,7 @@ describe('the post-authorization lifecycle on the devnet', () => {
       });
       // The finalized code is the code the example project compiles to.
       expect(target.code).toBe(
-        (requests.get(launch.launchId) as CreateRequestV4).graphBundle.targets
+        (requests.get(launch.launchId) as CustomLaunchCreateRequestV4).graphBundle.targets
           .find((t) => t.targetId === c.targetId)
           ?.runtimeBytecode.toLowerCase(),
       );
@@ -431,13 +436,13 @@ describe('the post-authorization lifecycle on the devnet', () => {
     };
     const cases = [
       {
-        edit: (r: CreateRequestV4) => {
+        edit: (r: CustomLaunchCreateRequestV4) => {
           r.sourceDescriptor.compilerVersion = '0.8.26+commit.8a97fa7a';
         },
         want: { hook: 'COMPILER_NOT_PINNED', initializer: 'COMPILER_NOT_PINNED', token: 'COMPILER_NOT_PINNED' },
       },
       {
-        edit: (r: CreateRequestV4) => {
+        edit: (r: CustomLaunchCreateRequestV4) => {
           const token = r.verificationBundle.targets.find((t) => t.targetId === 'token');
           if (token) token.contractName = 'NotInTheBuild';
         },
@@ -449,7 +454,7 @@ describe('the post-authorization lifecycle on the devnet', () => {
         },
       },
       {
-        edit: (r: CreateRequestV4) => {
+        edit: (r: CustomLaunchCreateRequestV4) => {
           r.sourceBundleManifest.files = [brokenFile, ...r.sourceBundleManifest.files];
         },
         want: { hook: 'SOURCE_COMPILE_FAILED', initializer: 'SOURCE_COMPILE_FAILED', token: 'SOURCE_COMPILE_FAILED' },

@@ -11,11 +11,11 @@ import {
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exampleTokenAbi, launchStampRouterAbi } from '../../generated/contracts/abis.ts';
+import type { CustomLaunchCreateRequestV4 } from '../../generated/types/service.ts';
 import { chain4663 } from '../../src/chain/chain.ts';
 import { packLaunchProject } from '../../src/client/launches/pack/pack.ts';
 import { readProjectManifest } from '../../src/client/launches/pack/project-manifest.ts';
 import { devnetOperatorKey } from '../../src/devnet/anvil.ts';
-import type { CreateRequestV4 } from '../../src/domain/launches/request-rules.ts';
 import { type DevnetServer, startDevnetServer } from '../support/devnet-server.ts';
 import { auth, call } from '../support/http.ts';
 import { deliverExampleSources } from '../support/sources.ts';
@@ -65,7 +65,7 @@ describe('a frozen-profile (4.0.0) launch on the devnet', () => {
       funding: { walletTransactionValueWei: '0' },
     };
     const packed = packLaunchProject(project, { chainDeployment: devnet.chainDeployment, manifest });
-    const request = packed.request as Extract<CreateRequestV4, { profile: '4.0.0' }>;
+    const request = packed.request as Extract<CustomLaunchCreateRequestV4, { profile: '4.0.0' }>;
     expect(request.profile).toBe('4.0.0');
     expect('fundingPlan' in request).toBe(false);
     expect(request.funding).toEqual({

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { components } from '../../generated/types/service.ts';
+import type { CustomLaunchCreateRequestV4, CustomLaunchResourceV4 } from '../../generated/types/service.ts';
 import { BoundMetadataMismatch, checkBoundMetadata } from '../../src/client/launches/bound-metadata.ts';
 import { canonicalJson, sha256Digest } from '../../src/core/canonical-json.ts';
 import { schemaProblems } from '../../src/spec/schema-registry.ts';
@@ -8,16 +8,13 @@ import { schemaProblems } from '../../src/spec/schema-registry.ts';
 // custom-launch-resource.v4.schema.json boundMetadata: the wallet review shows the same bound metadata read-only. The
 // client shows it only once it is the bound one.
 
-type LaunchResourceV4 = components['schemas']['CustomLaunchResourceV4'];
-type Request = components['schemas']['CustomLaunchCreateRequestV4'];
-
 const exampleBytes = readFileSync(new URL('../../spec/examples/custom-launch-create-request.v4.json', import.meta.url));
-const example = JSON.parse(exampleBytes.toString('utf8')) as Request;
+const example = JSON.parse(exampleBytes.toString('utf8')) as CustomLaunchCreateRequestV4;
 
 /** An authorized resource as the server answers it for the stored request `bytes` (valid against the spec). */
-function authorized(bytes: Buffer): LaunchResourceV4 {
-  const request = JSON.parse(bytes.toString('utf8')) as Request;
-  const resource: LaunchResourceV4 = {
+function authorized(bytes: Buffer): CustomLaunchResourceV4 {
+  const request = JSON.parse(bytes.toString('utf8')) as CustomLaunchCreateRequestV4;
+  const resource: CustomLaunchResourceV4 = {
     schemaVersion: 'platform.custom-launch-resource.v4',
     apiVersion: 4,
     launchId: '0b6f7a5e-3c1d-4e2f-8a9b-0c1d2e3f4a5b',
@@ -59,14 +56,14 @@ function authorized(bytes: Buffer): LaunchResourceV4 {
 }
 
 /** The example request with `edit` applied and its metadata hash bound again. */
-function variant(edit: (request: Request) => void): Buffer {
+function variant(edit: (request: CustomLaunchCreateRequestV4) => void): Buffer {
   const request = structuredClone(example);
   edit(request);
   request.projectMetadataHash = sha256Digest(canonicalJson(request.projectMetadata));
   return Buffer.from(JSON.stringify(request), 'utf8');
 }
 
-const mismatch = (launch: LaunchResourceV4, bytes?: Buffer) => () => checkBoundMetadata(launch, bytes);
+const mismatch = (launch: CustomLaunchResourceV4, bytes?: Buffer) => () => checkBoundMetadata(launch, bytes);
 
 describe('checkBoundMetadata', () => {
   it('shows the metadata that hashes to projectMetadataHash; with the exact bytes, the image too', () => {
@@ -86,7 +83,7 @@ describe('checkBoundMetadata', () => {
     );
   });
 
-  it.each<[string, (launch: LaunchResourceV4) => void, RegExp]>([
+  it.each<[string, (launch: CustomLaunchResourceV4) => void, RegExp]>([
     ['no bound metadata', (l) => Object.assign(l, { boundMetadata: null }), /carries no bound metadata/],
     [
       'a name that is not the bound one',

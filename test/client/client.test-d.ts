@@ -1,14 +1,12 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import type { LaunchSubmitJournalV1 } from '../../generated/schemas/launch-submit-journal.v1.ts';
-import type { components } from '../../generated/types/service.ts';
+import type { ApiError, ApiErrorCode, CustomLaunchResourceV4 } from '../../generated/types/service.ts';
 import { type CustomLaunchCreateRequestV4, createLaunchClient, type LaunchClient } from '../../src/client/index.ts';
 import type { packLaunchProject } from '../../src/client/launches/pack/pack.ts';
 import type { waitForLaunch } from '../../src/client/launches/poll.ts';
 import type { submitWithJournal } from '../../src/client/launches/submit.ts';
 
 // Type tests: the client's shapes come from the spec, and its wrong paths and bodies do not compile.
-type Resource = components['schemas']['CustomLaunchResourceV4'];
-type ApiError = components['schemas']['ApiError'];
 type GetResult = Awaited<ReturnType<LaunchClient['get']>>;
 
 declare const client: LaunchClient;
@@ -16,7 +14,7 @@ declare const body: CustomLaunchCreateRequestV4;
 
 describe('client types', () => {
   it('types get() data as the V4 resource and its error as the ApiError body', () => {
-    expectTypeOf<GetResult['data']>().toEqualTypeOf<Resource | undefined>();
+    expectTypeOf<GetResult['data']>().toEqualTypeOf<CustomLaunchResourceV4 | undefined>();
     expectTypeOf<NonNullable<GetResult['data']>['status']>().toEqualTypeOf<
       | 'received'
       | 'validating'
@@ -31,13 +29,13 @@ describe('client types', () => {
       | 'failed'
     >();
     expectTypeOf<GetResult['error']>().toEqualTypeOf<ApiError | undefined>();
-    expectTypeOf<NonNullable<GetResult['error']>['error']['code']>().toEqualTypeOf<
-      components['schemas']['ApiErrorCode']
-    >();
+    expectTypeOf<NonNullable<GetResult['error']>['error']['code']>().toEqualTypeOf<ApiErrorCode>();
   });
 
   it('types create() data as the V4 resource', () => {
-    expectTypeOf<Awaited<ReturnType<LaunchClient['create']>>['data']>().toEqualTypeOf<Resource | undefined>();
+    expectTypeOf<Awaited<ReturnType<LaunchClient['create']>>['data']>().toEqualTypeOf<
+      CustomLaunchResourceV4 | undefined
+    >();
     expectTypeOf(createLaunchClient).parameter(0).toHaveProperty('baseUrl').toEqualTypeOf<string>();
   });
 
@@ -75,7 +73,7 @@ describe('client types', () => {
 describe('client flow types', () => {
   it('types an accepted submission as the V4 resource and a refusal with its support fields', () => {
     type Result = Awaited<ReturnType<typeof submitWithJournal>>;
-    expectTypeOf<Extract<Result, { kind: 'accepted' }>['launch']>().toEqualTypeOf<Resource>();
+    expectTypeOf<Extract<Result, { kind: 'accepted' }>['launch']>().toEqualTypeOf<CustomLaunchResourceV4>();
     expectTypeOf<Extract<Result, { kind: 'accepted' }>['status']>().toEqualTypeOf<200 | 202>();
     expectTypeOf<Extract<Result, { kind: 'refused' }>['requestId']>().toEqualTypeOf<string | null>();
     expectTypeOf<Result['kind']>().toEqualTypeOf<'accepted' | 'refused' | 'unresolved'>();

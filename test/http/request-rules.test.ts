@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CustomLaunchCreateRequestV4 } from '../../generated/types/service.ts';
 import { bindRequestHashes, launchIntentHashOf } from '../../src/core/request-hashes.ts';
-import type { CreateRequestV4 } from '../../src/domain/launches/request-rules.ts';
 import { auth, call } from '../support/http.ts';
 import { example, startServer, type TestServer, unboundReference, v4Example } from '../support/server.ts';
 
@@ -24,8 +24,8 @@ const counts = () => ({
   admissions: (s.db.prepare('SELECT count(*) AS n FROM admissions').get() as { n: number }).n,
 });
 
-function requestWith(edit: (r: CreateRequestV4) => void): string {
-  const request = example<CreateRequestV4>(v4Example);
+function requestWith(edit: (r: CustomLaunchCreateRequestV4) => void): string {
+  const request = example<CustomLaunchCreateRequestV4>(v4Example);
   edit(request);
   return JSON.stringify(bindRequestHashes(request));
 }
@@ -43,16 +43,16 @@ const withReferences = (...refs: Array<ReturnType<typeof reference>>) =>
     r.externalContracts = refs;
   });
 
-type VerificationTarget = CreateRequestV4['verificationBundle']['targets'][number];
-type SourceFile = CreateRequestV4['sourceBundleManifest']['files'][number];
+type VerificationTarget = CustomLaunchCreateRequestV4['verificationBundle']['targets'][number];
+type SourceFile = CustomLaunchCreateRequestV4['sourceBundleManifest']['files'][number];
 const extraFile = (path: string): SourceFile => ({ path, sha256: 'ab'.repeat(32), byteLength: 1 });
 const withFiles = (edit: (files: SourceFile[]) => SourceFile[]) =>
   requestWith((r) => {
     r.sourceBundleManifest.files = edit(r.sourceBundleManifest.files);
   });
 /** Bound as usual, then one edit after binding, with only launchIntentHash bound again over it. */
-function rebound(edit: (r: CreateRequestV4) => void): string {
-  const request = bindRequestHashes(example<CreateRequestV4>(v4Example));
+function rebound(edit: (r: CustomLaunchCreateRequestV4) => void): string {
+  const request = bindRequestHashes(example<CustomLaunchCreateRequestV4>(v4Example));
   edit(request);
   request.launchIntentHash = launchIntentHashOf(request);
   return JSON.stringify(request);
@@ -132,7 +132,7 @@ const rows: Row[] = [
 
 describe('server rules of the V4 create request (custom-launch-create-request.v4.schema.json)', () => {
   it('the rows hold what they say', () => {
-    const description = (body: string) => (JSON.parse(body) as CreateRequestV4).projectMetadata.description;
+    const description = (body: string) => (JSON.parse(body) as CustomLaunchCreateRequestV4).projectMetadata.description;
     expect(utf8(description(withDescription('é'.repeat(2048))))).toBe(4096);
     expect(description(withDescription('é'.repeat(2048))).length).toBe(2048);
     expect(utf8(description(withDescription(`a${'é'.repeat(2048)}`)))).toBe(4097);

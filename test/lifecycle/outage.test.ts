@@ -4,13 +4,13 @@ import { join } from 'node:path';
 import { createPublicClient, createTestClient, createWalletClient, type Hex, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CustomLaunchCreateRequestV4 } from '../../generated/types/service.ts';
 import { mintWalletKey } from '../../src/auth/keys.ts';
 import { chain4663 } from '../../src/chain/chain.ts';
 import { packLaunchProject } from '../../src/client/launches/pack/pack.ts';
 import { bindRequestHashes } from '../../src/core/request-hashes.ts';
 import { devnetOperatorKey, startAnvil } from '../../src/devnet/anvil.ts';
 import { devnetServerEnv, startDevnet } from '../../src/devnet/devnet.ts';
-import type { CreateRequestV4 } from '../../src/domain/launches/request-rules.ts';
 import { openDatabase } from '../../src/store/db.ts';
 import { devnetWallet } from '../support/devnet-server.ts';
 import { auth, call } from '../support/http.ts';
@@ -81,7 +81,7 @@ afterAll(async () => {
 });
 
 /** Creates a launch of the example project, its request edited first if asked, and delivers its sources. */
-async function create(on: { server: ServerProcess; key: string }, edit?: (r: CreateRequestV4) => void) {
+async function create(on: { server: ServerProcess; key: string }, edit?: (r: CustomLaunchCreateRequestV4) => void) {
   let body: Buffer = packed.bytes;
   if (edit) {
     const request = structuredClone(packed.request);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { components } from '../../generated/types/service.ts';
+import type { SourceVerificationComponentV1 } from '../../generated/types/service.ts';
 import { aggregateOf, retryDelayMs } from '../../src/domain/lifecycle/source-verifier.ts';
 import { schemaProblems } from '../../src/spec/schema-registry.ts';
 
@@ -8,9 +8,12 @@ import { schemaProblems } from '../../src/spec/schema-registry.ts';
  * (spec/schemas/source-verification.v1.schema.json; the retry schedule is project design): the fail-closed aggregate
  * and its updatedAt, and the retry delay.
  */
-type Component = components['schemas']['SourceVerificationComponentV1'];
 const at = (s: number) => `2026-11-22T10:00:${String(s).padStart(2, '0')}.000Z`;
-const row = (targetId: string, status: Component['status'], s: number): Component => {
+const row = (
+  targetId: string,
+  status: SourceVerificationComponentV1['status'],
+  s: number,
+): SourceVerificationComponentV1 => {
   if (status === 'exact_match') {
     return {
       targetId,
@@ -38,7 +41,7 @@ const row = (targetId: string, status: Component['status'], s: number): Componen
 };
 
 describe('the fail-closed aggregate', () => {
-  const cases: Array<[Component['status'][], string]> = [
+  const cases: Array<[SourceVerificationComponentV1['status'][], string]> = [
     [['exact_match', 'exact_match', 'exact_match'], 'exact_match'],
     [['exact_match', 'queued', 'exact_match'], 'queued'],
     [['queued', 'retrying', 'exact_match'], 'retrying'],
@@ -75,7 +78,11 @@ describe('the fail-closed aggregate', () => {
       { ...exact, providerObservation: { ...(exact as any).providerObservation, releaseAuthority: true } },
     ];
     for (const component of bad) {
-      const v = { status: (component as Component).status, updatedAt: at(1), components: [component] };
+      const v = {
+        status: (component as SourceVerificationComponentV1).status,
+        updatedAt: at(1),
+        components: [component],
+      };
       expect(schemaProblems('source-verification.v1.schema.json', v), JSON.stringify(component)).not.toEqual([]);
     }
     for (const component of [exact, waiting, row('token', 'queued', 1), row('token', 'needs_attention', 1)]) {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CustomLaunchCreateRequestV4 } from '../../generated/types/service.ts';
 import { bindRequestHashes } from '../../src/core/request-hashes.ts';
-import type { CreateRequestV4 } from '../../src/domain/launches/request-rules.ts';
 import { auth, call, type Reply } from '../support/http.ts';
 import { example, exampleBytes, exampleWallet, startServer, type TestServer, v4Example } from '../support/server.ts';
 
@@ -333,7 +333,7 @@ describe('a partner credential names the controller but never gets its authority
   });
 
   it('any launchWallet: a partner creates for another wallet, whose wallet key gets 403 WALLET_MISMATCH only when it is not its own', async () => {
-    const request = example<CreateRequestV4>(v4Example);
+    const request = example<CustomLaunchCreateRequestV4>(v4Example);
     request.launchWallet = otherWallet;
     (request as any).fundingPlan.initialBuy.recipient = otherWallet;
     const body = JSON.stringify(bindRequestHashes(request));

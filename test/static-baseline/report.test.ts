@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
+import type { StaticBaselineFindingV2 } from '../../generated/types/service.ts';
 import { canonicalJson, sha256Digest } from '../../src/core/canonical-json.ts';
 import { buildStaticBaselineReport } from '../../src/domain/static-baseline/report.ts';
-import type { StaticBaselineFinding } from '../../src/domain/static-baseline/rules.ts';
 
-const selfdestruct: StaticBaselineFinding = {
+const selfdestruct: StaticBaselineFindingV2 = {
   code: 'RUNTIME_SELFDESTRUCT',
   severity: 'hard_block',
   targetId: 'hook',
   detail: 'SELFDESTRUCT (0xff) reachable at offset 12',
 };
-const delegatecall: StaticBaselineFinding = {
+const delegatecall: StaticBaselineFindingV2 = {
   code: 'PROXY_OR_DELEGATECALL',
   severity: 'evidence_duty',
   targetId: 'token',
@@ -28,7 +28,7 @@ describe('buildStaticBaselineReport', () => {
     expect(reportSha256).toBe(sha256Digest(canonicalJson(unsigned)));
   });
 
-  it.each<[string, StaticBaselineFinding[], StaticBaselineFinding[], boolean]>([
+  it.each<[string, StaticBaselineFindingV2[], StaticBaselineFindingV2[], boolean]>([
     ['same findings: same digest', [selfdestruct, delegatecall], [selfdestruct, delegatecall], true],
     ['input order does not matter', [selfdestruct, delegatecall], [delegatecall, selfdestruct], true],
     ['a changed detail changes the digest', [selfdestruct], [{ ...selfdestruct, detail: 'offset 13' }], false],

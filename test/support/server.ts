@@ -2,10 +2,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { CustomLaunchCreateRequestV4 } from '../../generated/types/service.ts';
 import { mintPartnerRoot, mintWalletKey, type PartnerRootInput } from '../../src/auth/keys.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { bindRequestHashes } from '../../src/core/request-hashes.ts';
-import type { CreateRequestV4 } from '../../src/domain/launches/request-rules.ts';
 import type { EvidenceStateKind } from '../../src/domain/public/deployment-evidence-check.ts';
 import { createApp, keepIdleConnections } from '../../src/http/app.ts';
 import type { OperationHandler } from '../../src/http/operation.ts';
@@ -128,7 +128,7 @@ export const unboundReference = {
 
 /** The 4.1.0 example with `unboundReference`, rebound: exactly one blocking finding, EXTERNAL_REFERENCE_UNBOUND. */
 export function exampleWithUnboundReference(): string {
-  const request = example<CreateRequestV4>(v4Example);
+  const request = example<CustomLaunchCreateRequestV4>(v4Example);
   request.externalContracts = [structuredClone(unboundReference)];
   return JSON.stringify(bindRequestHashes(request));
 }

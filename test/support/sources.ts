@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
+import type { CustomLaunchCreateRequestV4 } from '../../generated/types/service.ts';
 import { manifestFiles } from '../../src/client/launches/sources.ts';
-import type { CreateRequestV4 } from '../../src/domain/launches/request-rules.ts';
 import { call } from './http.ts';
 
 /** The example project every spec example request was packed from. */
@@ -17,10 +17,10 @@ export async function deliverExampleSources(
   origin: string,
   key: string,
   launchId: string,
-  request: CreateRequestV4 | string,
+  request: CustomLaunchCreateRequestV4 | string,
   options: { projectDir?: string; only?: (path: string) => boolean; again?: boolean } = {},
 ): Promise<{ filesReceived: number; filesExpected: number } | null> {
-  const parsed = (typeof request === 'string' ? JSON.parse(request) : request) as CreateRequestV4;
+  const parsed = (typeof request === 'string' ? JSON.parse(request) : request) as CustomLaunchCreateRequestV4;
   let receipt: { filesReceived: number; filesExpected: number } | null = null;
   for (const file of manifestFiles(options.projectDir ?? exampleProject, parsed)) {
     if (options.only && !file.paths.some(options.only)) continue;

@@ -1,13 +1,11 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { components } from '../../../generated/types/service.ts';
+import type { ChainDeploymentV1 } from '../../../generated/types/service.ts';
 import { LocalCheckError } from '../../client/core/local-check-error.ts';
 import { packLaunchProject } from '../../client/launches/pack/pack.ts';
 import { type CliCommand, stringFlag } from '../command.ts';
 import { CliExit } from '../exit-codes.ts';
 import type { Output } from '../output.ts';
-
-type ChainDeployment = components['schemas']['ChainDeploymentV1'];
 
 /** Where `make devnet` and `make start` write the devnet's chain-deployment document. */
 export const defaultChainDeploymentPath = 'var/devnet/chain-deployment.json';
@@ -15,9 +13,9 @@ export const defaultChainDeploymentPath = 'var/devnet/chain-deployment.json';
 /** `custom-launch pack <project> --out <file> [--chain-deployment <file>]`: builds a create request, offline. */
 export function packCommand(args: { project: string; out: string; chainDeployment: string | undefined }, out: Output) {
   const deploymentPath = args.chainDeployment ?? defaultChainDeploymentPath;
-  let chainDeployment: ChainDeployment;
+  let chainDeployment: ChainDeploymentV1;
   try {
-    chainDeployment = JSON.parse(readFileSync(deploymentPath, 'utf8')) as ChainDeployment;
+    chainDeployment = JSON.parse(readFileSync(deploymentPath, 'utf8')) as ChainDeploymentV1;
   } catch {
     throw new LocalCheckError(
       'CHAIN_DEPLOYMENT_UNREADABLE',

@@ -1,5 +1,10 @@
 import { existsSync } from 'node:fs';
-import type { components } from '../../../generated/types/service.ts';
+import type {
+  CustomLaunchPreflightV2,
+  CustomLaunchResourceV4,
+  CustomLaunchSourceFileReceiptV1,
+  LaunchCoverageV1,
+} from '../../../generated/types/service.ts';
 import { credentialFingerprint, JournalError } from '../../client/core/journal-file.ts';
 import { supportLine } from '../../client/core/support.ts';
 import { exchange, type Refusal, refusalOf } from '../../client/core/transport.ts';
@@ -19,10 +24,6 @@ import { CliExit } from '../exit-codes.ts';
 import { inlineImageProtocol, inlineImageSequence } from '../inline-image.ts';
 import { elapsed, type Output } from '../output.ts';
 
-type LaunchResourceV4 = components['schemas']['CustomLaunchResourceV4'];
-type PreflightV2 = components['schemas']['CustomLaunchPreflightV2'];
-type SourceFileReceiptV1 = components['schemas']['CustomLaunchSourceFileReceiptV1'];
-
 /** What every command that talks to the service needs. */
 export interface Remote {
   env: CliEnvironment;
@@ -39,7 +40,7 @@ function refused({ status, code, message, requestId, at }: Omit<Refusal, 'kind'>
   );
 }
 
-function describeLaunch(launch: LaunchResourceV4, out: Output): void {
+function describeLaunch(launch: CustomLaunchResourceV4, out: Output): void {
   out.line(`launch ${launch.launchId}: ${launch.status} (updated ${launch.updatedAt})`);
   for (const finding of launch.findings) out.line(`  finding ${finding.code}: ${finding.message}`);
   if (launch.remediation) out.line(`  remediation: ${JSON.stringify(launch.remediation)}`);
@@ -65,7 +66,7 @@ export async function preflightCommand(args: { request: string }, remote: Remote
   if (reply.status !== 200) {
     throw refused(refusalOf(reply));
   }
-  const report = reply.json as PreflightV2;
+  const report = reply.json as CustomLaunchPreflightV2;
   const { out } = remote;
   out.result(report);
   out.line(`preflight: ${report.disposition} (evidence tier ${report.evidenceTier}); nothing was stored`);
@@ -164,7 +165,7 @@ export async function submitCommand(
 }
 
 /** One pinned read of a launch, or the exit that says why there is none. */
-async function readOne(launchId: string, remote: Remote): Promise<LaunchResourceV4> {
+async function readOne(launchId: string, remote: Remote): Promise<CustomLaunchResourceV4> {
   const result = await readLaunch({
     origin: remote.env.origin,
     apiKey: remote.apiKey(),
@@ -351,7 +352,7 @@ export async function coverageCommand(remote: Remote): Promise<void> {
   if (reply.status !== 200) {
     throw refused(refusalOf(reply));
   }
-  const report = reply.json as components['schemas']['LaunchCoverageV1'];
+  const report = reply.json as LaunchCoverageV1;
   const { out } = remote;
   out.result(report);
   out.line(`launch coverage of chain ${report.chainId} (${report.generatedAt}); service ${report.readiness.status}`);
@@ -374,7 +375,7 @@ export async function sourcesCommand(
   const files = manifestFiles(args.project, request);
   const apiKey = remote.apiKey();
   const { out } = remote;
-  let last: SourceFileReceiptV1 | undefined;
+  let last: CustomLaunchSourceFileReceiptV1 | undefined;
   for (const [i, file] of files.entries()) {
     const delivery = await deliverSourceFile(remote.env.origin, args.launchId, file, {
       apiKey,

@@ -1,10 +1,10 @@
+import type { PartnerSubkeyRequestV1 } from '../../../generated/types/service.ts';
 import { idempotencyKeyPattern, newIdempotencyKey } from '../../client/core/journal-file.ts';
 import { supportLine } from '../../client/core/support.ts';
 import { clientRefusalCodes, uuidPattern } from '../../client/core/transport.ts';
 import {
   issueSubkey,
   listSubkeys,
-  type PartnerSubkeyRequestV1,
   revokeSubkey,
   rotateSubkey,
   type SubkeyFailure,

@@ -1,7 +1,5 @@
-import type { components } from '../../../generated/types/service.ts';
+import type { ApiError } from '../../../generated/types/service.ts';
 import { utcNow } from './support.ts';
-
-type ApiErrorBody = components['schemas']['ApiError'];
 
 /** One exchange with the service: an HTTP answer, or none (timeout, refused connection, cut stream). */
 export type Exchange =
@@ -145,7 +143,7 @@ export const requestIdPattern = /^req_[0-9a-f]{32}$/;
 export interface Refusal {
   kind: 'refused';
   status: number;
-  code: ApiErrorBody['error']['code'] | ClientRefusalCode;
+  code: ApiError['error']['code'] | ClientRefusalCode;
   message: string;
   requestId: string | null;
   /** When the answer came, UTC (for the support line). */
@@ -153,8 +151,8 @@ export interface Refusal {
 }
 
 /** The ApiError of an answer, when its body is one. */
-export function apiErrorOf(answer: { json: unknown }): ApiErrorBody['error'] | undefined {
-  const body = answer.json as Partial<ApiErrorBody> | undefined;
+export function apiErrorOf(answer: { json: unknown }): ApiError['error'] | undefined {
+  const body = answer.json as Partial<ApiError> | undefined;
   const error = body?.error;
   return error && typeof error === 'object' && typeof error.code === 'string' ? error : undefined;
 }

@@ -1,9 +1,7 @@
-import type { components } from '../../../generated/types/service.ts';
+import type { CustomLaunchCreateRequestV4, CustomLaunchResourceV4 } from '../../../generated/types/service.ts';
 import { canonicalJson, sha256Digest } from '../../core/canonical-json.ts';
 
-type LaunchResourceV4 = components['schemas']['CustomLaunchResourceV4'];
-type CreateRequestV4 = components['schemas']['CustomLaunchCreateRequestV4'];
-type ProjectMetadata = NonNullable<LaunchResourceV4['boundMetadata']>['projectMetadata'];
+type ProjectMetadata = NonNullable<CustomLaunchResourceV4['boundMetadata']>['projectMetadata'];
 
 /** The metadata a wallet review shows, checked against projectMetadataHash (and the request bytes, when given). */
 export interface CheckedMetadata {
@@ -31,7 +29,7 @@ export class BoundMetadataMismatch extends Error {
  * requestDigest), bind the same metadata and hash, and carry the image whose SHA-256 the metadata names. Throws
  * BoundMetadataMismatch otherwise.
  */
-export function checkBoundMetadata(launch: LaunchResourceV4, requestBytes?: Buffer): CheckedMetadata {
+export function checkBoundMetadata(launch: CustomLaunchResourceV4, requestBytes?: Buffer): CheckedMetadata {
   const bound = launch.boundMetadata;
   if (!bound) {
     throw new BoundMetadataMismatch(
@@ -53,7 +51,7 @@ export function checkBoundMetadata(launch: LaunchResourceV4, requestBytes?: Buff
       `the given request bytes (${bytesDigest}) are not those of launch ${launch.launchId} (requestDigest ${launch.requestDigest})`,
     );
   }
-  const request = JSON.parse(requestBytes.toString('utf8')) as CreateRequestV4;
+  const request = JSON.parse(requestBytes.toString('utf8')) as CustomLaunchCreateRequestV4;
   if (
     request.projectMetadataHash !== bound.projectMetadataHash ||
     sha256Digest(canonicalJson(request.projectMetadata)) !== bound.projectMetadataHash

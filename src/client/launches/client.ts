@@ -1,12 +1,12 @@
 import createClient, { type Client } from 'openapi-fetch';
-import type { components, paths } from '../../../generated/types/service.ts';
+import type {
+  CustomLaunchCreateRequestV4,
+  paths,
+} from '../../../generated/types/service.ts';
 import { checkOrigin } from '../core/origin.ts';
 import { checkLaunchId } from './poll.ts';
 
 /** Types of the client's bodies, all generated from spec/. */
-export type CustomLaunchCreateRequestV4 = components['schemas']['CustomLaunchCreateRequestV4'];
-export type LaunchResourceV4 = components['schemas']['CustomLaunchResourceV4'];
-export type ApiErrorBody = components['schemas']['ApiError'];
 
 /** Options of the launch client. */
 export interface LaunchClientOptions {

@@ -1,8 +1,6 @@
-import type { components } from '../../../generated/types/service.ts';
+import type { DiscoveryManifestV1 } from '../../../generated/types/service.ts';
 import { schemaProblems } from '../../spec/schema-registry.ts';
 import { exchange } from '../core/transport.ts';
-
-type DiscoveryManifestV1 = components['schemas']['DiscoveryManifestV1'];
 
 /** Where a site serves the discovery manifest (project design of the file name; spec path getDiscoveryManifest). */
 export const discoveryPath = '/.well-known/platform-custom-launch-discovery.json';

@@ -1,4 +1,4 @@
-import type { components } from '../../../generated/types/service.ts';
+import type { CustomLaunchResourceV4 } from '../../../generated/types/service.ts';
 import { retryAfterMs } from '../core/retry-after.ts';
 import { utcNow } from '../core/support.ts';
 import {
@@ -12,8 +12,7 @@ import {
   uuidPattern,
 } from '../core/transport.ts';
 
-type LaunchResourceV4 = components['schemas']['CustomLaunchResourceV4'];
-export type LaunchStatusV4 = LaunchResourceV4['status'];
+export type LaunchStatusV4 = CustomLaunchResourceV4['status'];
 
 /**
  * Refuses, before any request, what is not a launchId (the polling identifier is
@@ -50,7 +49,7 @@ const reached: Record<'authorized' | 'finalized', ReadonlySet<LaunchStatusV4>> =
 const stuck: ReadonlySet<LaunchStatusV4> = new Set<LaunchStatusV4>(['action_required', 'failed']);
 
 export type ReadResult =
-  | { kind: 'launch'; launch: LaunchResourceV4 }
+  | { kind: 'launch'; launch: CustomLaunchResourceV4 }
   | { kind: 'retry'; why: string; waitMs: number | undefined }
   | Refusal;
 
@@ -80,7 +79,7 @@ export async function readLaunch(options: ReadOptions): Promise<ReadResult> {
   }
   const error = apiErrorOf(reply);
   if (reply.status === 200) {
-    const launch = reply.json as LaunchResourceV4;
+    const launch = reply.json as CustomLaunchResourceV4;
     if (launch?.apiVersion !== 4 || launch.chainId !== '4663' || launch.launchId !== options.launchId) {
       return {
         kind: 'refused',
@@ -114,10 +113,10 @@ export const sourcesPendingNote =
   'SOURCE_FILES_PENDING: the permit waits for the source files; deliver every sourceBundleManifest file';
 
 export type WaitResult =
-  | { kind: 'reached'; launch: LaunchResourceV4 }
-  | { kind: 'stuck'; launch: LaunchResourceV4 }
+  | { kind: 'reached'; launch: CustomLaunchResourceV4 }
+  | { kind: 'stuck'; launch: CustomLaunchResourceV4 }
   | Extract<ReadResult, { kind: 'refused' }>
-  | { kind: 'timeout'; launch: LaunchResourceV4 | undefined };
+  | { kind: 'timeout'; launch: CustomLaunchResourceV4 | undefined };
 
 export interface WaitOptions extends ReadOptions {
   until: 'authorized' | 'finalized';
@@ -136,7 +135,7 @@ export async function waitForLaunch(options: WaitOptions): Promise<WaitResult> {
   const now = options.now ?? Date.now;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const started = now();
-  let last: LaunchResourceV4 | undefined;
+  let last: CustomLaunchResourceV4 | undefined;
   for (;;) {
     const result = await readLaunch(options);
     let waitMs = options.intervalMs;

@@ -1,17 +1,15 @@
-import type { components } from '../../../generated/types/service.ts';
+import type { CustomLaunchCreateRequestV4 } from '../../../generated/types/service.ts';
 import { inspectImage } from '../../core/image.ts';
 import { schemaProblems } from '../../spec/schema-registry.ts';
 import { LocalCheckError } from '../core/local-check-error.ts';
 import { readRequestBytes } from '../core/request-file.ts';
-
-type CreateRequestV4 = components['schemas']['CustomLaunchCreateRequestV4'];
 
 /**
  * Reads a packed request file and checks it locally before any network request: JSON, the create-request schema,
  * and the metadata image decoded (JPEG, WebP and animated GIF refused). Returns the exact bytes, which are what is
  * sent, never a re-serialization.
  */
-export function readRequestFile(path: string): { bytes: Buffer; request: CreateRequestV4 } {
+export function readRequestFile(path: string): { bytes: Buffer; request: CustomLaunchCreateRequestV4 } {
   const bytes = readRequestBytes(path);
   let request: unknown;
   try {
@@ -32,5 +30,5 @@ export function readRequestFile(path: string): { bytes: Buffer; request: CreateR
       `${path} is not a V4 create request:\n  ${problems.slice(0, 20).join('\n  ')}`,
     );
   }
-  return { bytes, request: request as CreateRequestV4 };
+  return { bytes, request: request as CustomLaunchCreateRequestV4 };
 }

@@ -1,19 +1,14 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { components } from '../../../generated/types/service.ts';
-
-type CreateRequestV4 = components['schemas']['CustomLaunchCreateRequestV4'];
-
+import type { CustomLaunchCreateRequestV4, CustomLaunchSourceFileReceiptV1 } from '../../../generated/types/service.ts';
 import { LocalCheckError } from '../core/local-check-error.ts';
 import { type CallOptions, exchange, type Refusal, redirectRefusal, refusalOf } from '../core/transport.ts';
 import { projectSourcePath } from './pack/pack.ts';
 import { checkLaunchId } from './poll.ts';
 
-type SourceFileReceiptV1 = components['schemas']['CustomLaunchSourceFileReceiptV1'];
-
 /** What delivering one file came to. */
 type Delivery =
-  | { kind: 'delivered'; receipt: SourceFileReceiptV1; stored: boolean }
+  | { kind: 'delivered'; receipt: CustomLaunchSourceFileReceiptV1; stored: boolean }
   | { kind: 'refused'; refusal: Refusal }
   | { kind: 'no_answer'; reason: string };
 
@@ -25,7 +20,7 @@ type Delivery =
  */
 export function manifestFiles(
   projectDir: string,
-  request: CreateRequestV4,
+  request: CustomLaunchCreateRequestV4,
 ): Array<{ sha256: string; paths: string[]; bytes: Buffer }> {
   const bySha = new Map<string, { sha256: string; paths: string[]; bytes: Buffer }>();
   for (const file of request.sourceBundleManifest.files) {
@@ -79,7 +74,7 @@ export async function deliverSourceFile(
     };
   }
   if (reply.status === 200 || reply.status === 201) {
-    return { kind: 'delivered', receipt: reply.json as SourceFileReceiptV1, stored: reply.status === 201 };
+    return { kind: 'delivered', receipt: reply.json as CustomLaunchSourceFileReceiptV1, stored: reply.status === 201 };
   }
   return { kind: 'refused', refusal: refusalOf(reply) };
 }

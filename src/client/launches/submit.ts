@@ -1,17 +1,15 @@
-import type { components } from '../../../generated/types/service.ts';
+import type { CustomLaunchResourceV4 } from '../../../generated/types/service.ts';
 import { seconds, sendResending } from '../core/resend.ts';
 import { supportLine, utcNow } from '../core/support.ts';
 import { apiErrorOf, type CallOptions, type Exchange, type Refusal, refusalOf } from '../core/transport.ts';
 import { type LaunchSubmitJournalV1, saveJournal } from './journal.ts';
-
-type LaunchResourceV4 = components['schemas']['CustomLaunchResourceV4'];
 
 /** The V4 create path, pinned to API version 4 and chain 4663. */
 export const createPath = '/v4/chains/4663/custom-launches';
 
 /** How a submission ended. */
 export type SubmitResult =
-  | { kind: 'accepted'; status: 200 | 202; launch: LaunchResourceV4 }
+  | { kind: 'accepted'; status: 200 | 202; launch: CustomLaunchResourceV4 }
   | Refusal
   /** No definite answer before the deadline, a 500, or a redirect: the launch may exist. Resume from the journal. */
   | { kind: 'unresolved'; reason: string };
@@ -76,7 +74,7 @@ export async function submitWithJournal(options: SubmitOptions): Promise<SubmitR
     return { kind: 'unresolved', reason: `the origin answered ${reply.status} with a redirect; redirects are refused` };
   }
   if (reply.status === 202 || reply.status === 200) {
-    const launch = reply.json as LaunchResourceV4;
+    const launch = reply.json as CustomLaunchResourceV4;
     journal.outcome = {
       state: 'accepted',
       launchId: launch.launchId,

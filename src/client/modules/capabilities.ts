@@ -1,9 +1,7 @@
-import type { components } from '../../../generated/types/service.ts';
+import type { ModulesCapabilities } from '../../../generated/types/service.ts';
 import { schemaProblems } from '../../spec/schema-registry.ts';
 import { exchangeJson, type ModuleCall, responseLimitBytes } from './call.ts';
 import { clientFailure, type ModuleFailure, type ModuleResult } from './errors.ts';
-
-export type ModulesCapabilities = components['schemas']['ModulesCapabilities'];
 
 /** The formats this client implements (they stay fixed within this client release). */
 export const implementedFormats = {

@@ -1,9 +1,7 @@
-import type { components } from '../../../generated/types/service.ts';
+import type { ModulesContext } from '../../../generated/types/service.ts';
 import { schemaProblems } from '../../spec/schema-registry.ts';
 import { type AuthenticatedModuleCall, exchangeJson, responseLimitBytes } from './call.ts';
 import { clientFailure, type ModuleResult } from './errors.ts';
-
-export type ModulesContext = components['schemas']['ModulesContext'];
 
 const contextPath = '/v1/modules/context';
 

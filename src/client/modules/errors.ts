@@ -1,8 +1,5 @@
-import type { components } from '../../../generated/types/service.ts';
+import type { ApiError, ApiErrorCode } from '../../../generated/types/service.ts';
 import { supportLine, utcNow } from '../core/support.ts';
-
-type ApiErrorCode = components['schemas']['ApiErrorCode'];
-type ApiErrorBody = components['schemas']['ApiError'];
 
 /**
  * The client-side codes of the module-contribution client, one closed table: each
@@ -65,8 +62,8 @@ export function clientFailure(
 }
 
 /** The service's ApiError of an answer, when its body is one. */
-export function apiErrorOf(json: unknown): ApiErrorBody['error'] | undefined {
-  const error = (json as Partial<ApiErrorBody> | undefined)?.error;
+export function apiErrorOf(json: unknown): ApiError['error'] | undefined {
+  const error = (json as Partial<ApiError> | undefined)?.error;
   return error && typeof error === 'object' && typeof error.code === 'string' && typeof error.message === 'string'
     ? error
     : undefined;

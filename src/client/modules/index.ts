@@ -5,6 +5,16 @@
  * only on misuse (TypeError), an unusable journal (JournalError) or a request that fails its local checks
  * (LocalCheckError).
  */
+
+export type {
+  ModuleIntakeReceipt,
+  ModuleReviewCapabilities,
+  ModuleReviewExport,
+  ModuleReviewStatus,
+  ModuleSubmissionRequest,
+  ModulesCapabilities,
+  ModulesContext,
+} from '../../../generated/types/service.ts';
 export { type ModuleApiKey, moduleApiKey, moduleKeyVariables } from './api-key.ts';
 export {
   type AuthenticatedModuleCall,
@@ -15,12 +25,14 @@ export {
 } from './call.ts';
 export {
   implementedFormats,
-  type ModulesCapabilities,
   readModulesCapabilities,
   requireUploadCapabilities,
   uploadRefusal,
 } from './capabilities.ts';
-export { contextProblems, type ModulesContext, readModulesContext } from './context.ts';
+export {
+  contextProblems,
+  readModulesContext,
+} from './context.ts';
 export {
   describeFailure,
   type ModuleClientCode,
@@ -32,8 +44,6 @@ export { type ModuleSubmitJournal, openModuleJournal } from './journal.ts';
 export {
   fetchModuleReceipt,
   listModuleReceipts,
-  type ModuleIntakeReceipt,
-  type ModuleSubmissionRequest,
   receiptBindingProblems,
   requestDigestOf,
 } from './receipt.ts';
@@ -42,8 +52,5 @@ export {
   fetchModuleReviewCapabilities,
   fetchModuleReviewExport,
   fetchModuleReviewStatus,
-  type ModuleReviewCapabilities,
-  type ModuleReviewExport,
-  type ModuleReviewStatus,
 } from './review.ts';
 export { postSubmission, submitModuleRequest, submitWithModuleJournal } from './submit.ts';

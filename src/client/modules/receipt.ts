@@ -1,13 +1,13 @@
-import type { components } from '../../../generated/types/service.ts';
+import type {
+  ModuleIntakeReceipt,
+  ModuleIntakeReceiptList,
+  ModuleSubmissionRequest,
+} from '../../../generated/types/service.ts';
 import { canonicalJson, sha256Digest } from '../../core/canonical-json.ts';
 import { schemaProblems } from '../../spec/schema-registry.ts';
 import { uuidPattern } from '../core/transport.ts';
 import { type AuthenticatedModuleCall, exchangeJson, responseLimitBytes } from './call.ts';
 import { clientFailure, type ModuleResult } from './errors.ts';
-
-export type ModuleIntakeReceipt = components['schemas']['ModuleIntakeReceipt'];
-export type ModuleSubmissionRequest = components['schemas']['ModuleSubmissionRequest'];
-type ModuleIntakeReceiptList = components['schemas']['ModuleIntakeReceiptList'];
 
 export const submissionsPath = '/v1/modules/submissions';
 

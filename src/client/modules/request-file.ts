@@ -1,13 +1,8 @@
-import {
-  checkSubmittedFiles,
-  ModuleFileRuleError,
-  type ModuleIntakeLimits,
-  moduleLimits,
-} from '../../core/module-files.ts';
+import type { IntakeLimits, ModuleSubmissionRequest } from '../../../generated/types/service.ts';
+import { checkSubmittedFiles, ModuleFileRuleError, moduleLimits } from '../../core/module-files.ts';
 import { schemaProblems } from '../../spec/schema-registry.ts';
 import { LocalCheckError } from '../core/local-check-error.ts';
 import { readRequestBytes } from '../core/request-file.ts';
-import type { ModuleSubmissionRequest } from './receipt.ts';
 
 /**
  * Checks a submission request's exact bytes before anything is sent: JSON, the submission-request schema, the
@@ -57,7 +52,7 @@ export function readModuleRequestFile(path: string): { bytes: Buffer; request: M
  * moduleContributions.limits; a deployment may publish lower limits, which the client checks first): the serialized bytes, files per request, path length, each file's size and the total
  * raw source. Throws LocalCheckError naming the published limit; nothing of the request is sent.
  */
-export function checkPublishedLimits(bytes: Uint8Array, limits: ModuleIntakeLimits, name = 'the request'): void {
+export function checkPublishedLimits(bytes: Uint8Array, limits: IntakeLimits, name = 'the request'): void {
   if (bytes.length > limits.maxRequestBytes) {
     throw new LocalCheckError(
       'REQUEST_INVALID',

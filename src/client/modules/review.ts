@@ -1,4 +1,9 @@
-import type { components } from '../../../generated/types/service.ts';
+import type {
+  ModuleIntakeReceipt,
+  ModuleReviewCapabilities,
+  ModuleReviewExport,
+  ModuleReviewStatus,
+} from '../../../generated/types/service.ts';
 import { schemaProblems } from '../../spec/schema-registry.ts';
 import {
   type AuthenticatedModuleCall,
@@ -8,11 +13,7 @@ import {
   responseLimitBytes,
 } from './call.ts';
 import { clientFailure, describeFailure, type ModuleFailure, type ModuleResult } from './errors.ts';
-import { checkSubmissionId, fetchModuleReceipt, type ModuleIntakeReceipt, submissionsPath } from './receipt.ts';
-
-export type ModuleReviewCapabilities = components['schemas']['ModuleReviewCapabilities'];
-export type ModuleReviewStatus = components['schemas']['ModuleReviewStatus'];
-export type ModuleReviewExport = components['schemas']['ModuleReviewExport'];
+import { checkSubmissionId, fetchModuleReceipt, submissionsPath } from './receipt.ts';
 
 export const reviewCapabilitiesPath = '/v1/modules/review-capabilities';
 

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import type { ModuleIntakeReceipt } from '../../../generated/types/service.ts';
 import { credentialFingerprint, idempotencyKeyPattern, JournalError } from '../core/journal-file.ts';
 import { type AuthenticatedModuleCall, exchangeJson, resolveCall, responseLimitBytes } from './call.ts';
 import { requireUploadCapabilities } from './capabilities.ts';
@@ -10,7 +11,7 @@ import {
   openModuleJournal,
   saveModuleJournal,
 } from './journal.ts';
-import { bindSubmitReceipt, type ModuleIntakeReceipt, submissionsPath } from './receipt.ts';
+import { bindSubmitReceipt, submissionsPath } from './receipt.ts';
 import { checkModuleRequest, checkPublishedLimits } from './request-file.ts';
 
 /** The answer of one upload: the receipt that binds the request (201 new draft, 200 exact replay). */

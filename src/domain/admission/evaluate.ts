@@ -1,21 +1,25 @@
-import type { components } from '../../../generated/types/service.ts';
+import type {
+  CustomLaunchCreateRequestV4,
+  CustomLaunchFindingV4,
+  ExternalReferenceBindingV2,
+  StaticBaselineReportV2,
+} from '../../../generated/types/service.ts';
 import { addressHookBits } from '../../core/create2.ts';
 import { followsFundingNonceDerivation } from '../../core/funding-nonce.ts';
 import { callbackFlags } from '../../core/hook-permissions.ts';
 import { inspectImage } from '../../core/image.ts';
 import { predictedHookAddress } from '../../core/request-hashes.ts';
 import { findingCodes } from '../launches/finding-codes.ts';
-import type { CreateRequestV4 } from '../launches/request-rules.ts';
-import { buildStaticBaselineReport, type StaticBaselineReport } from '../static-baseline/report.ts';
+import { buildStaticBaselineReport } from '../static-baseline/report.ts';
 import { evaluateStaticBaseline } from '../static-baseline/rules.ts';
 
 /** One admission finding: the launch resource's Finding (generated from the spec), its code from the one table. */
-export type AdmissionFinding = components['schemas']['CustomLaunchFindingV4'] & { code: keyof typeof findingCodes };
+export type AdmissionFinding = CustomLaunchFindingV4 & { code: keyof typeof findingCodes };
 
 /** What the chain-free gates found for one request. */
 export interface AdmissionResult {
   findings: AdmissionFinding[];
-  staticReport: StaticBaselineReport;
+  staticReport: StaticBaselineReportV2;
   /** Codes of the static report's hard blocks (the platformAdmission action_required case). */
   staticHardBlocks: string[];
 }
@@ -32,7 +36,7 @@ export interface AdmissionEvidence {
   /** The chain gates run next and bind external references themselves (the worker with a configured chain). */
   chainBindsExternalReferences?: boolean;
   /** Preflight: the read-only reference binding's outcome (absent: not run, every reference stays unbound). */
-  externalReferenceBinding?: components['schemas']['ExternalReferenceBindingV2'];
+  externalReferenceBinding?: ExternalReferenceBindingV2;
   /** This server holds another 4.1.0 request of the same wallet with the same nonce (funding-nonce-reuse.ts). */
   fundingNonceConflict?: boolean;
 }
@@ -74,7 +78,7 @@ const severityOf = { hard_block: 'blocking', evidence_duty: 'warning', warning: 
  *   amount); without a fresh quote it needs evidence.
  */
 export function evaluateAdmission(
-  request: CreateRequestV4,
+  request: CustomLaunchCreateRequestV4,
   config: AdmissionConfig,
   stage: 'preflight' | 'permit',
   evidence: AdmissionEvidence = { minimumInitialBuyWei: null },
@@ -102,7 +106,7 @@ export function evaluateAdmission(
  * The static baseline over every target's runtime code, with the role-bound rule on the hook's CREATE2 address
  * (graph factory, router, salt, code), which must carry the permission mask in its low 14 bits.
  */
-function staticBaselineOf(request: CreateRequestV4, config: AdmissionConfig): StaticBaselineReport {
+function staticBaselineOf(request: CustomLaunchCreateRequestV4, config: AdmissionConfig): StaticBaselineReportV2 {
   const targets = request.graphBundle.targets;
   const staticFindings = evaluateStaticBaseline(
     targets.map((t) => ({
@@ -129,7 +133,7 @@ function staticBaselineOf(request: CreateRequestV4, config: AdmissionConfig): St
 }
 
 /** Each target's enabled hook callbacks wait for the chain checks of their implementation and guard. */
-function callbackFindings(request: CreateRequestV4): AdmissionFinding[] {
+function callbackFindings(request: CustomLaunchCreateRequestV4): AdmissionFinding[] {
   const findings: AdmissionFinding[] = [];
   for (const target of request.graphBundle.targets) {
     const flags = target.hookPermissions;
@@ -150,7 +154,7 @@ function callbackFindings(request: CreateRequestV4): AdmissionFinding[] {
 /**
  * Each external reference the binding did not bind (every one when it did not run), unless the chain gates bind them.
  */
-function referenceFindings(request: CreateRequestV4, evidence: AdmissionEvidence): AdmissionFinding[] {
+function referenceFindings(request: CustomLaunchCreateRequestV4, evidence: AdmissionEvidence): AdmissionFinding[] {
   const findings: AdmissionFinding[] = [];
   const binding = evidence.externalReferenceBinding;
   request.externalContracts.forEach((ref, i) => {
@@ -165,7 +169,7 @@ function referenceFindings(request: CreateRequestV4, evidence: AdmissionEvidence
 
 /** The 4.1.0 funding rules: the nonce derivation warnings, then the build-only plan or the USD 1 initial buy. */
 function fundingFindings(
-  request: Extract<CreateRequestV4, { profile: '4.1.0' }>,
+  request: Extract<CustomLaunchCreateRequestV4, { profile: '4.1.0' }>,
   stage: 'preflight' | 'permit',
   evidence: AdmissionEvidence,
 ): AdmissionFinding[] {
@@ -193,7 +197,7 @@ function fundingFindings(
 
 /** A build-only plan (blocking at the permit stage), else the initial buy against a fresh USD 1 minimum. */
 function initialBuyFinding(
-  request: Extract<CreateRequestV4, { profile: '4.1.0' }>,
+  request: Extract<CustomLaunchCreateRequestV4, { profile: '4.1.0' }>,
   stage: 'preflight' | 'permit',
   minimumInitialBuyWei: bigint | null,
 ): AdmissionFinding | null {

@@ -1,10 +1,9 @@
-import type { components } from '../../../generated/types/service.ts';
+import type { CustomLaunchFinalizedListV3 } from '../../../generated/types/service.ts';
 import { schemaProblems } from '../../spec/schema-registry.ts';
 import type { Db } from '../../store/db.ts';
 import { newestFirstPage } from './finalized-feed.ts';
 
 /** The base-layer finalized feed, generated from spec/schemas/custom-launch-finalized-list.v3.schema.json. */
-export type CustomLaunchFinalizedListV3 = components['schemas']['CustomLaunchFinalizedListV3'];
 type Diagnostic = CustomLaunchFinalizedListV3['quality']['diagnostics'][number];
 
 /**

@@ -1,11 +1,12 @@
-import type { components } from '../../../generated/types/service.ts';
+import type {
+  CustomLaunchFinalizedListV4,
+  MultiRoleCustomLaunchFinalizedListV2,
+} from '../../../generated/types/service.ts';
 import type { Db } from '../../store/db.ts';
 import { decodeCursor, encodeCursor } from '../cursor.ts';
 
 /** The public V4 finalized feed, generated from spec/schemas/custom-launch-finalized-list.v4.schema.json. */
-export type CustomLaunchFinalizedListV4 = components['schemas']['CustomLaunchFinalizedListV4'];
 /** The shared lane's finalized feed, generated from spec/schemas/multi-role-finalized-list.v2.schema.json. */
-export type MultiRoleFinalizedListV2 = components['schemas']['MultiRoleCustomLaunchFinalizedListV2'];
 
 /** The stored feed tables; each has `seq` and `item_json`, and all but the base-layer one a `chain_id`. */
 type FeedTable = 'finalized_feed' | 'multi_role_finalized_feed' | 'v3_finalized_feed';
@@ -64,12 +65,12 @@ export function listMultiRoleFinalized(
   chainId: string,
   limit: number,
   cursor: string | undefined,
-): MultiRoleFinalizedListV2 {
+): MultiRoleCustomLaunchFinalizedListV2 {
   const { rows, nextCursor } = newestFirstPage(
     db,
     { table: 'multi_role_finalized_feed', listName: `multi-role-finalized:${chainId}`, chainId },
     limit,
     cursor,
   );
-  return { launches: rows.map((r) => JSON.parse(r.item_json)), nextCursor } as MultiRoleFinalizedListV2;
+  return { launches: rows.map((r) => JSON.parse(r.item_json)), nextCursor } as MultiRoleCustomLaunchFinalizedListV2;
 }

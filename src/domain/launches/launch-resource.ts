@@ -1,11 +1,9 @@
-import type { components } from '../../../generated/types/service.ts';
+import type { CustomLaunchCreateRequestV4, CustomLaunchResourceV4 } from '../../../generated/types/service.ts';
 import type { Principal } from '../../auth/keys.ts';
 import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
-import type { CreateRequestV4 } from './request-rules.ts';
 
 /** The V4 launch resource, generated from spec/schemas/custom-launch-resource.v4.schema.json. */
-export type CustomLaunchResourceV4 = components['schemas']['CustomLaunchResourceV4'];
 
 /** A launch row joined with its lifecycle job, as `launchSelect` reads it. */
 export interface LaunchRow {
@@ -148,10 +146,10 @@ export function visibility(principal: Principal): { column: 'partner_id' | 'line
 }
 
 /** The stored request of a launch, parsed (its bytes were validated against the create schema at create). */
-export function storedRequest(db: Db, launchId: string): CreateRequestV4 {
+export function storedRequest(db: Db, launchId: string): CustomLaunchCreateRequestV4 {
   const row = statement(db, 'SELECT request_bytes FROM launches WHERE launch_id = ?').get(launchId) as
     | { request_bytes: Buffer }
     | undefined;
   if (!row) throw new Error(`launch ${launchId} is not stored`);
-  return JSON.parse(row.request_bytes.toString('utf8')) as CreateRequestV4;
+  return JSON.parse(row.request_bytes.toString('utf8')) as CustomLaunchCreateRequestV4;
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { CustomLaunchCreateRequestV4, CustomLaunchResourceV4 } from '../../../generated/types/service.ts';
 import type { Principal } from '../../auth/keys.ts';
 import { sha256Digest } from '../../core/canonical-json.ts';
 import { ApiError } from '../../errors/api-error.ts';
@@ -7,14 +8,8 @@ import { statement } from '../../store/statements.ts';
 import { decodeCursor, encodeCursor } from '../cursor.ts';
 import { idempotentWrite, recordAnswer } from '../idempotency.ts';
 import { checkAdmissionQuota, recordAdmission } from './admission-quota.ts';
-import {
-  type CustomLaunchResourceV4,
-  type LaunchRow,
-  launchSelect,
-  toLaunchResource,
-  visibility,
-} from './launch-resource.ts';
-import { type CreateRequestV4, checkRequestRules } from './request-rules.ts';
+import { type LaunchRow, launchSelect, toLaunchResource, visibility } from './launch-resource.ts';
+import { checkRequestRules } from './request-rules.ts';
 import { receiveSourceFile } from './source-files.ts';
 
 const createOperation = 'createCustomLaunchV4';
@@ -37,7 +32,12 @@ export class LaunchService {
    * the same key with other bytes is 409 IDEMPOTENCY_CONFLICT. Replays consume no admission quota.
    * Spec: spec/openapi/paths/v4-custom-launches.yaml createCustomLaunchV4.
    */
-  create(input: { principal: Principal; idempotencyKey: string; request: CreateRequestV4; rawBody: Buffer }): {
+  create(input: {
+    principal: Principal;
+    idempotencyKey: string;
+    request: CustomLaunchCreateRequestV4;
+    rawBody: Buffer;
+  }): {
     status: 200 | 202;
     body: string;
   } {

@@ -1,4 +1,4 @@
-import type { components } from '../../../generated/types/service.ts';
+import type { CustomLaunchCreateRequestV4, CustomLaunchPreflightV2 } from '../../../generated/types/service.ts';
 import { type Principal, redactKeys } from '../../auth/keys.ts';
 import { sha256Digest } from '../../core/canonical-json.ts';
 import {
@@ -8,23 +8,22 @@ import {
   evaluateAdmission,
 } from '../admission/evaluate.ts';
 import { type FindingCode, findingCodes } from './finding-codes.ts';
-import { type CreateRequestV4, checkRequestRules } from './request-rules.ts';
+import { checkRequestRules } from './request-rules.ts';
 
 /** The preflight report, generated from spec/schemas/custom-launch-preflight.v2.schema.json. */
-export type CustomLaunchPreflightV2 = components['schemas']['CustomLaunchPreflightV2'];
 type Duty = CustomLaunchPreflightV2['behaviorEvidence']['mint'];
 type ExternalReferenceBinding = CustomLaunchPreflightV2['externalReferenceBinding'];
 
 /** The chain gates' read-only reference binding (LaunchAuthorizer.bindExternalReferences). */
 export interface ExternalReferenceBinder {
-  bindExternalReferences(request: CreateRequestV4): Promise<ExternalReferenceBinding>;
+  bindExternalReferences(request: CustomLaunchCreateRequestV4): Promise<ExternalReferenceBinding>;
 }
 
 /** What preflight reads besides the request: the chain gates' binding (null: none configured) and stored requests. */
 export interface PreflightSources {
   binder: ExternalReferenceBinder | null;
   /** Whether this server holds another 4.1.0 request of the same wallet with the same nonce (read only). */
-  fundingNonceConflict: (request: CreateRequestV4) => boolean;
+  fundingNonceConflict: (request: CustomLaunchCreateRequestV4) => boolean;
 }
 
 /** Tooling warnings: neither a conformance nor a safety claim, so they are no basis of the risk classification. */
@@ -34,7 +33,7 @@ const toolingWarnings: readonly FindingCode[] = [
 ];
 
 /** Runs the binding; a chain that cannot be read is reported as such (never its error text, which may name a URL). */
-async function bindReferences(request: CreateRequestV4, binder: ExternalReferenceBinder | null) {
+async function bindReferences(request: CustomLaunchCreateRequestV4, binder: ExternalReferenceBinder | null) {
   if (request.externalContracts.length === 0) return { status: 'not_run', reason: 'no_external_references' } as const;
   if (!binder) return { status: 'not_run', reason: 'chain_gates_not_configured' } as const;
   try {
@@ -76,7 +75,7 @@ const dutyCodes: Record<Exclude<keyof CustomLaunchPreflightV2['behaviorEvidence'
  */
 export async function preflightV4(
   principal: Principal,
-  request: CreateRequestV4,
+  request: CustomLaunchCreateRequestV4,
   rawBody: Buffer,
   nowMs: number,
   config: AdmissionConfig,

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type Hex, keccak256 } from 'viem';
-import type { components } from '../../../generated/types/service.ts';
+import type { CustomLaunchCreateRequestV4 } from '../../../generated/types/service.ts';
 import type { Principal } from '../../auth/keys.ts';
 import { maskOf, returnsDeltaBase } from '../../core/hook-permissions.ts';
 import {
@@ -13,8 +13,7 @@ import {
 import { ApiError } from '../../errors/api-error.ts';
 
 /** The V4 create request (both profiles), generated from the spec. */
-export type CreateRequestV4 = components['schemas']['CustomLaunchCreateRequestV4'];
-type Profile410 = Extract<CreateRequestV4, { profile: '4.1.0' }>;
+type Profile410 = Extract<CustomLaunchCreateRequestV4, { profile: '4.1.0' }>;
 type Issue = { location: string; message: string };
 
 /**
@@ -25,7 +24,7 @@ type Issue = { location: string; message: string };
  * graph, bundles and intent; a 4.1.0 wallet value equals the funding plan's sum and its initial buy pays the
  * controller; a wallet key's `launchWallet` is its own wallet), for preflightCustomLaunchV4 and createCustomLaunchV4.
  */
-export function checkRequestRules(principal: Principal, request: CreateRequestV4): void {
+export function checkRequestRules(principal: Principal, request: CustomLaunchCreateRequestV4): void {
   if (principal.kind === 'wallet' && principal.wallet?.toLowerCase() !== request.launchWallet.toLowerCase()) {
     throw new ApiError('WALLET_MISMATCH');
   }
@@ -99,7 +98,7 @@ const descriptionLettersOrDigits = 8;
  * digits (the schema can only count code points), and the image artifact is the image the metadata names.
  * Spec: custom-launch-create-request.v4.schema.json ProjectMetadata.
  */
-function metadataIssues(request: CreateRequestV4): Issue[] {
+function metadataIssues(request: CustomLaunchCreateRequestV4): Issue[] {
   const issues: Issue[] = [];
   const { description } = request.projectMetadata;
   const length = Buffer.byteLength(description, 'utf8');
@@ -155,7 +154,7 @@ function metadataIssues(request: CreateRequestV4): Issue[] {
  * base flag (as Uniswap v4-core's `Hooks.sol` requires). Spec: `graphBundle` of
  * spec/schemas/custom-launch-create-request.v4.schema.json.
  */
-function graphIssues(request: CreateRequestV4): Issue[] {
+function graphIssues(request: CustomLaunchCreateRequestV4): Issue[] {
   const issues: Issue[] = [];
   const { targets } = request.graphBundle;
   if (graphBundleDigestOf(request.graphBundle) !== request.graphBundle.graphBundleDigest) {
@@ -200,7 +199,7 @@ function graphIssues(request: CreateRequestV4): Issue[] {
 }
 
 /** Each external contract reference has its own referenceId. Spec: custom-launch-create-request.v4.schema.json. */
-function externalReferenceIssues(request: CreateRequestV4): Issue[] {
+function externalReferenceIssues(request: CustomLaunchCreateRequestV4): Issue[] {
   const seen = new Set<string>();
   const issues: Issue[] = [];
   request.externalContracts.forEach((ref, i) => {
@@ -217,7 +216,7 @@ function externalReferenceIssues(request: CreateRequestV4): Issue[] {
  * digest and the manifest's digest, and names no target twice.
  * Spec: custom-launch-create-request.v4.schema.json SourceBundleManifest, VerificationBundle.
  */
-function bundleIssues(request: CreateRequestV4): Issue[] {
+function bundleIssues(request: CustomLaunchCreateRequestV4): Issue[] {
   const issues: Issue[] = [];
   const { files } = request.sourceBundleManifest;
   for (let i = 1; i < files.length; i++) {
@@ -253,7 +252,7 @@ function bundleIssues(request: CreateRequestV4): Issue[] {
 }
 
 /** launchIntentHash binds the whole request except itself and the agent attestation. */
-function intentIssues(request: CreateRequestV4): Issue[] {
+function intentIssues(request: CustomLaunchCreateRequestV4): Issue[] {
   if (launchIntentHashOf(request) !== request.launchIntentHash) {
     return [
       {

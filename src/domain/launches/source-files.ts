@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { components } from '../../../generated/types/service.ts';
+import type { CustomLaunchCreateRequestV4, CustomLaunchSourceFileReceiptV1 } from '../../../generated/types/service.ts';
 import type { Principal } from '../../auth/keys.ts';
 import { utf8Order } from '../../core/canonical-json.ts';
 import { ApiError } from '../../errors/api-error.ts';
@@ -8,10 +8,8 @@ import { statement } from '../../store/statements.ts';
 import { bringVerificationForward } from '../lifecycle/source-verifier.ts';
 import { wakeBeforePermit } from '../lifecycle/worker.ts';
 import { storedRequest, visibility } from './launch-resource.ts';
-import type { CreateRequestV4 } from './request-rules.ts';
 
-export type SourceFileReceiptV1 = components['schemas']['CustomLaunchSourceFileReceiptV1'];
-type SourceBundleManifest = CreateRequestV4['sourceBundleManifest'];
+type SourceBundleManifest = CustomLaunchCreateRequestV4['sourceBundleManifest'];
 
 function receivedHashes(db: Db, launchId: string): Set<string> {
   const rows = statement(db, 'SELECT sha256 FROM launch_source_files WHERE launch_id = ?').all(launchId) as Array<{
@@ -31,7 +29,7 @@ function receivedHashes(db: Db, launchId: string): Set<string> {
 export function receiveSourceFile(
   db: Db,
   input: { principal: Principal; chainId: string; launchId: string; sha256: string; bytes: Buffer; now: number },
-): { status: 200 | 201; body: SourceFileReceiptV1 } {
+): { status: 200 | 201; body: CustomLaunchSourceFileReceiptV1 } {
   const v = visibility(input.principal);
   const launch = statement(
     db,

@@ -1,7 +1,12 @@
 import type { Address } from 'viem';
-import type { components } from '../../../generated/types/service.ts';
+import type {
+  ChainDeploymentV1,
+  CustomLaunchCreateRequestV4,
+  CustomLaunchWalletTransactionV4,
+  ExternalReferenceBindingV2,
+  ExternalReferenceOutcomeV2,
+} from '../../../generated/types/service.ts';
 import { type ChainGatesConfig, chainGatesConfigFrom } from '../../chain/chain-gates-config.ts';
-import type { ChainDeployment } from '../../chain/deployment-evidence.ts';
 import type { CallbackVerdict } from '../../chain/hook-probe.ts';
 import {
   type Checkpoint,
@@ -14,16 +19,12 @@ import { encodeRouterLaunch, type LaunchPermit, launchPermitFor, PermitAttester 
 import type { Config } from '../../config.ts';
 import { digestOf } from '../../core/request-hashes.ts';
 import { type AdmissionFinding, unboundReferenceFinding } from '../admission/evaluate.ts';
-import type { CreateRequestV4 } from '../launches/request-rules.ts';
 
-export type WalletTransaction = components['schemas']['CustomLaunchWalletTransactionV4'];
 /** The read-only binding of a request's external references (CustomLaunchPreflightV2 externalReferenceBinding). */
-export type ExternalReferenceBinding = components['schemas']['ExternalReferenceBindingV2'];
-type ExternalReferenceOutcome = components['schemas']['ExternalReferenceOutcomeV2'];
 
 /** What the chain gates concluded: the exact wallet transaction, or server-authored blocking findings. */
 export type ChainGateOutcome =
-  | { kind: 'authorized'; walletTransaction: WalletTransaction; findings: AdmissionFinding[] }
+  | { kind: 'authorized'; walletTransaction: CustomLaunchWalletTransactionV4; findings: AdmissionFinding[] }
   | { kind: 'action_required'; findings: AdmissionFinding[] };
 
 /** Two provider URLs, the bound chain deployment, the permit attester's key and the source-verification registry. */
@@ -66,7 +67,7 @@ export function hookProbeFindings(verdicts: readonly CallbackVerdict[], hookTarg
 /**
  * Each reference's outcome (spec/schemas/custom-launch-preflight.v2.schema.json): bound when no reason holds it back.
  */
-export function referenceOutcomes(references: readonly ReferenceReasons[]): ExternalReferenceOutcome[] {
+export function referenceOutcomes(references: readonly ReferenceReasons[]): ExternalReferenceOutcomeV2[] {
   return references.map(({ referenceId, address, reasons }) => ({
     referenceId,
     address,
@@ -125,7 +126,7 @@ export class LaunchAuthorizer {
   }
 
   /** The chain deployment this server is bound to (its finality policy is the tracker's). */
-  get chainDeployment(): ChainDeployment {
+  get chainDeployment(): ChainDeploymentV1 {
     return this.chain.chainDeployment;
   }
 
@@ -133,7 +134,7 @@ export class LaunchAuthorizer {
    * Infrastructure problems throw and the worker retries them (a provider down: viem's error; providers disagreeing
    * with each other or the bound deployment: ProviderDisagreement); only the gates' own verdicts are returned.
    */
-  async authorize(request: CreateRequestV4): Promise<ChainGateOutcome> {
+  async authorize(request: CustomLaunchCreateRequestV4): Promise<ChainGateOutcome> {
     if (!this.chain.bindsDeployment(request)) {
       const message = `The request is bound to another chain deployment; this server is bound to ${digestOf(this.chainDeployment)}.`;
       return { kind: 'action_required', findings: [blocking('CHAIN_DEPLOYMENT_MISMATCH', message)] };
@@ -158,7 +159,7 @@ export class LaunchAuthorizer {
    * spec/schemas/custom-launch-preflight.v2.schema.json ExternalReferenceBinding): it reads the chain and nothing else
    * (no permit, no signature, no write). Infrastructure problems throw, as in `authorize`.
    */
-  async bindExternalReferences(request: CreateRequestV4): Promise<ExternalReferenceBinding> {
+  async bindExternalReferences(request: CustomLaunchCreateRequestV4): Promise<ExternalReferenceBindingV2> {
     if (request.externalContracts.length === 0) return { status: 'not_run', reason: 'no_external_references' };
     if (!this.chain.bindsDeployment(request)) return { status: 'not_run', reason: 'chain_deployment_mismatch' };
     const finalized = await this.chain.agreedFinalizedCheckpoint();
@@ -173,7 +174,7 @@ export class LaunchAuthorizer {
    * that wallet transaction at the latest block.
    */
   private async permitAndSimulate(
-    request: CreateRequestV4,
+    request: CustomLaunchCreateRequestV4,
     roles: GraphRoles,
     finalized: Checkpoint,
     findings: AdmissionFinding[],

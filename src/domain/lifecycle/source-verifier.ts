@@ -1,27 +1,30 @@
 import { type Hex, keccak256 } from 'viem';
-import type { components } from '../../../generated/types/service.ts';
+import type {
+  CustomLaunchCreateRequestV4,
+  CustomLaunchFinalizedListV4,
+  SourceVerificationComponentV1,
+  SourceVerificationProviderObservationV1,
+  SourceVerificationReasonCode,
+  SourceVerificationV1,
+} from '../../../generated/types/service.ts';
 import type { LaunchObserver } from '../../chain/launch-observer.ts';
-import type { ProviderObservation, SourceObservationProvider } from '../../chain/source-observation.ts';
+import type { SourceObservationProvider } from '../../chain/source-observation.ts';
 import { canonicalJson, sha256Digest } from '../../core/canonical-json.ts';
 import { graphTargetsOf } from '../../core/request-hashes.ts';
 import type { SolidityBuild, SolidityBuildSettings } from '../../solidity/compile-contracts.ts';
 import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
 import { storedRequest } from '../launches/launch-resource.ts';
-import type { CreateRequestV4 } from '../launches/request-rules.ts';
 import { pollUntilStopped } from './poll-loop.ts';
 
-type FinalizedItem = components['schemas']['CustomLaunchFinalizedListV4']['launches'][number];
-type SourceVerification = components['schemas']['SourceVerificationV1'];
-type Component = components['schemas']['SourceVerificationComponentV1'];
-type ReasonCode = components['schemas']['SourceVerificationReasonCode'];
+type FinalizedItem = CustomLaunchFinalizedListV4['launches'][number];
 
 /** What one attempt concluded for one component, before timestamps. */
 type Outcome =
-  | { status: 'queued' | 'retrying' | 'needs_attention'; reasonCode: ReasonCode }
+  | { status: 'queued' | 'retrying' | 'needs_attention'; reasonCode: SourceVerificationReasonCode }
   | {
       status: 'exact_match';
-      providerObservation: ProviderObservation;
+      providerObservation: SourceVerificationProviderObservationV1;
       protectedBuildDigest: string;
       finalizedBytecodeDigest: string;
     };
@@ -32,7 +35,7 @@ interface DueRow {
   verify_attempts: number;
 }
 
-const final = (c: Component) => c.status === 'exact_match' || c.status === 'needs_attention';
+const final = (c: SourceVerificationComponentV1) => c.status === 'exact_match' || c.status === 'needs_attention';
 
 /** The delay before retrying attempt `attempts` (1 = the first retry): base, doubled per attempt, at most max. */
 export function retryDelayMs(attempts: number, baseMs: number, maxMs: number): number {
@@ -44,8 +47,8 @@ export function retryDelayMs(attempts: number, baseMs: number, maxMs: number): n
  * needs_attention wins, then any retrying, then queued; exact_match only when every component is exact. updatedAt is
  * the latest component timestamp.
  */
-export function aggregateOf(components: Component[]): SourceVerification {
-  const has = (status: Component['status']) => components.some((c) => c.status === status);
+export function aggregateOf(components: SourceVerificationComponentV1[]): SourceVerificationV1 {
+  const has = (status: SourceVerificationComponentV1['status']) => components.some((c) => c.status === status);
   const status = has('needs_attention')
     ? 'needs_attention'
     : has('retrying')
@@ -127,7 +130,11 @@ export class SourceVerifier {
   }
 
   /** What this attempt concludes for each open component. */
-  private async outcomes(launchId: string, item: FinalizedItem, open: Component[]): Promise<Map<string, Outcome>> {
+  private async outcomes(
+    launchId: string,
+    item: FinalizedItem,
+    open: SourceVerificationComponentV1[],
+  ): Promise<Map<string, Outcome>> {
     const all = (outcome: Outcome) => new Map(open.map((c) => [c.targetId, outcome]));
     const request = storedRequest(this.deps.db, launchId);
     const { sources, missing } = heldSources(this.deps.db, launchId, request.sourceBundleManifest);
@@ -226,10 +233,10 @@ export class SourceVerifier {
     // A queued launch is woken by the delivery that completes its files; the long wait is only a safety net.
     const nextAt = (status: Outcome['status']) =>
       new Date(nowMs + (status === 'retrying' ? retryDelay : this.deps.retryMaxMs)).toISOString();
-    const components = item.sourceVerification.components.map((c): Component => {
+    const components = item.sourceVerification.components.map((c): SourceVerificationComponentV1 => {
       const outcome = outcomes.get(c.targetId);
       if (!outcome) return c;
-      const next: Component =
+      const next: SourceVerificationComponentV1 =
         outcome.status === 'exact_match'
           ? {
               targetId: c.targetId,
@@ -285,7 +292,7 @@ export function bringVerificationForward(db: Db, launchId: string, at: string): 
 export function heldSources(
   db: Db,
   launchId: string,
-  manifest: CreateRequestV4['sourceBundleManifest'],
+  manifest: CustomLaunchCreateRequestV4['sourceBundleManifest'],
 ): { sources: Record<string, string>; missing: string[] } {
   const sources: Record<string, string> = {};
   const missing: string[] = [];

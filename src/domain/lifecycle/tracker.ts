@@ -1,5 +1,9 @@
 import type { Hex } from 'viem';
-import type { components } from '../../../generated/types/service.ts';
+import type {
+  CustomLaunchFailureV4,
+  CustomLaunchFinalizedListV4,
+  CustomLaunchResourceV4,
+} from '../../../generated/types/service.ts';
 import {
   type LaunchObserver,
   launchIntentOfCalldata,
@@ -15,12 +19,12 @@ import { storedRequest } from '../launches/launch-resource.ts';
 import { pollUntilStopped } from './poll-loop.ts';
 import { classifyStepFailure, maxShownAttempt } from './retry-policy.ts';
 
-type WalletTransaction = NonNullable<components['schemas']['CustomLaunchResourceV4']['walletTransaction']>;
-type ChainEvidence = NonNullable<components['schemas']['CustomLaunchResourceV4']['chainEvidence']>;
-type Finding = components['schemas']['CustomLaunchResourceV4']['findings'][number];
-type FinalizedItem = components['schemas']['CustomLaunchFinalizedListV4']['launches'][number];
+type WalletTransaction = NonNullable<CustomLaunchResourceV4['walletTransaction']>;
+type ChainEvidence = NonNullable<CustomLaunchResourceV4['chainEvidence']>;
+type Finding = CustomLaunchResourceV4['findings'][number];
+type FinalizedItem = CustomLaunchFinalizedListV4['launches'][number];
 type FinalityPolicyRef = FinalizedItem['finalityPolicy'];
-type Status = components['schemas']['CustomLaunchResourceV4']['status'];
+type Status = CustomLaunchResourceV4['status'];
 
 /** Statuses the tracker follows: from the bound wallet transaction to finality. */
 export const trackedStatuses: readonly Status[] = [
@@ -334,7 +338,7 @@ export class LaunchTracker {
       through?: Status[];
       evidence?: ChainEvidence | null;
       trackedTo?: bigint;
-      failure?: components['schemas']['CustomLaunchFailureV4'];
+      failure?: CustomLaunchFailureV4;
       feedItem?: FinalizedItem;
     },
   ): void {

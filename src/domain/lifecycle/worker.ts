@@ -1,4 +1,9 @@
-import type { components } from '../../../generated/types/service.ts';
+import type {
+  CustomLaunchCreateRequestV4,
+  CustomLaunchFailureV4,
+  CustomLaunchRemediationV4,
+  CustomLaunchWalletTransactionV4,
+} from '../../../generated/types/service.ts';
 import { redactKeys } from '../../auth/keys.ts';
 import { describeRevert, revertDataOf } from '../../chain/revert.ts';
 import type { Config } from '../../config.ts';
@@ -8,9 +13,8 @@ import { statement } from '../../store/statements.ts';
 import { type AdmissionConfig, type AdmissionFinding, evaluateAdmission } from '../admission/evaluate.ts';
 import { type FindingCode, findingCodes } from '../launches/finding-codes.ts';
 import { fundingNonceSeenInOtherRequest } from '../launches/funding-nonce-reuse.ts';
-import type { CreateRequestV4 } from '../launches/request-rules.ts';
 import { findSourceSelfdestructs } from '../static-baseline/source-selfdestruct.ts';
-import type { LaunchAuthorizer, WalletTransaction } from './chain-gates.ts';
+import type { LaunchAuthorizer } from './chain-gates.ts';
 import { pollUntilStopped } from './poll-loop.ts';
 import { backoffDelayMs, classifyStepFailure, maxShownAttempt, QuoteUnavailable } from './retry-policy.ts';
 import { heldSources } from './source-verifier.ts';
@@ -20,7 +24,7 @@ type Outcome =
   | { kind: 'action_required'; findings: AdmissionFinding[] }
   | { kind: 'awaiting_chain'; findings: AdmissionFinding[]; sourcesMissing: boolean }
   | { kind: 'awaiting_sources'; findings: AdmissionFinding[] }
-  | { kind: 'authorized'; findings: AdmissionFinding[]; walletTransaction: WalletTransaction };
+  | { kind: 'authorized'; findings: AdmissionFinding[]; walletTransaction: CustomLaunchWalletTransactionV4 };
 
 interface ClaimedJob {
   launchId: string;
@@ -29,8 +33,6 @@ interface ClaimedJob {
   deadlineMs: number;
 }
 
-type Remediation = components['schemas']['CustomLaunchRemediationV4'];
-type Failure = components['schemas']['CustomLaunchFailureV4'];
 const chainNotConfigured: FindingCode = 'CHAIN_NOT_CONFIGURED';
 const sourceFilesPending: FindingCode = 'SOURCE_FILES_PENDING';
 const sourceRuleCacheSize = 256;
@@ -161,7 +163,7 @@ export class LifecycleWorker {
       | { request_bytes: Buffer }
       | undefined;
     if (!row) throw new Error(`launch ${launchId} has no stored request`);
-    const request = JSON.parse(row.request_bytes.toString('utf8')) as CreateRequestV4;
+    const request = JSON.parse(row.request_bytes.toString('utf8')) as CustomLaunchCreateRequestV4;
     const { authorizer } = this.deps;
     const { findings } = evaluateAdmission(request, this.deps.admission, 'permit', {
       minimumInitialBuyWei,
@@ -194,7 +196,7 @@ export class LifecycleWorker {
    */
   private async sourceRule(
     launchId: string,
-    request: CreateRequestV4,
+    request: CustomLaunchCreateRequestV4,
   ): Promise<{ missing: boolean; findings: AdmissionFinding[] }> {
     const { sourceAsts } = this.deps;
     if (!sourceAsts) return { missing: false, findings: [] };
@@ -228,7 +230,7 @@ export class LifecycleWorker {
       if (!this.holdsLease(job.launchId)) return;
       const at = new Date(now()).toISOString();
       const blocking = [...new Set(outcome.findings.filter((f) => f.severity === 'blocking').map((f) => f.code))];
-      const remediation: Remediation | null =
+      const remediation: CustomLaunchRemediationV4 | null =
         outcome.kind === 'action_required'
           ? {
               findingCodes: blocking,
@@ -307,7 +309,7 @@ export class LifecycleWorker {
         return;
       }
       const deadline = new Date(job.deadlineMs).toISOString();
-      const failure: Failure = {
+      const failure: CustomLaunchFailureV4 = {
         code: deadlinePassed,
         message: `Validation still failed transiently (${code}) after its deadline ${deadline}, on attempt ${job.attempt}; the launch cannot proceed.`,
         failedAt: at,
@@ -360,7 +362,7 @@ function sourcesComplete(db: Db, launchId: string): boolean {
     | { request_bytes: Buffer }
     | undefined;
   if (!row) return false;
-  const request = JSON.parse(row.request_bytes.toString('utf8')) as CreateRequestV4;
+  const request = JSON.parse(row.request_bytes.toString('utf8')) as CustomLaunchCreateRequestV4;
   return heldSources(db, launchId, request.sourceBundleManifest).missing.length === 0;
 }
 

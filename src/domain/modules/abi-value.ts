@@ -1,4 +1,4 @@
-import type { components } from '../../../generated/types/service.ts';
+import type { ConfigurationField } from '../../../generated/types/service.ts';
 
 // Static ABI values of module configuration (spec/schemas/module-descriptor.v0.1.schema.json AbiType, AbiValue,
 // ConfigurationField): integers as signed decimal strings, address and bytesN as 0x hex, bool as a JSON boolean.
@@ -44,13 +44,12 @@ export function abiTypeProblem(type: string, value: unknown): string | null {
  * A descriptor configuration field: its type, optional inclusive integer bounds and binding, as the descriptor states
  * them (generated from spec/schemas/module-descriptor.v0.1.schema.json).
  */
-export type AbiField = components['schemas']['ConfigurationField'];
 
 /**
  * Why a configuration field is inconsistent, or null: bounds only on an integer type, each within the type and
  * minimum <= maximum; a fixed value or an input default fits the type and the bounds.
  */
-export function abiFieldProblem(field: AbiField): string | null {
+export function abiFieldProblem(field: ConfigurationField): string | null {
   const range = rangeOf(field.type);
   for (const bound of ['minimum', 'maximum'] as const) {
     const value = field[bound];

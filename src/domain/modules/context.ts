@@ -1,11 +1,11 @@
-import type { components } from '../../../generated/types/service.ts';
+import type {
+  ModuleReviewCapabilities,
+  ModulesCapabilities,
+  ModulesContext,
+} from '../../../generated/types/service.ts';
 import type { Principal } from '../../auth/keys.ts';
 import type { Config } from '../../config.ts';
 import { reviewDataLimits, reviewProfiles } from './review.ts';
-import type { ModuleReviewCapabilities } from './review-capabilities.ts';
-
-export type ModulesCapabilities = components['schemas']['ModulesCapabilities'];
-export type ModulesContext = components['schemas']['ModulesContext'];
 
 const formats = {
   contract: 'platform.modules.api.v0.1',

@@ -1,8 +1,8 @@
 import { type AbiParameter, encodeAbiParameters } from 'viem';
 import type { ModuleEngineReviewScenario } from '../../../generated/schemas/module-engine-review-scenario.v1.ts';
+import type { ModuleSubmissionRequest } from '../../../generated/types/service.ts';
 import type { EngineEvm, LocalEngineRun } from '../../chain/local-evm.ts';
 import { schemaProblems } from '../../spec/schema-registry.ts';
-import type { ModuleSubmissionRequest } from './intake.ts';
 import { BuildFailure, type ReviewPlan } from './review.ts';
 
 type EngineLimits = NonNullable<ReviewPlan['engineExecution']>;

@@ -1,22 +1,18 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { components } from '../../../generated/types/service.ts';
+import type {
+  IntakeLimits,
+  ModuleIntakeReceipt,
+  ModuleSubmissionRequest,
+} from '../../../generated/types/service.ts';
 import type { Principal } from '../../auth/keys.ts';
 import { canonicalJson, sha256Digest } from '../../core/canonical-json.ts';
-import {
-  checkSubmittedFiles,
-  compilerSourceName,
-  ModuleFileRuleError,
-  type ModuleIntakeLimits,
-  moduleLimits,
-} from '../../core/module-files.ts';
+import { checkSubmittedFiles, compilerSourceName, ModuleFileRuleError, moduleLimits } from '../../core/module-files.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
 import { idempotentWrite, recordAnswer } from '../idempotency.ts';
 import { abiFieldProblem, abiTypeProblem } from './abi-value.ts';
 
-export type ModuleSubmissionRequest = components['schemas']['ModuleSubmissionRequest'];
-export type ModuleIntakeReceipt = components['schemas']['ModuleIntakeReceipt'];
 type Descriptor = ModuleSubmissionRequest['descriptor'];
 
 const zeroAddress = /^0x0{40}$/i;
@@ -52,7 +48,7 @@ function invalid(message: string): never {
 function checkSubmission(
   principal: Principal,
   request: ModuleSubmissionRequest,
-  limits: ModuleIntakeLimits,
+  limits: IntakeLimits,
 ): { byteCount: number } {
   const d = request.descriptor;
   if (!principal.wallet || d.author.toLowerCase() !== principal.wallet.toLowerCase()) {
@@ -144,7 +140,7 @@ export function submitModule(
     rawBody: Buffer;
     now: number;
     /** The deployment's published intake limits (config modulesLimits). */
-    limits: ModuleIntakeLimits;
+    limits: IntakeLimits;
   },
 ): { status: 200 | 201; body: string } {
   const { principal, request } = input;

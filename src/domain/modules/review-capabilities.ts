@@ -1,12 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { components } from '../../../generated/types/service.ts';
+import type { ModuleReviewCapabilities } from '../../../generated/types/service.ts';
 import type { Db } from '../../store/db.ts';
 import { migrations } from '../../store/migrations.ts';
 import { statement } from '../../store/statements.ts';
-
-export type ModuleReviewCapabilities = components['schemas']['ModuleReviewCapabilities'];
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 

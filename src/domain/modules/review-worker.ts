@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { ModuleIntakeReceipt, ModuleSubmissionRequest } from '../../../generated/types/service.ts';
 import type { EngineEvm } from '../../chain/local-evm.ts';
 import { canonicalJson, sha256Digest } from '../../core/canonical-json.ts';
 import { compilerSourceName } from '../../core/module-files.ts';
@@ -13,7 +14,6 @@ import {
   engineReviewInputs,
   measureEngine,
 } from './engine-review.ts';
-import type { ModuleIntakeReceipt, ModuleSubmissionRequest } from './intake.ts';
 import {
   BuildFailure,
   type BuildRecord,

@@ -1,14 +1,18 @@
-import type { components } from '../../../generated/types/service.ts';
+import type {
+  ModuleIntakeReceipt,
+  ModuleReviewDecision,
+  ModuleReviewExport,
+  ModuleReviewStatus,
+  ModuleSubmissionRequest,
+} from '../../../generated/types/service.ts';
 import type { Principal } from '../../auth/keys.ts';
 import { canonicalJson, sha256Digest } from '../../core/canonical-json.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { pinnedCompilerVersion, solidityBuildSettings } from '../../solidity/compile-contracts.ts';
 import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
-import { authorOf, type ModuleIntakeReceipt, type ModuleSubmissionRequest, readReceipt } from './intake.ts';
+import { authorOf, readReceipt } from './intake.ts';
 
-export type ModuleReviewStatus = components['schemas']['ModuleReviewStatus'];
-export type ModuleReviewDecision = components['schemas']['ModuleReviewDecision'];
 type ReviewState = ModuleReviewStatus['review']['state'];
 type NextAction = ModuleReviewStatus['review']['nextAction'];
 type ReviewOutcome = ModuleReviewDecision['command']['outcome'];
@@ -362,8 +366,6 @@ export function decideReview(
     })
     .immediate();
 }
-
-export type ModuleReviewExport = components['schemas']['ModuleReviewExport'];
 
 /** The largest review export served: 3 MiB (spec/openapi/paths/modules-submission-review-export.yaml). */
 const maxExportBytes = 3 * 1024 * 1024;

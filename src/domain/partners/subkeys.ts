@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { components } from '../../../generated/types/service.ts';
+import type { PartnerSubkeyListV1, PartnerSubkeyRequestV1, PartnerSubkeyV1 } from '../../../generated/types/service.ts';
 import { hashKey, insertKey, newApiKey, type Principal } from '../../auth/keys.ts';
 import { sha256Digest } from '../../core/canonical-json.ts';
 import { ApiError } from '../../errors/api-error.ts';
@@ -8,9 +8,6 @@ import { statement } from '../../store/statements.ts';
 import { idempotentWrite, recordAnswer } from '../idempotency.ts';
 
 /** Generated from spec/schemas/partner-subkey*.schema.json. */
-export type PartnerSubkeyV1 = components['schemas']['PartnerSubkeyV1'];
-export type PartnerSubkeyRequestV1 = components['schemas']['PartnerSubkeyRequestV1'];
-export type PartnerSubkeyListV1 = components['schemas']['PartnerSubkeyListV1'];
 type SubkeyView = PartnerSubkeyListV1['items'][number];
 
 /** Subkeys one root may hold over its lifetime, rotations included: the list is unpaged and always complete. */

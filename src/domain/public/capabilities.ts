@@ -1,10 +1,9 @@
-import type { components } from '../../../generated/types/service.ts';
+import type { CustomLaunchCapabilitiesV2 } from '../../../generated/types/service.ts';
 import type { Config } from '../../config.ts';
 import { clientReleases } from '../../core/client-releases.ts';
 import { type RunningGates, writesGate } from './running-gates.ts';
 
 /** The V4 capabilities document, generated from spec/schemas/custom-launch-capabilities.v2.schema.json. */
-export type CustomLaunchCapabilitiesV2 = components['schemas']['CustomLaunchCapabilitiesV2'];
 
 /**
  * getCustomLaunchCapabilitiesV4: the exact chain capabilities of this deployment, built from its configuration and

@@ -1,10 +1,9 @@
-import type { components } from '../../../generated/types/service.ts';
+import type { DiscoveryManifestV1 } from '../../../generated/types/service.ts';
 import type { Config } from '../../config.ts';
 import { clientReleases } from '../../core/client-releases.ts';
 import { type RunningGates, writesGate } from './running-gates.ts';
 
 /** The discovery manifest, generated from spec/schemas/discovery-manifest.v1.schema.json. */
-export type DiscoveryManifestV1 = components['schemas']['DiscoveryManifestV1'];
 
 /**
  * getDiscoveryManifest: the manifest a client reads before any authenticated preflight or submission

@@ -1,11 +1,10 @@
-import type { components } from '../../../generated/types/service.ts';
+import type { LaunchCoverageV1 } from '../../../generated/types/service.ts';
 import { type HookPermission, hookPermissionBits } from '../../core/hook-permissions.ts';
 import { findingCodes } from '../launches/finding-codes.ts';
 import { launchVerifiers, verifierCoverage } from './launch-verifiers.ts';
 import type { RunningGates } from './running-gates.ts';
 
 /** The coverage report, generated from spec/schemas/launch-coverage.v1.schema.json. */
-export type LaunchCoverageV1 = components['schemas']['LaunchCoverageV1'];
 
 /** The fourteen Uniswap v4 hook permissions, in mask-bit order (hook-permissions.ts is their one list). */
 const hookPermissions = Object.keys(hookPermissionBits) as HookPermission[];

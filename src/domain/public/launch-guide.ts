@@ -1,11 +1,10 @@
-import type { components } from '../../../generated/types/service.ts';
+import type { LaunchGuideV1 } from '../../../generated/types/service.ts';
 import { type ErrorCode, errorTable } from '../../errors/codes.ts';
 import { type FindingCode, findingCodes } from '../launches/finding-codes.ts';
 import { staticBaselineRuleCodes } from '../static-baseline/rule-codes.ts';
 import { type RunningGates, writesGate } from './running-gates.ts';
 
 /** The launch guide, generated from spec/schemas/launch-guide.v1.schema.json. */
-export type LaunchGuideV1 = components['schemas']['LaunchGuideV1'];
 type Recovery = LaunchGuideV1['errorRecovery'][number];
 
 const stages: LaunchGuideV1['workflowStages'] = [

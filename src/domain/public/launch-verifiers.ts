@@ -1,11 +1,11 @@
-import type { components } from '../../../generated/types/service.ts';
+import type { LaunchCoverageV1 } from '../../../generated/types/service.ts';
 import { imageFindingCodes } from '../../core/image.ts';
 import type { ErrorCode } from '../../errors/codes.ts';
 import type { FindingCode } from '../launches/finding-codes.ts';
 import { staticBaselineRuleCodes } from '../static-baseline/rule-codes.ts';
 import type { RunningGates } from './running-gates.ts';
 
-type Coverage = components['schemas']['LaunchCoverageV1']['verifierCoverage'][number]['coverage'];
+type Coverage = LaunchCoverageV1['verifierCoverage'][number]['coverage'];
 
 /** One server verifier of the V4 lane: the codes it owns and whether, and how far, it runs in a configuration. */
 export interface LaunchVerifier {

@@ -1,10 +1,9 @@
-import type { components } from '../../../generated/types/service.ts';
+import type { ReadinessV1 } from '../../../generated/types/service.ts';
 import type { Db } from '../../store/db.ts';
 import type { FindingCode } from '../launches/finding-codes.ts';
 import { type EvidenceStateKind, evidenceCheck } from './deployment-evidence-check.ts';
 
 /** The readiness document, generated from spec/schemas/readiness.v1.schema.json. */
-export type ReadinessV1 = components['schemas']['ReadinessV1'];
 
 const databaseUnavailable: FindingCode = 'DATABASE_UNAVAILABLE';
 

@@ -1,9 +1,8 @@
-import type { components } from '../../../generated/types/service.ts';
+import type { StaticBaselineFindingV2, StaticBaselineReportV2 } from '../../../generated/types/service.ts';
 import { canonicalJson, sha256Digest } from '../../core/canonical-json.ts';
-import { type StaticBaselineFinding, sortFindings } from './rules.ts';
+import { sortFindings } from './rules.ts';
 
 /** The static baseline report, generated from the spec. */
-export type StaticBaselineReport = components['schemas']['StaticBaselineReportV2'];
 
 /** Identifier and revision of the rule set in `rules.ts`; bump the revision when a rule's outcome can change. */
 export const staticBaselineRulesetId = 'platform.static-baseline.v2';
@@ -16,7 +15,7 @@ export const staticBaselineRulesetId = 'platform.static-baseline.v2';
  * @param findings Findings from `evaluateStaticBaseline`; sorted again here so the digest never depends on order.
  * @returns The report; `reportSha256` is the SHA-256 of the canonical JSON of the report without that field.
  */
-export function buildStaticBaselineReport(findings: readonly StaticBaselineFinding[]): StaticBaselineReport {
+export function buildStaticBaselineReport(findings: readonly StaticBaselineFindingV2[]): StaticBaselineReportV2 {
   const unsigned = {
     schemaVersion: 'platform.custom-launch-static-baseline-report.v1' as const,
     rulesetId: staticBaselineRulesetId,

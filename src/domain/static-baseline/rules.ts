@@ -1,5 +1,5 @@
 import { toFunctionSelector } from 'viem';
-import type { components } from '../../../generated/types/service.ts';
+import type { StaticBaselineFindingV2 } from '../../../generated/types/service.ts';
 import { type FindingCode, findingCodes } from '../launches/finding-codes.ts';
 import {
   decodeAt,
@@ -14,7 +14,6 @@ import { poolDutyFindings, roleBindingFindings } from './role-binding.ts';
 import type { StaticBaselineRuleCode } from './rule-codes.ts';
 
 /** A finding of the static baseline report, generated from the spec. */
-export type StaticBaselineFinding = components['schemas']['StaticBaselineFindingV2'];
 
 /** A finding code from the one table in `finding-codes.ts`. */
 export type { FindingCode };
@@ -103,10 +102,10 @@ const maxOffsetsInDetail = 8;
 export function evaluateStaticBaseline(
   targets: StaticBaselineTarget[],
   config: StaticBaselineConfig,
-): { findings: StaticBaselineFinding[] } {
+): { findings: StaticBaselineFindingV2[] } {
   const canonical = config.canonicalPoolManager.toLowerCase();
   const graphAddresses = new Set(targets.flatMap((t) => (t.address ? [t.address.toLowerCase()] : [])));
-  const findings: StaticBaselineFinding[] = [];
+  const findings: StaticBaselineFindingV2[] = [];
   for (const target of targets) {
     if (!hexCode.test(target.runtimeBytecode)) {
       throw new TypeError(`evaluateStaticBaseline: runtimeBytecode of ${target.targetId} is not 0x-prefixed hex`);
@@ -173,7 +172,7 @@ export function evaluateStaticBaseline(
  * @param findings Findings in any order; not modified.
  * @returns A new sorted array.
  */
-export function sortFindings(findings: readonly StaticBaselineFinding[]): StaticBaselineFinding[] {
+export function sortFindings(findings: readonly StaticBaselineFindingV2[]): StaticBaselineFindingV2[] {
   const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
   return [...findings].sort(
     (a, b) =>

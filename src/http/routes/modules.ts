@@ -1,5 +1,6 @@
+import type { ModuleSubmissionRequest } from '../../../generated/types/service.ts';
 import { modulesCapabilities, modulesContext } from '../../domain/modules/context.ts';
-import { listReceipts, type ModuleSubmissionRequest, readReceipt, submitModule } from '../../domain/modules/intake.ts';
+import { listReceipts, readReceipt, submitModule } from '../../domain/modules/intake.ts';
 import { readReviewStatus, reviewExport, reviewerPolicy } from '../../domain/modules/review.ts';
 import { reviewCapabilities, workerSourceCommit } from '../../domain/modules/review-capabilities.ts';
 import { ApiError } from '../../errors/api-error.ts';

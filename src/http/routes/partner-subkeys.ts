@@ -1,4 +1,5 @@
-import type { PartnerSubkeyRequestV1, SubkeyService } from '../../domain/partners/subkeys.ts';
+import type { PartnerSubkeyRequestV1 } from '../../../generated/types/service.ts';
+import type { SubkeyService } from '../../domain/partners/subkeys.ts';
 import {
   idempotencyKeyOf,
   jsonBody,

@@ -1,7 +1,7 @@
+import type { CustomLaunchCreateRequestV4 } from '../../../generated/types/service.ts';
 import { minimumInitialBuyWei } from '../../chain/price-feed.ts';
 import { fundingNonceSeenInOtherRequest } from '../../domain/launches/funding-nonce-reuse.ts';
 import { type PreflightSources, preflightV4 } from '../../domain/launches/preflight.ts';
-import type { CreateRequestV4 } from '../../domain/launches/request-rules.ts';
 import { evidenceCheck } from '../../domain/public/deployment-evidence-check.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import type { Services } from '../../services.ts';
@@ -57,7 +57,7 @@ function v4LaunchHandlers(services: Services) {
         status: 200,
         body: await preflightV4(
           principalOf(ctx),
-          ctx.body as CreateRequestV4,
+          ctx.body as CustomLaunchCreateRequestV4,
           rawBodyOf(ctx),
           now(),
           admission,
@@ -71,7 +71,7 @@ function v4LaunchHandlers(services: Services) {
       const answer = launches.create({
         principal: principalOf(ctx),
         idempotencyKey: idempotencyKeyOf(ctx),
-        request: ctx.body as CreateRequestV4,
+        request: ctx.body as CustomLaunchCreateRequestV4,
         rawBody: rawBodyOf(ctx),
       });
       return { status: answer.status, rawJson: answer.body };

@@ -3,7 +3,7 @@ import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Hex, keccak256 } from 'viem';
-import type { components } from '../../../../generated/types/service.ts';
+import type { ChainDeploymentV1, CustomLaunchCreateRequestV4 } from '../../../../generated/types/service.ts';
 import { sha256Digest, utf8Order } from '../../../core/canonical-json.ts';
 import { clientReleases } from '../../../core/client-releases.ts';
 import { mineHookSalt } from '../../../core/create2.ts';
@@ -15,15 +15,13 @@ import { schemaProblems } from '../../../spec/schema-registry.ts';
 import { LocalCheckError } from '../../core/local-check-error.ts';
 import { type LaunchProjectManifestV1, readProjectManifest, validateProjectManifest } from './project-manifest.ts';
 
-type CreateRequestV4 = components['schemas']['CustomLaunchCreateRequestV4'];
-type ChainDeployment = components['schemas']['ChainDeploymentV1'];
-type GraphTarget = CreateRequestV4['graphBundle']['targets'][number];
+type GraphTarget = CustomLaunchCreateRequestV4['graphBundle']['targets'][number];
 type HookPermissions = NonNullable<GraphTarget['hookPermissions']>;
 
 /** Options of a pack: the chain deployment to bind and, for reproducible output, the source of fresh values. */
 export interface PackOptions {
   /** The chain-deployment document the request binds (the devnet writes var/devnet/chain-deployment.json). */
-  chainDeployment: ChainDeployment;
+  chainDeployment: ChainDeploymentV1;
   /** A fresh 32-byte value for a label (the nonce, each drawn CREATE2 salt); random unless given. */
   fresh?: (label: string) => Hex;
   /** Identity the request's agentAttestation names. */
@@ -34,7 +32,7 @@ export interface PackOptions {
 
 /** What a pack produced: the request and the byte-exact JSON text a submission sends. */
 export interface PackResult {
-  request: CreateRequestV4;
+  request: CustomLaunchCreateRequestV4;
   bytes: Buffer;
   /** The hook's permission mask and its mined CREATE2 salt. */
   hook: { mask: number; create2Salt: string };
@@ -132,7 +130,7 @@ function compileProject(projectDir: string, manifest: LaunchProjectManifestV1): 
  * (a salt mined from zero would collide with an earlier launch of the same code); the address carries the mask.
  */
 function hookSalt(
-  chainDeployment: ChainDeployment,
+  chainDeployment: ChainDeploymentV1,
   runtimeCode: Hex,
   flags: readonly string[],
   fresh: (label: string) => Hex,
@@ -213,7 +211,7 @@ export function packLaunchProject(projectDir: string, options: PackOptions): Pac
 function graphTargets(
   manifest: LaunchProjectManifestV1,
   build: SolidityBuild,
-  chainDeployment: ChainDeployment,
+  chainDeployment: ChainDeploymentV1,
   fresh: (label: string) => Hex,
 ): GraphTarget[] {
   return manifest.targets.map((target) => {
@@ -324,8 +322,11 @@ function commonFields(input: {
 }
 
 /** The request of the manifest's profile: a 4.1.0 funding plan (its allocations must balance) or 4.0.0 exact value. */
-function withFunding(common: ReturnType<typeof commonFields>, manifest: LaunchProjectManifestV1): CreateRequestV4 {
-  let request: CreateRequestV4;
+function withFunding(
+  common: ReturnType<typeof commonFields>,
+  manifest: LaunchProjectManifestV1,
+): CustomLaunchCreateRequestV4 {
+  let request: CustomLaunchCreateRequestV4;
   const funding = manifest.funding;
   if (manifest.profile === '4.1.0' && 'nativeAllocations' in funding) {
     const allocations = funding.nativeAllocations;
@@ -358,7 +359,7 @@ function withFunding(common: ReturnType<typeof commonFields>, manifest: LaunchPr
         initialBuy: { minTokenOut: funding.minTokenOut, recipient: manifest.launchWallet },
         fundingPlanHash: unbound,
       },
-    } as CreateRequestV4;
+    } as CustomLaunchCreateRequestV4;
   } else {
     request = {
       ...common,
@@ -368,7 +369,7 @@ function withFunding(common: ReturnType<typeof commonFields>, manifest: LaunchPr
         walletTransactionValueWei: funding.walletTransactionValueWei,
         initialBuyWei: '0',
       },
-    } as CreateRequestV4;
+    } as CustomLaunchCreateRequestV4;
   }
 
   return request;
