@@ -3,8 +3,6 @@ import type { L2InitialBuyUsdQuoteV1 } from '../../generated/types/service.ts';
 import type { Config } from '../config.ts';
 import { ApiError } from '../errors/api-error.ts';
 
-/** The initial-buy quote, generated from spec/schemas/l2-initial-buy-usd-quote.v1.schema.json. */
-
 /** Chainlink AggregatorV3 reads: the native/USD reference for the USD 1 initial buy. */
 export const aggregatorV3Abi = parseAbi([
   'function decimals() view returns (uint8)',

@@ -4,8 +4,6 @@
 import { createHash } from 'node:crypto';
 import type { IntakeLimits, ModuleSubmissionRequest } from '../../generated/types/service.ts';
 
-/** The intake limits a deployment publishes (spec: modules-context.v1 IntakeLimits). */
-
 /**
  * The intake limits: the defaults, and the most a deployment may publish (config MODULES_MAX_*); the modules context
  * and the public capabilities publish the live ones (spec/schemas/modules-context.v1.schema.json IntakeLimits).

@@ -1,12 +1,7 @@
 import createClient, { type Client } from 'openapi-fetch';
-import type {
-  CustomLaunchCreateRequestV4,
-  paths,
-} from '../../../generated/types/service.ts';
+import type { CustomLaunchCreateRequestV4, paths } from '../../../generated/types/service.ts';
 import { checkOrigin } from '../core/origin.ts';
 import { checkLaunchId } from './poll.ts';
-
-/** Types of the client's bodies, all generated from spec/. */
 
 /** Options of the launch client. */
 export interface LaunchClientOptions {

@@ -5,9 +5,6 @@ import type {
 import type { Db } from '../../store/db.ts';
 import { decodeCursor, encodeCursor } from '../cursor.ts';
 
-/** The public V4 finalized feed, generated from spec/schemas/custom-launch-finalized-list.v4.schema.json. */
-/** The shared lane's finalized feed, generated from spec/schemas/multi-role-finalized-list.v2.schema.json. */
-
 /** The stored feed tables; each has `seq` and `item_json`, and all but the base-layer one a `chain_id`. */
 type FeedTable = 'finalized_feed' | 'multi_role_finalized_feed' | 'v3_finalized_feed';
 

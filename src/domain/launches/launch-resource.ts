@@ -3,8 +3,6 @@ import type { Principal } from '../../auth/keys.ts';
 import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
 
-/** The V4 launch resource, generated from spec/schemas/custom-launch-resource.v4.schema.json. */
-
 /** A launch row joined with its lifecycle job, as `launchSelect` reads it. */
 export interface LaunchRow {
   seq: number;

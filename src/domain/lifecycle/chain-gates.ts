@@ -20,8 +20,6 @@ import type { Config } from '../../config.ts';
 import { digestOf } from '../../core/request-hashes.ts';
 import { type AdmissionFinding, unboundReferenceFinding } from '../admission/evaluate.ts';
 
-/** The read-only binding of a request's external references (CustomLaunchPreflightV2 externalReferenceBinding). */
-
 /** What the chain gates concluded: the exact wallet transaction, or server-authored blocking findings. */
 export type ChainGateOutcome =
   | { kind: 'authorized'; walletTransaction: CustomLaunchWalletTransactionV4; findings: AdmissionFinding[] }

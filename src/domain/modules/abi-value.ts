@@ -41,11 +41,6 @@ export function abiTypeProblem(type: string, value: unknown): string | null {
 }
 
 /**
- * A descriptor configuration field: its type, optional inclusive integer bounds and binding, as the descriptor states
- * them (generated from spec/schemas/module-descriptor.v0.1.schema.json).
- */
-
-/**
  * Why a configuration field is inconsistent, or null: bounds only on an integer type, each within the type and
  * minimum <= maximum; a fixed value or an input default fits the type and the bounds.
  */

@@ -1,9 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type {
-  IntakeLimits,
-  ModuleIntakeReceipt,
-  ModuleSubmissionRequest,
-} from '../../../generated/types/service.ts';
+import type { IntakeLimits, ModuleIntakeReceipt, ModuleSubmissionRequest } from '../../../generated/types/service.ts';
 import type { Principal } from '../../auth/keys.ts';
 import { canonicalJson, sha256Digest } from '../../core/canonical-json.ts';
 import { checkSubmittedFiles, compilerSourceName, ModuleFileRuleError, moduleLimits } from '../../core/module-files.ts';

@@ -3,8 +3,6 @@ import type { Config } from '../../config.ts';
 import { clientReleases } from '../../core/client-releases.ts';
 import { type RunningGates, writesGate } from './running-gates.ts';
 
-/** The V4 capabilities document, generated from spec/schemas/custom-launch-capabilities.v2.schema.json. */
-
 /**
  * getCustomLaunchCapabilitiesV4: the exact chain capabilities of this deployment, built from its configuration and
  * what runs; writes are disabled, with the reason, when no chain gates run or their deployment evidence is not

@@ -3,8 +3,6 @@ import type { Config } from '../../config.ts';
 import { clientReleases } from '../../core/client-releases.ts';
 import { type RunningGates, writesGate } from './running-gates.ts';
 
-/** The discovery manifest, generated from spec/schemas/discovery-manifest.v1.schema.json. */
-
 /**
  * getDiscoveryManifest: the manifest a client reads before any authenticated preflight or submission
  * (spec/openapi/paths/discovery-manifest.yaml). Project design: a single-process deployment serves it itself and

@@ -4,8 +4,6 @@ import { findingCodes } from '../launches/finding-codes.ts';
 import { launchVerifiers, verifierCoverage } from './launch-verifiers.ts';
 import type { RunningGates } from './running-gates.ts';
 
-/** The coverage report, generated from spec/schemas/launch-coverage.v1.schema.json. */
-
 /** The fourteen Uniswap v4 hook permissions, in mask-bit order (hook-permissions.ts is their one list). */
 const hookPermissions = Object.keys(hookPermissionBits) as HookPermission[];
 

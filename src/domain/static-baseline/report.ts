@@ -2,8 +2,6 @@ import type { StaticBaselineFindingV2, StaticBaselineReportV2 } from '../../../g
 import { canonicalJson, sha256Digest } from '../../core/canonical-json.ts';
 import { sortFindings } from './rules.ts';
 
-/** The static baseline report, generated from the spec. */
-
 /** Identifier and revision of the rule set in `rules.ts`; bump the revision when a rule's outcome can change. */
 export const staticBaselineRulesetId = 'platform.static-baseline.v2';
 

@@ -13,8 +13,6 @@ import {
 import { poolDutyFindings, roleBindingFindings } from './role-binding.ts';
 import type { StaticBaselineRuleCode } from './rule-codes.ts';
 
-/** A finding of the static baseline report, generated from the spec. */
-
 /** A finding code from the one table in `finding-codes.ts`. */
 export type { FindingCode };
 
