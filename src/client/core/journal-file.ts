@@ -12,6 +12,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { schemaProblems } from '../../spec/schema-registry.ts';
 
 /** The journal is unusable or binds something else: nothing was sent. The CLI exits 2. */
 export class JournalError extends Error {
@@ -113,4 +114,36 @@ export function readPrivateJournal(path: string): string {
     if (err instanceof JournalError) throw err;
     throw new JournalError(`cannot read the journal ${path}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
   }
+}
+
+/** How a journal that cannot be used is named: not JSON, or off its schema (with the schema's problems). */
+export interface JournalRefusals {
+  notJson: string;
+  offSchema: (problems: string[]) => string;
+}
+
+/**
+ * Reads a journal back: mode 0600 (readPrivateJournal), JSON of the schema `schemaName` under spec/schemas/, and
+ * request bytes that match their requestSha256. Returns the document and the exact request bytes; else JournalError.
+ */
+export function openJournalFile<T extends { requestBytesBase64: string; requestSha256: string }>(
+  path: string,
+  schemaName: string,
+  refusals: JournalRefusals,
+): { doc: T; bytes: Buffer } {
+  const text = readPrivateJournal(path);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new JournalError(`${path} ${refusals.notJson}`);
+  }
+  const problems = schemaProblems(schemaName, parsed);
+  if (problems.length > 0) throw new JournalError(`${path} ${refusals.offSchema(problems)}`);
+  const doc = parsed as T;
+  const bytes = Buffer.from(doc.requestBytesBase64, 'base64');
+  if (bytesDigest(bytes) !== doc.requestSha256) {
+    throw new JournalError(`${path}: the request bytes do not match requestSha256; the journal is damaged`);
+  }
+  return { doc, bytes };
 }

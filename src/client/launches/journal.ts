@@ -1,12 +1,10 @@
 import type { LaunchSubmitJournalV1 } from '../../../generated/schemas/launch-submit-journal.v1.ts';
-import { schemaProblems } from '../../spec/schema-registry.ts';
 import {
   bytesDigest,
   createJournalFile,
   credentialFingerprint,
-  JournalError,
   newIdempotencyKey,
-  readPrivateJournal,
+  openJournalFile,
   replaceJournalFile,
 } from '../core/journal-file.ts';
 
@@ -47,19 +45,8 @@ export function saveJournal(path: string, doc: LaunchSubmitJournalV1): void {
  * their digest. Returns the document and the exact request bytes.
  */
 export function openJournal(path: string): { doc: LaunchSubmitJournalV1; bytes: Buffer } {
-  const text = readPrivateJournal(path);
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch {
-    throw new JournalError(`${path} is not a journal: not JSON`);
-  }
-  const problems = schemaProblems('launch-submit-journal.v1.schema.json', doc);
-  if (problems.length > 0) throw new JournalError(`${path} is not a journal: ${problems.join('; ')}`);
-  const journal = doc as LaunchSubmitJournalV1;
-  const bytes = Buffer.from(journal.requestBytesBase64, 'base64');
-  if (bytesDigest(bytes) !== journal.requestSha256) {
-    throw new JournalError(`${path}: the request bytes do not match requestSha256; the journal is damaged`);
-  }
-  return { doc: journal, bytes };
+  return openJournalFile<LaunchSubmitJournalV1>(path, 'launch-submit-journal.v1.schema.json', {
+    notJson: 'is not a journal: not JSON',
+    offSchema: (problems) => `is not a journal: ${problems.join('; ')}`,
+  });
 }

@@ -2,14 +2,12 @@ import type {
   ModuleSubmitJournalAttempt,
   ModuleSubmitJournalV1,
 } from '../../../generated/schemas/module-submit-journal.v1.ts';
-import { schemaProblems } from '../../spec/schema-registry.ts';
 import {
   bytesDigest,
   createJournalFile,
   credentialFingerprint,
-  JournalError,
   newIdempotencyKey,
-  readPrivateJournal,
+  openJournalFile,
   replaceJournalFile,
 } from '../core/journal-file.ts';
 
@@ -68,21 +66,8 @@ export function saveModuleJournal(path: string, doc: ModuleSubmitJournal): void 
  * document and the exact request bytes; throws JournalError (nothing is sent; the CLI exits 2).
  */
 export function openModuleJournal(path: string): { doc: ModuleSubmitJournal; bytes: Buffer } {
-  const text = readPrivateJournal(path);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw new JournalError(`${path} is not a module journal: not JSON`);
-  }
-  const problems = schemaProblems('module-submit-journal.v1.schema.json', parsed);
-  if (problems.length > 0) {
-    throw new JournalError(`${path} is not a module submit journal (${journalVersion}): ${problems[0]}`);
-  }
-  const doc = parsed as ModuleSubmitJournal;
-  const bytes = Buffer.from(doc.requestBytesBase64, 'base64');
-  if (bytesDigest(bytes) !== doc.requestSha256) {
-    throw new JournalError(`${path}: the request bytes do not match requestSha256; the journal is damaged`);
-  }
-  return { doc, bytes };
+  return openJournalFile<ModuleSubmitJournal>(path, 'module-submit-journal.v1.schema.json', {
+    notJson: 'is not a module journal: not JSON',
+    offSchema: (problems) => `is not a module submit journal (${journalVersion}): ${problems[0]}`,
+  });
 }
