@@ -38,12 +38,11 @@ devnet: install
 	npx tsx scripts/devnet.ts
 
 ## Everything CI runs: drift check, spec lint, code lint, type check, schema/example check, the vitest suite,
-## then the conformance run against a real server. The four checks run two at a time; the vitest suite and then
-## the conformance run each have the machine to themselves.
+## and the conformance run against a real server. The four checks run two at a time; then the vitest suite and the
+## conformance run share the machine (each prints its output when it ends), as each leaves most of a core idle alone.
 test: install
 	@$(MAKE) --no-print-directory -j2 --output-sync=target check-generated lint-spec lint typecheck
-	@$(MAKE) --no-print-directory unit
-	@$(MAKE) --no-print-directory conformance
+	@$(MAKE) --no-print-directory -j2 --output-sync=target unit conformance
 	@echo; echo "== summary"; npx tsx scripts/test-summary.ts build/vitest-report.json; cat build/conformance/summary.txt
 
 generate: install
