@@ -62,7 +62,7 @@ export interface ReadOptions extends CallOptions {
 }
 
 /**
- * One read of a launch (spec/openapi/paths/v4-custom-launches.yaml, getCustomLaunchV4), pinned to API version 4 and
+ * One read of a launch (spec/openapi/paths/v4-custom-launch.yaml, getCustomLaunchV4), pinned to API version 4 and
  * chain 4663 by its path and by the answer: a resource whose apiVersion, chainId or launchId differ is a refusal
  * error (PINNED_RESOURCE_MISMATCH). Timeouts, 429 and retryable 503 are a `retry` error; a 404 is a refusal error
  * (check launchId, chain and credential lineage; never create a replacement to poll). The launch is `data.launch`.

@@ -48,9 +48,10 @@ export function manifestFiles(
 }
 
 /**
- * Delivers one manifest file to putCustomLaunchSourceFileV4 (PUT is idempotent: delivering a held file again
- * answers 200, so a rerun after an interruption is always safe). 201 and 200 are `data` (the receipt, and `stored`
- * for 201); a redirect or any other status is a refusal error; no answer is a `no_answer` error.
+ * Delivers one manifest file (spec/openapi/paths/v4-custom-launch-source-file.yaml, putCustomLaunchSourceFileV4;
+ * PUT is idempotent: delivering a held file again answers 200, so a rerun after an interruption is always safe).
+ * 201 and 200 are `data` (the receipt, and `stored` for 201); a redirect or any other status is a refusal error; no
+ * answer is a `no_answer` error.
  */
 export async function deliverSourceFile(
   origin: string,
