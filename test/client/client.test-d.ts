@@ -73,13 +73,19 @@ describe('client types', () => {
 describe('client flow types', () => {
   it('types an accepted submission as the V4 resource and a refusal with its support fields', () => {
     type Result = Awaited<ReturnType<typeof submitWithJournal>>;
-    expectTypeOf<Extract<Result, { kind: 'accepted' }>['launch']>().toEqualTypeOf<CustomLaunchResourceV4>();
-    expectTypeOf<Extract<Result, { kind: 'accepted' }>['status']>().toEqualTypeOf<200 | 202>();
-    expectTypeOf<Extract<Result, { kind: 'refused' }>['requestId']>().toEqualTypeOf<string | null>();
-    expectTypeOf<Result['kind']>().toEqualTypeOf<'accepted' | 'refused' | 'unresolved'>();
+    type Failure = NonNullable<Result['error']>;
+    expectTypeOf<Extract<Result, { data: object }>['data']['launch']>().toEqualTypeOf<CustomLaunchResourceV4>();
+    expectTypeOf<Extract<Result, { data: object }>['data']['status']>().toEqualTypeOf<200 | 202>();
+    expectTypeOf<Extract<Failure, { kind: 'refused' }>['requestId']>().toEqualTypeOf<string | null>();
+    expectTypeOf<Failure['kind']>().toEqualTypeOf<'refused' | 'unresolved'>();
+    expectTypeOf<Extract<Result, { error: object }>['data']>().toEqualTypeOf<undefined>();
+    expectTypeOf<Extract<Result, { data: object }>['error']>().toEqualTypeOf<undefined>();
   });
 
   it('waits only for authorized or finalized, and types the project manifest and journal from spec/', () => {
+    type Waited = Awaited<ReturnType<typeof waitForLaunch>>;
+    expectTypeOf<Extract<Waited, { data: object }>['data']['launch']>().toEqualTypeOf<CustomLaunchResourceV4>();
+    expectTypeOf<NonNullable<Waited['error']>['kind']>().toEqualTypeOf<'stuck' | 'refused' | 'timeout'>();
     type Until = Parameters<typeof waitForLaunch>[0]['until'];
     expectTypeOf<Until>().toEqualTypeOf<'authorized' | 'finalized'>();
     // @ts-expect-error a wait for a state other than authorized or finalized does not compile

@@ -149,14 +149,17 @@ export async function submitCommand(
     maxWaitMs: args.maxWaitMs,
     onProgress: (message) => out.note(message),
   });
-  if (result.kind === 'refused') throw refused(result);
-  if (result.kind === 'unresolved') {
-    throw new CliExit('unresolved', `${result.reason}; run \`custom-launch submit --journal ${args.journal}\` again`);
+  if (result.error?.kind === 'refused') throw refused(result.error);
+  if (result.error) {
+    throw new CliExit(
+      'unresolved',
+      `${result.error.reason}; run \`custom-launch submit --journal ${args.journal}\` again`,
+    );
   }
-  const { launch } = result;
-  out.result({ httpStatus: result.status, journal: args.journal, launch });
+  const { status, launch } = result.data;
+  out.result({ httpStatus: status, journal: args.journal, launch });
   out.line(
-    `${result.status === 202 ? 'accepted' : 'already accepted (exact replay)'}: launch ${launch.launchId}, status ${launch.status}`,
+    `${status === 202 ? 'accepted' : 'already accepted (exact replay)'}: launch ${launch.launchId}, status ${launch.status}`,
   );
   // The permit waits for the sources: they go before the wait.
   out.line(
@@ -172,9 +175,9 @@ async function readOne(launchId: string, remote: Remote): Promise<CustomLaunchRe
     launchId,
     timeoutMs: remote.timeoutMs,
   });
-  if (result.kind === 'refused') throw refused(result);
-  if (result.kind === 'retry') throw new CliExit('unresolved', `no definite answer (${result.why}); try again`);
-  return result.launch;
+  if (result.error?.kind === 'refused') throw refused(result.error);
+  if (result.error) throw new CliExit('unresolved', `no definite answer (${result.error.why}); try again`);
+  return result.data.launch;
 }
 
 /** `status <launchId>`: one pinned read. */
@@ -210,25 +213,27 @@ export async function waitCommand(
     },
   });
   out.endProgress();
-  if (result.kind === 'refused') throw refused(result);
-  if (result.kind === 'timeout') {
-    if (result.launch) out.result(result.launch);
+  const { error } = result;
+  if (error?.kind === 'refused') throw refused(error);
+  if (error?.kind === 'timeout') {
+    if (error.launch) out.result(error.launch);
     throw new CliExit(
       'unresolved',
-      `not ${args.until} within --max-wait (last status ${result.launch?.status ?? 'unknown'}); run wait again`,
+      `not ${args.until} within --max-wait (last status ${error.launch?.status ?? 'unknown'}); run wait again`,
     );
   }
-  out.result(result.launch);
-  describeLaunch(result.launch, out);
-  if (result.kind === 'stuck') {
+  const launch = error ? error.launch : result.data.launch;
+  out.result(launch);
+  describeLaunch(launch, out);
+  if (error) {
     throw new CliExit(
       'needsAction',
-      result.launch.status === 'failed'
+      launch.status === 'failed'
         ? 'the launch failed (terminal)'
         : 'the launch needs action: fix the findings, rebuild, and submit a new request with a new journal',
     );
   }
-  if (args.until === 'authorized') out.line(`next: custom-launch handoff ${result.launch.launchId}`);
+  if (args.until === 'authorized') out.line(`next: custom-launch handoff ${launch.launchId}`);
 }
 
 /**
@@ -381,13 +386,13 @@ export async function sourcesCommand(
       apiKey,
       timeoutMs: remote.timeoutMs,
     });
-    if (delivery.kind === 'no_answer') {
-      throw new CliExit('unresolved', `${file.paths.join(', ')}: ${delivery.reason}; run the command again`);
+    if (delivery.error?.kind === 'no_answer') {
+      throw new CliExit('unresolved', `${file.paths.join(', ')}: ${delivery.error.reason}; run the command again`);
     }
-    if (delivery.kind === 'refused') throw refused(delivery.refusal);
-    last = delivery.receipt;
+    if (delivery.error) throw refused(delivery.error);
+    last = delivery.data.receipt;
     out.line(
-      `${file.paths.join(', ')}: ${delivery.stored ? 'delivered' : 'already held'} (${i + 1}/${files.length} files, ${file.bytes.length} bytes)`,
+      `${file.paths.join(', ')}: ${delivery.data.stored ? 'delivered' : 'already held'} (${i + 1}/${files.length} files, ${file.bytes.length} bytes)`,
     );
   }
   if (last) {

@@ -48,10 +48,13 @@ const reached: Record<'authorized' | 'finalized', ReadonlySet<LaunchStatusV4>> =
 /** Statuses a wait cannot get past: a rebuilt request (action_required) or the terminal failure. */
 const stuck: ReadonlySet<LaunchStatusV4> = new Set<LaunchStatusV4>(['action_required', 'failed']);
 
+/**
+ * One read: `data` holds the launch; `error` is `retry` (no definite answer yet: read again after `waitMs`, or the
+ * caller's interval when it is undefined) or a definite refusal.
+ */
 export type ReadResult =
-  | { kind: 'launch'; launch: CustomLaunchResourceV4 }
-  | { kind: 'retry'; why: string; waitMs: number | undefined }
-  | Refusal;
+  | { data: { launch: CustomLaunchResourceV4 }; error?: undefined }
+  | { data?: undefined; error: { kind: 'retry'; why: string; waitMs: number | undefined } | Refusal };
 
 export interface ReadOptions extends CallOptions {
   origin: string;
@@ -59,9 +62,10 @@ export interface ReadOptions extends CallOptions {
 }
 
 /**
- * One read of a launch, pinned to API version 4 and chain 4663 by its path and by the answer: a resource whose
- * apiVersion, chainId or launchId differ is refused (PINNED_RESOURCE_MISMATCH). Timeouts, 429 and retryable 503 are
- * `retry`; a 404 is a refusal (check launchId, chain and credential lineage; never create a replacement to poll).
+ * One read of a launch (spec/openapi/paths/v4-custom-launch.yaml, getCustomLaunchV4), pinned to API version 4 and
+ * chain 4663 by its path and by the answer: a resource whose apiVersion, chainId or launchId differ is a refusal
+ * error (PINNED_RESOURCE_MISMATCH). Timeouts, 429 and retryable 503 are a `retry` error; a 404 is a refusal error
+ * (check launchId, chain and credential lineage; never create a replacement to poll). The launch is `data.launch`.
  */
 export async function readLaunch(options: ReadOptions): Promise<ReadResult> {
   checkLaunchId(options.launchId);
@@ -73,33 +77,37 @@ export async function readLaunch(options: ReadOptions): Promise<ReadResult> {
     timeoutMs: options.timeoutMs,
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
-  if (reply.kind === 'no_answer') return { kind: 'retry', why: reply.reason, waitMs: undefined };
+  if (reply.kind === 'no_answer') return { error: { kind: 'retry', why: reply.reason, waitMs: undefined } };
   if (reply.kind === 'redirect') {
-    return redirectRefusal(reply);
+    return { error: redirectRefusal(reply) };
   }
   const error = apiErrorOf(reply);
   if (reply.status === 200) {
     const launch = reply.json as CustomLaunchResourceV4;
     if (launch?.apiVersion !== 4 || launch.chainId !== '4663' || launch.launchId !== options.launchId) {
       return {
-        kind: 'refused',
-        status: 200,
-        code: 'PINNED_RESOURCE_MISMATCH',
-        message: 'the answer is not the V4 launch on chain 4663 that was asked for',
-        requestId: reply.headers.get('x-request-id'),
-        at: utcNow(),
+        error: {
+          kind: 'refused',
+          status: 200,
+          code: 'PINNED_RESOURCE_MISMATCH',
+          message: 'the answer is not the V4 launch on chain 4663 that was asked for',
+          requestId: reply.headers.get('x-request-id'),
+          at: utcNow(),
+        },
       };
     }
-    return { kind: 'launch', launch };
+    return { data: { launch } };
   }
   if (reply.status === 429 || (reply.status === 503 && error?.retryable === true)) {
     return {
-      kind: 'retry',
-      why: `${reply.status} ${error?.code ?? ''}`.trim(),
-      waitMs: retryAfterMs(reply.headers.get('retry-after'), (options.now ?? Date.now)()),
+      error: {
+        kind: 'retry',
+        why: `${reply.status} ${error?.code ?? ''}`.trim(),
+        waitMs: retryAfterMs(reply.headers.get('retry-after'), (options.now ?? Date.now)()),
+      },
     };
   }
-  return refusalOf(reply);
+  return { error: refusalOf(reply) };
 }
 
 const sourceFilesPending = 'SOURCE_FILES_PENDING';
@@ -112,11 +120,19 @@ const sourceFilesPending = 'SOURCE_FILES_PENDING';
 export const sourcesPendingNote =
   'SOURCE_FILES_PENDING: the permit waits for the source files; deliver every sourceBundleManifest file';
 
+/**
+ * How a wait ended: `data` holds the launch once it reached the goal; `error` is `stuck` (action_required or failed,
+ * with the launch), a definite refusal, or `timeout` (the max wait passed; the last launch read, if any).
+ */
 export type WaitResult =
-  | { kind: 'reached'; launch: CustomLaunchResourceV4 }
-  | { kind: 'stuck'; launch: CustomLaunchResourceV4 }
-  | Extract<ReadResult, { kind: 'refused' }>
-  | { kind: 'timeout'; launch: CustomLaunchResourceV4 | undefined };
+  | { data: { launch: CustomLaunchResourceV4 }; error?: undefined }
+  | {
+      data?: undefined;
+      error:
+        | { kind: 'stuck'; launch: CustomLaunchResourceV4 }
+        | Refusal
+        | { kind: 'timeout'; launch: CustomLaunchResourceV4 | undefined };
+    };
 
 export interface WaitOptions extends ReadOptions {
   until: 'authorized' | 'finalized';
@@ -128,8 +144,9 @@ export interface WaitOptions extends ReadOptions {
 }
 
 /**
- * Polls a launch by its launchId until it reaches `until` (or a later state), cannot get there (action_required,
- * failed), or `maxWaitMs` passes (progress is read only by polling).
+ * Polls a launch by its launchId with readLaunch until it reaches `until` or a later state (`data`), cannot get there
+ * (a `stuck` error: action_required, failed), is refused (the refusal error), or `maxWaitMs` passes (a `timeout`
+ * error). Progress is read only by polling.
  */
 export async function waitForLaunch(options: WaitOptions): Promise<WaitResult> {
   const now = options.now ?? Date.now;
@@ -139,9 +156,9 @@ export async function waitForLaunch(options: WaitOptions): Promise<WaitResult> {
   for (;;) {
     const result = await readLaunch(options);
     let waitMs = options.intervalMs;
-    if (result.kind === 'refused') return result;
-    if (result.kind === 'launch') {
-      last = result.launch;
+    if (result.error?.kind === 'refused') return { error: result.error };
+    if (result.data) {
+      last = result.data.launch;
       // The permit waits for the sources (lifecycleQueue.lastErrorCode SOURCE_FILES_PENDING): say so, since only
       // the controller's delivery moves the launch on.
       options.onProgress?.(
@@ -149,13 +166,13 @@ export async function waitForLaunch(options: WaitOptions): Promise<WaitResult> {
         now() - started,
         last.lifecycleQueue?.lastErrorCode === sourceFilesPending ? sourcesPendingNote : undefined,
       );
-      if (reached[options.until].has(last.status)) return { kind: 'reached', launch: last };
-      if (stuck.has(last.status)) return { kind: 'stuck', launch: last };
+      if (reached[options.until].has(last.status)) return { data: { launch: last } };
+      if (stuck.has(last.status)) return { error: { kind: 'stuck', launch: last } };
     } else {
-      waitMs = result.waitMs ?? options.intervalMs;
-      options.onProgress?.(last?.status, now() - started, `${result.why}; retrying`);
+      waitMs = result.error.waitMs ?? options.intervalMs;
+      options.onProgress?.(last?.status, now() - started, `${result.error.why}; retrying`);
     }
-    if (now() - started + waitMs > options.maxWaitMs) return { kind: 'timeout', launch: last };
+    if (now() - started + waitMs > options.maxWaitMs) return { error: { kind: 'timeout', launch: last } };
     await sleep(waitMs);
   }
 }

@@ -6,11 +6,13 @@ import { type CallOptions, exchange, type Refusal, redirectRefusal, refusalOf } 
 import { projectSourcePath } from './pack/pack.ts';
 import { checkLaunchId } from './poll.ts';
 
-/** What delivering one file came to. */
+/**
+ * What delivering one file came to: `data` holds the receipt and whether this call stored the file (201) or the
+ * service already held it (200); `error` is a definite refusal or `no_answer` (deliver again: PUT is idempotent).
+ */
 type Delivery =
-  | { kind: 'delivered'; receipt: CustomLaunchSourceFileReceiptV1; stored: boolean }
-  | { kind: 'refused'; refusal: Refusal }
-  | { kind: 'no_answer'; reason: string };
+  | { data: { receipt: CustomLaunchSourceFileReceiptV1; stored: boolean }; error?: undefined }
+  | { data?: undefined; error: Refusal | { kind: 'no_answer'; reason: string } };
 
 /**
  * The bytes of every distinct file of a request's sourceBundleManifest, read from the project folder the request
@@ -46,8 +48,10 @@ export function manifestFiles(
 }
 
 /**
- * Delivers one manifest file to putCustomLaunchSourceFileV4 (PUT is idempotent: delivering a held file again
- * answers 200, so a rerun after an interruption is always safe).
+ * Delivers one manifest file (spec/openapi/paths/v4-custom-launch-source-file.yaml, putCustomLaunchSourceFileV4;
+ * PUT is idempotent: delivering a held file again answers 200, so a rerun after an interruption is always safe).
+ * 201 and 200 are `data` (the receipt, and `stored` for 201); a redirect or any other status is a refusal error; no
+ * answer is a `no_answer` error.
  */
 export async function deliverSourceFile(
   origin: string,
@@ -66,15 +70,10 @@ export async function deliverSourceFile(
     timeoutMs: options.timeoutMs,
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
-  if (reply.kind === 'no_answer') return { kind: 'no_answer', reason: reply.reason };
-  if (reply.kind === 'redirect') {
-    return {
-      kind: 'refused',
-      refusal: redirectRefusal(reply),
-    };
-  }
+  if (reply.kind === 'no_answer') return { error: { kind: 'no_answer', reason: reply.reason } };
+  if (reply.kind === 'redirect') return { error: redirectRefusal(reply) };
   if (reply.status === 200 || reply.status === 201) {
-    return { kind: 'delivered', receipt: reply.json as CustomLaunchSourceFileReceiptV1, stored: reply.status === 201 };
+    return { data: { receipt: reply.json as CustomLaunchSourceFileReceiptV1, stored: reply.status === 201 } };
   }
-  return { kind: 'refused', refusal: refusalOf(reply) };
+  return { error: refusalOf(reply) };
 }

@@ -7,12 +7,14 @@ import { type LaunchSubmitJournalV1, saveJournal } from './journal.ts';
 /** The V4 create path, pinned to API version 4 and chain 4663. */
 export const createPath = '/v4/chains/4663/custom-launches';
 
-/** How a submission ended. */
+/**
+ * How a submission ended: `data` when accepted (202, or 200 for an exact replay), otherwise `error`: a definite
+ * refusal, or `unresolved` (no definite answer before the deadline, a 500, or a redirect: the launch may exist;
+ * resume from the journal).
+ */
 export type SubmitResult =
-  | { kind: 'accepted'; status: 200 | 202; launch: CustomLaunchResourceV4 }
-  | Refusal
-  /** No definite answer before the deadline, a 500, or a redirect: the launch may exist. Resume from the journal. */
-  | { kind: 'unresolved'; reason: string };
+  | { data: { status: 200 | 202; launch: CustomLaunchResourceV4 }; error?: undefined }
+  | { data?: undefined; error: Refusal | { kind: 'unresolved'; reason: string } };
 
 export interface SubmitOptions extends CallOptions {
   journalPath: string;
@@ -36,8 +38,9 @@ function record(options: SubmitOptions, attempt: LaunchSubmitJournalV1['attempts
  * Submits the journal's exact bytes with its idempotency key to its origin
  * (spec/openapi/paths/v4-custom-launches.yaml, createCustomLaunchV4). A timeout or a failed connection, a 429, and a 503 whose `error.retryable` is true resend the same bytes with
  * the same key after `Retry-After` (seconds or an HTTP date) or a doubling backoff; nothing about the request ever
- * changes. 202 and 200 (exact replay) are accepted; a 500 is unresolved (reconcile by resuming, which resends the
- * same bytes); any other answer is a refusal. Every attempt and the outcome are written to the journal first.
+ * changes. 202 and 200 (exact replay) are accepted and returned as `data`; a 500 is an `unresolved` error (reconcile
+ * by resuming, which resends the same bytes); any other answer is a refusal error. Every attempt and the outcome are
+ * written to the journal first.
  */
 export async function submitWithJournal(options: SubmitOptions): Promise<SubmitResult> {
   const { journal } = options;
@@ -65,13 +68,20 @@ export async function submitWithJournal(options: SubmitOptions): Promise<SubmitR
   );
   if (resent.kind === 'gave_up') {
     return {
-      kind: 'unresolved',
-      reason: `still no definite answer after ${resent.attempts} attempts (last: ${resent.why}); the next would pass --max-wait`,
+      error: {
+        kind: 'unresolved',
+        reason: `still no definite answer after ${resent.attempts} attempts (last: ${resent.why}); the next would pass --max-wait`,
+      },
     };
   }
   const { reply } = resent;
   if (reply.kind === 'redirect') {
-    return { kind: 'unresolved', reason: `the origin answered ${reply.status} with a redirect; redirects are refused` };
+    return {
+      error: {
+        kind: 'unresolved',
+        reason: `the origin answered ${reply.status} with a redirect; redirects are refused`,
+      },
+    };
   }
   if (reply.status === 202 || reply.status === 200) {
     const launch = reply.json as CustomLaunchResourceV4;
@@ -83,7 +93,7 @@ export async function submitWithJournal(options: SubmitOptions): Promise<SubmitR
       requestId: reply.headers.get('x-request-id'),
     };
     saveJournal(options.journalPath, journal);
-    return { kind: 'accepted', status: reply.status, launch };
+    return { data: { status: reply.status, launch } };
   }
   const error = apiErrorOf(reply);
   if (reply.status === 500) {
@@ -93,7 +103,7 @@ export async function submitWithJournal(options: SubmitOptions): Promise<SubmitR
       at: utcNow(),
       code: error?.code ?? null,
     });
-    return { kind: 'unresolved', reason: `the service answered 500 (${support}); the launch may exist` };
+    return { error: { kind: 'unresolved', reason: `the service answered 500 (${support}); the launch may exist` } };
   }
   journal.outcome = {
     state: 'refused',
@@ -103,7 +113,7 @@ export async function submitWithJournal(options: SubmitOptions): Promise<SubmitR
     requestId: error?.requestId ?? null,
   };
   saveJournal(options.journalPath, journal);
-  return refusalOf(reply);
+  return { error: refusalOf(reply) };
 }
 
 /** The journal's record of one attempt. */
