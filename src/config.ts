@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import type { IntakeLimits } from '../generated/types/service.ts';
 import { moduleLimits } from './core/module-files.ts';
 
-/** Runtime configuration, read once from the environment. README "Configuration" lists every variable. */
+/** Runtime configuration, read once from the environment. docs/configuration.md lists every variable. */
 export interface Config {
   host: string;
   port: number;
@@ -172,7 +172,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (env.LIFECYCLE_MAX_ATTEMPTS) {
     // Silently ignoring it would let an operator believe launches still fail after a few attempts.
     throw new Error(
-      'LIFECYCLE_MAX_ATTEMPTS was replaced: transient failures are retried until LIFECYCLE_VALIDATION_DEADLINE_MS (README "Configuration")',
+      'LIFECYCLE_MAX_ATTEMPTS was replaced: transient failures are retried until LIFECYCLE_VALIDATION_DEADLINE_MS (docs/configuration.md)',
     );
   }
   return {

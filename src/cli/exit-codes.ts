@@ -1,5 +1,5 @@
 /**
- * The CLI's exit codes, one table for the code, `--help` and the README (a test keeps them in agreement).
+ * The CLI's exit codes, one table for the code, `--help` and docs/cli.md (a test keeps them in agreement).
  * Project design.
  */
 export const exitCodes = {

@@ -54,7 +54,7 @@ Environment:
                           every preflight and submit, which stop unless it allows V4 writes on chain 4663
 `;
 
-/** The whole `--help` text, generated from the command table, exit codes included (the README repeats them). */
+/** The whole `--help` text, generated from the command table, exit codes included (docs/cli.md repeats them). */
 export function helpText(): string {
   const groups = commandGroups.map(
     (group) => `${group.heading}\n${group.commands.map((c) => c.usage).join('')}${group.notes ?? ''}`,

@@ -106,7 +106,7 @@ describe('backoffDelayMs: capped exponential with jitter', () => {
   });
 });
 
-describe('configuration: the validation deadline replaced the attempt bound (README "Configuration")', () => {
+describe('configuration: the validation deadline replaced the attempt bound (docs/configuration.md)', () => {
   it('defaults to a 24-hour deadline and a 60 s backoff cap', () => {
     expect(loadConfig({}).lifecycle).toMatchObject({
       validationDeadlineMs: 86_400_000,

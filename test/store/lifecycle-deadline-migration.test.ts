@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { migrate } from '../../src/store/db.ts';
 import { migrations } from '../../src/store/migrations.ts';
 
-describe('the deadline migration: the validation deadline of jobs accepted before it (README "Configuration")', () => {
+describe('the deadline migration: the validation deadline of jobs accepted before it (docs/configuration.md)', () => {
   it('gives a job written before it the default deadline, 24 hours after its launch was accepted', () => {
     const db = new Database(':memory:');
     db.exec(

@@ -10,7 +10,7 @@ import { v4LaunchRoutes } from './v4-launches.ts';
 
 /**
  * The route of every operation of the service spec by its operationId. An operation without a handler answers
- * 501 NOT_IMPLEMENTED and is listed in the README as not yet implemented.
+ * 501 NOT_IMPLEMENTED and is listed in docs/operations.md as not yet implemented.
  */
 export function buildRoutes(services: Services): RouteTable {
   return {
