@@ -3,11 +3,8 @@ import type { Server } from 'node:http';
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { authenticate, authenticateModules } from '../auth/authenticate.ts';
-import type { Config } from '../config.ts';
-import type { ExternalReferenceBinder } from '../domain/launches/preflight.ts';
-import type { EvidenceStateKind } from '../domain/public/deployment-evidence-check.ts';
 import { ApiError } from '../errors/api-error.ts';
-import { buildServices, type Services } from '../services.ts';
+import { buildServices, type ServiceInputs, type Services } from '../services.ts';
 import type { Db } from '../store/db.ts';
 import { errorMiddleware, logInternal } from './error-middleware.ts';
 import type {
@@ -71,21 +68,15 @@ interface RoutedOperation {
  * configured) with the route's bearer authentication and the chain binding as its security handler; per-route
  * budgets; every operation's handler or 501 NOT_IMPLEMENTED; and the one error middleware.
  */
-export function createApp(deps: {
-  db: Db;
-  config: Config;
-  now?: () => number;
-  /** The services the routes serve with; built here from the other members when absent. */
-  services?: Services;
-  /** Replaces every route handler (the validator and auth stay): lets a test observe what the validator admits. */
-  operations?: Record<string, OperationHandler>;
-  /** The bound deployment evidence's state; absent on a server without chain gates. */
-  evidence?: () => EvidenceStateKind;
-  /** The module review worker runs in this process (review capabilities' worker authority). */
-  reviewWorkerRunning?: () => boolean;
-  /** The chain gates' read-only external-reference binding for preflight; absent on a server without chain gates. */
-  referenceBinder?: ExternalReferenceBinder | null;
-}): Express {
+export function createApp(
+  deps: Omit<ServiceInputs, 'now'> & {
+    now?: () => number;
+    /** The services the routes serve with; built here from the other members when absent. */
+    services?: Services;
+    /** Replaces every route handler (the validator and auth stay): lets a test observe what the validator admits. */
+    operations?: Record<string, OperationHandler>;
+  },
+): Express {
   const { db, config } = deps;
   const spec = loadServiceSpec();
   const now = deps.now ?? Date.now;

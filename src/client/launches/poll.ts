@@ -1,4 +1,5 @@
 import type { CustomLaunchResourceV4 } from '../../../generated/types/service.ts';
+import { authorizedOnward, type LaunchStatusV4 } from '../../core/launch-statuses.ts';
 import { retryAfterMs } from '../core/retry-after.ts';
 import { utcNow } from '../core/support.ts';
 import {
@@ -12,7 +13,7 @@ import {
   uuidPattern,
 } from '../core/transport.ts';
 
-export type LaunchStatusV4 = CustomLaunchResourceV4['status'];
+export type { LaunchStatusV4 };
 
 /**
  * Refuses, before any request, what is not a launchId (the polling identifier is
@@ -34,15 +35,7 @@ export function checkLaunchId(launchId: string): void {
 
 /** The statuses at or past each goal a wait can have (custom-launch-resource.v4.schema.json status). */
 const reached: Record<'authorized' | 'finalized', ReadonlySet<LaunchStatusV4>> = {
-  authorized: new Set<LaunchStatusV4>([
-    'authorized',
-    'awaiting_wallet_signature',
-    'wallet_action_required',
-    'submitted',
-    'sequencer_soft_confirmed',
-    'ethereum_posted',
-    'finalized',
-  ]),
+  authorized: new Set<LaunchStatusV4>(authorizedOnward),
   finalized: new Set<LaunchStatusV4>(['finalized']),
 };
 /** Statuses a wait cannot get past: a rebuilt request (action_required) or the terminal failure. */

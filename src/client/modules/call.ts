@@ -1,5 +1,5 @@
 import { checkOrigin } from '../core/origin.ts';
-import { cappedExchange } from '../core/transport.ts';
+import { cappedExchange, type Send } from '../core/transport.ts';
 import { clientFailure, type ModuleResult, serviceFailure } from './errors.ts';
 
 /** Largest answer the client reads, counted after decompression (1 MiB). */
@@ -23,16 +23,11 @@ export interface AuthenticatedModuleCall extends ModuleCall {
   apiKey: string;
 }
 
-/** What one request sends. */
-export interface CappedSend {
+/** What one request of the module client sends (the transport's Send, GET or POST, with its answer cap). */
+export type CappedSend = Omit<Send, 'origin' | 'timeoutMs' | 'fetch' | 'contentType' | 'method'> & {
   method: 'GET' | 'POST';
-  path: string;
-  apiKey?: string;
-  headers?: Record<string, string>;
-  /** Exact body bytes: sent as they are, never re-serialized. */
-  body?: Uint8Array;
   limitBytes: number;
-}
+};
 
 /**
  * Checks a call's origin and timeout; throws a TypeError that says what to fix (misuse, not a failure).

@@ -1,5 +1,6 @@
-import type { ApiError, ApiErrorCode } from '../../../generated/types/service.ts';
+import type { ApiErrorCode } from '../../../generated/types/service.ts';
 import { supportLine, utcNow } from '../core/support.ts';
+import { apiErrorOf } from '../core/transport.ts';
 
 /**
  * The client-side codes of the module-contribution client, one closed table: each
@@ -61,14 +62,6 @@ export function clientFailure(
   };
 }
 
-/** The service's ApiError of an answer, when its body is one. */
-export function apiErrorOf(json: unknown): ApiError['error'] | undefined {
-  const error = (json as Partial<ApiError> | undefined)?.error;
-  return error && typeof error === 'object' && typeof error.code === 'string' && typeof error.message === 'string'
-    ? error
-    : undefined;
-}
-
 /**
  * The failure an error answer states. A body that is no ApiError is MODULE_API_RESPONSE: the client cannot tell
  * what happened, so on a POST the submission may exist.
@@ -77,7 +70,9 @@ export function serviceFailure(
   answer: { status: number; json: unknown; text: string },
   options: { post: boolean },
 ): ModuleFailure {
-  const error = apiErrorOf(answer.json);
+  const stated = apiErrorOf(answer);
+  // The message is what the module client reports; an error body without one is off contract.
+  const error = typeof stated?.message === 'string' ? stated : undefined;
   if (!error) {
     return clientFailure(
       'MODULE_API_RESPONSE',

@@ -25,9 +25,6 @@ export type ChainGateOutcome =
   | { kind: 'authorized'; walletTransaction: CustomLaunchWalletTransactionV4; findings: AdmissionFinding[] }
   | { kind: 'action_required'; findings: AdmissionFinding[] };
 
-/** Two provider URLs, the bound chain deployment, the permit attester's key and the source-verification registry. */
-export type LaunchAuthorizerConfig = ChainGatesConfig;
-
 function blocking(code: AdmissionFinding['code'], message: string, targetId: string | null = null): AdmissionFinding {
   return { code, severity: 'blocking', targetId, message };
 }
@@ -118,7 +115,7 @@ export class LaunchAuthorizer {
   private readonly chain: LaunchChain;
   private readonly attester: PermitAttester;
 
-  constructor(config: LaunchAuthorizerConfig) {
+  constructor(config: ChainGatesConfig) {
     this.chain = new LaunchChain(config);
     this.attester = new PermitAttester(config.permitAttesterKey);
   }

@@ -11,6 +11,7 @@ import {
   permitCheckpointOf,
 } from '../../chain/launch-observer.ts';
 import { utf8Order } from '../../core/canonical-json.ts';
+import { authorizedOnward } from '../../core/launch-statuses.ts';
 import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
 import type { FindingCode } from '../launches/finding-codes.ts';
@@ -27,14 +28,7 @@ type FinalityPolicyRef = FinalizedItem['finalityPolicy'];
 type Status = CustomLaunchResourceV4['status'];
 
 /** Statuses the tracker follows: from the bound wallet transaction to finality. */
-export const trackedStatuses: readonly Status[] = [
-  'authorized',
-  'awaiting_wallet_signature',
-  'wallet_action_required',
-  'submitted',
-  'sequencer_soft_confirmed',
-  'ethereum_posted',
-];
+export const trackedStatuses: readonly Status[] = authorizedOnward.filter((status) => status !== 'finalized');
 
 interface TrackedRow {
   launch_id: string;
