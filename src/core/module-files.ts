@@ -2,7 +2,7 @@
 // (spec/schemas/module-submission-request.v0.1.schema.json; submitModule in
 // spec/openapi/paths/modules-submissions.yaml). Pure: no I/O.
 import { createHash } from 'node:crypto';
-import type { IntakeLimits, ModuleSubmissionRequest } from '../../generated/types/service.ts';
+import type { ApiErrorCode, IntakeLimits, ModuleSubmissionRequest } from '../../generated/types/service.ts';
 
 /**
  * The intake limits: the defaults, and the most a deployment may publish (config MODULES_MAX_*); the modules context
@@ -39,7 +39,8 @@ export function compilerSourceName(path: string): string {
 
 /** A broken file rule: the public error code it maps to and the message that names the file. */
 export class ModuleFileRuleError extends Error {
-  readonly code: 'INVALID_REQUEST' | 'OPEN_SOURCE_HASH' | 'MODULE_FILE_HASH' | 'PAYLOAD_TOO_LARGE';
+  /** A code of the one error table (spec/schemas/api-error.schema.json ApiErrorCode). */
+  readonly code: ApiErrorCode & ('INVALID_REQUEST' | 'OPEN_SOURCE_HASH' | 'MODULE_FILE_HASH' | 'PAYLOAD_TOO_LARGE');
 
   constructor(code: ModuleFileRuleError['code'], options: { message: string }) {
     super(options.message);
