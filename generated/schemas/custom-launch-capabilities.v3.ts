@@ -36,6 +36,33 @@ export interface CustomLaunchCapabilitiesV3 {
   clientRelease: string;
   imageMediaTypes: unknown[];
   limits: Limits;
+  /**
+   * The one pinned solc version that builds every compilation unit of a revision-3 request.
+   */
+  compilerVersion: string;
+  /**
+   * The EIP-3009 tokens this deployment accepts for eip3009 funding, with the EIP-712 domain read from each token on chain 1. Empty when the base layer is not configured.
+   *
+   * @maxItems 8
+   */
+  fundingTokens:
+    | []
+    | [FundingToken]
+    | [FundingToken, FundingToken]
+    | [FundingToken, FundingToken, FundingToken]
+    | [FundingToken, FundingToken, FundingToken, FundingToken]
+    | [FundingToken, FundingToken, FundingToken, FundingToken, FundingToken]
+    | [FundingToken, FundingToken, FundingToken, FundingToken, FundingToken, FundingToken]
+    | [FundingToken, FundingToken, FundingToken, FundingToken, FundingToken, FundingToken, FundingToken]
+    | [FundingToken, FundingToken, FundingToken, FundingToken, FundingToken, FundingToken, FundingToken, FundingToken];
+  /**
+   * Lifetime of the funding authorization's typed data: validBefore is this many seconds after the launch reaches awaiting_funding_authorization.
+   */
+  fundingAuthorizationWindowSeconds: number;
+  /**
+   * The lane's contracts on chain 1 (the packer mines the hook's CREATE2 salt for the graph factory with the router as caller), or null when the base layer is not configured; then acceptsNewSubmissions is false.
+   */
+  deployment: Deployment | null;
 }
 export interface ProfileEntry {
   version: CustomLaunchProfileVersionV3;
@@ -119,4 +146,32 @@ export interface Limits {
     perHour: 120;
     perDay: 500;
   };
+}
+export interface FundingToken {
+  /**
+   * EVM address: 0x followed by 40 hex digits (either case).
+   */
+  address: string;
+  name: string;
+  version: string;
+  symbol: string;
+  decimals: number;
+}
+export interface Deployment {
+  /**
+   * EVM address: 0x followed by 40 hex digits (either case).
+   */
+  launchRouter: string;
+  /**
+   * EVM address: 0x followed by 40 hex digits (either case).
+   */
+  graphFactory: string;
+  /**
+   * EVM address: 0x followed by 40 hex digits (either case).
+   */
+  poolManager: string;
+  /**
+   * EVM address: 0x followed by 40 hex digits (either case).
+   */
+  permitAuthority: string;
 }

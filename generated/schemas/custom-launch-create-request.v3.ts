@@ -25,9 +25,13 @@ export type CustomLaunchCreateRequestV3 = {
    * SHA-256 digest: sha256: followed by 64 lowercase hex digits.
    */
   projectMetadataHash?: string;
+  liquidity: CustomLaunchLiquidityV3;
   funding: CustomLaunchFundingV3;
   applicantRates: CustomLaunchApplicantRatesV3;
-  feeCertification: CustomLaunchFeeCertificationV3;
+  /**
+   * The adapter whose fee certification the server is asked to check for the exact pool key this launch stamps, or null to ask for the profile's own certification. The request cannot declare certification: the server decides it and reports the result (feeCertification on the preflight and the launch resource); without a certification the platform share is 0.
+   */
+  feeAdapter: string | null;
   /**
    * SHA-256 digest: sha256: followed by 64 lowercase hex digits.
    */
@@ -48,218 +52,20 @@ export type CustomLaunchProfileRefV3 = {
   [k: string]: unknown | undefined;
 };
 /**
+ * The contract graph: exactly one project-owned token and one hook. kind direct: 3 to 16 targets with exactly one initializer, which delivers the token supply to the router. kind router-primitive: 2 to 16 targets and no initializer; the token's constructor mints the supply to the router. Profile 3.4.0 takes 4 to 16 targets.
+ */
+export type CustomLaunchGraphV3 = {
+  [k: string]: unknown | undefined;
+};
+/**
  * Compilation unit identifier.
  */
 export type UnitId = string;
 /**
- * native: the wallet transaction carries valueWei. eip3009: an EIP-3009 token authorization funds the launch; the launch passes awaiting_funding_authorization and funding_authorization_verified.
+ * native: the wallet transaction's value funds the launch. eip3009: in addition an EIP-3009 token authorization, signed by the controller after the admission review, funds it; the launch passes awaiting_funding_authorization and funding_authorization_verified.
  */
 export type CustomLaunchFundingV3 = NativeFunding | Eip3009Funding;
-/**
- * The 10 bps platform share (1,000 hundredths of a bip) applies only to a fee-certified profile (adapter null) or adapter for the exact stamped pool key; otherwise the share is 0. The server checks the certification; the request cannot declare it verified.
- */
-export type CustomLaunchFeeCertificationV3 =
-  | {
-      certified: false;
-      platformShareHundredthsBip: 0;
-    }
-  | {
-      certified: true;
-      platformShareHundredthsBip: 1000;
-      /**
-       * The fee-certified adapter, or null when the profile itself is fee-certified.
-       */
-      adapter: string | null;
-      /**
-       * keccak256 of the ABI-encoded pool key that the certification is stamped for.
-       */
-      stampedPoolKeyHash: string;
-    };
 
-/**
- * The contract graph: 3 to 16 targets (4 to 16 for 3.4.0), exactly one project-owned token and one hook.
- */
-export interface CustomLaunchGraphV3 {
-  /**
-   * @minItems 3
-   * @maxItems 16
-   */
-  targets:
-    | ({
-        [k: string]: unknown | undefined;
-      } & [CustomLaunchGraphTargetV3, CustomLaunchGraphTargetV3, CustomLaunchGraphTargetV3])
-    | [CustomLaunchGraphTargetV3, CustomLaunchGraphTargetV3, CustomLaunchGraphTargetV3, CustomLaunchGraphTargetV3]
-    | [
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3
-      ]
-    | [
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3
-      ]
-    | [
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3
-      ]
-    | [
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3
-      ]
-    | [
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3
-      ]
-    | [
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3
-      ]
-    | [
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3
-      ]
-    | [
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3
-      ]
-    | [
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3
-      ]
-    | [
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3
-      ]
-    | [
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3
-      ]
-    | [
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3,
-        CustomLaunchGraphTargetV3
-      ];
-}
-/**
- * One contract of the graph, compiled from one compilation unit. hookPermissionMask is present exactly for the hook.
- */
-export interface CustomLaunchGraphTargetV3 {
-  targetId: string;
-  role: 'token' | 'hook' | 'initializer' | 'auxiliary';
-  compilationUnitId: UnitId;
-  /**
-   * Fully qualified name: source path, colon, contract identifier.
-   */
-  contractName: string;
-  /**
-   * ABI-encoded constructor arguments (0x when none).
-   */
-  constructorArgs: string;
-  /**
-   * Uniswap v4 hook permission mask covering all fourteen permission bits.
-   */
-  hookPermissionMask?: number;
-}
 /**
  * Solidity standard-JSON compilation input carried inline. Decoded standard JSON: at most 5,242,880 bytes per unit and across all units; at most 2,048 inline sources (server-enforced across units).
  */
@@ -771,54 +577,55 @@ export interface CustomLaunchImageV3 {
   byteLength: number;
   contentBase64: string;
 }
+/**
+ * The native/token pool the launch initializes with the graph's hook on the canonical v4 PoolManager, and the token supply the router places in it as full-range liquidity together with the native value of funding.valueWei. Tokens and native the pool does not take return to launchWallet in the same transaction.
+ */
+export interface CustomLaunchLiquidityV3 {
+  /**
+   * Static pool fee in hundredths of a bip (v4 PoolKey.fee).
+   */
+  lpFee: number;
+  tickSpacing: number;
+  /**
+   * Initial sqrt price (Q64.96) of currency1 (the token) per currency0 (native).
+   */
+  sqrtPriceX96: string;
+  /**
+   * Token base units the initializer (or, for a router primitive, the token's constructor) delivers to the router.
+   */
+  tokenSupply: string;
+}
+/**
+ * The wallet transaction carries valueWei of native coin and nothing else funds the launch.
+ */
 export interface NativeFunding {
   mode: 'native';
   /**
-   * Native amount in wei as a decimal string (uint256 range by length): 0 or no leading zero.
+   * The wallet transaction's value: the pool's native liquidity.
    */
   valueWei: string;
 }
+/**
+ * The wallet transaction carries valueWei of native coin, and an EIP-3009 ReceiveWithAuthorization of amount base units of token, from launchWallet to the lane's router, moves the tokens to recipient in the same transaction. The controller signs the authorization in the wallet after the admission review (status awaiting_funding_authorization, typed data on the launch resource); the request carries no signature.
+ */
 export interface Eip3009Funding {
   mode: 'eip3009';
-  authorization: Eip3009FundingAuthorizationV3;
-}
-/**
- * EIP-3009 TransferWithAuthorization or ReceiveWithAuthorization message and its 65-byte signature. The EIP-712 domain is read by the server from the token contract on chain 1; from must equal launchWallet; the server verifies the typed-data signature and that the nonce is unused.
- */
-export interface Eip3009FundingAuthorizationV3 {
-  primaryType: 'TransferWithAuthorization' | 'ReceiveWithAuthorization';
   /**
-   * The EIP-3009 token contract (verifyingContract).
+   * The wallet transaction's value: the pool's native liquidity.
+   */
+  valueWei: string;
+  /**
+   * An EIP-3009 token this deployment accepts (GET /v3/capabilities fundingTokens).
    */
   token: string;
   /**
-   * EVM address: 0x followed by 40 hex digits (either case).
+   * uint256 token base units.
    */
-  from: string;
+  amount: string;
   /**
-   * EVM address: 0x followed by 40 hex digits (either case).
+   * Receives the amount in the launch transaction.
    */
-  to: string;
-  /**
-   * uint256 token amount in base units.
-   */
-  value: string;
-  /**
-   * uint256 unix seconds.
-   */
-  validAfter: string;
-  /**
-   * uint256 unix seconds.
-   */
-  validBefore: string;
-  /**
-   * bytes32 authorization nonce.
-   */
-  nonce: string;
-  /**
-   * 65-byte signature r || s || v.
-   */
-  signature: string;
+  recipient: string;
 }
 /**
  * Applicant buy and sell rates in hundredths of a bip, each capped at 100,000 (1,000 bps, 10%) in both additive and inclusive modes.

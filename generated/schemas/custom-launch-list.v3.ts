@@ -19,12 +19,24 @@ export type CustomLaunchResourceV3 = {
    * CAIP-2 identifier of the base layer.
    */
   caip2: 'eip155:1';
+  /**
+   * The controller wallet bound by the request; equals the wallet of a wallet key.
+   */
+  launchWallet: string;
+  /**
+   * Server-derived, immutable provenance of a partner credential; null for a wallet key. Callers cannot set it; it grants no wallet authority.
+   */
+  partnerAttribution: null | PartnerAttributionV1;
   launchProfileVersion: CustomLaunchProfileVersionV3;
   status: CustomLaunchStatusV3;
   /**
    * The funding mode of the bound request.
    */
   fundingMode: 'native' | 'eip3009';
+  /**
+   * The EIP-3009 funding authorization of an eip3009 launch (null for native funding): from awaiting_funding_authorization on, the exact EIP-712 typed data the controller signs in the wallet, then the verified signature.
+   */
+  fundingAuthorization: CustomLaunchFundingAuthorizationV3 | null;
   /**
    * RFC 8785 (JCS) SHA-256 of the immutable request.
    */
@@ -35,6 +47,10 @@ export type CustomLaunchResourceV3 = {
    * @maxItems 64
    */
   findingCodes: string[];
+  /**
+   * The server's fee-certification decision, from the admission review on (null before pending_review).
+   */
+  feeCertification: CustomLaunchFeeCertificationV3 | null;
   walletTransaction: CustomLaunchWalletTransactionV3 | null;
   publicOutput: CustomLaunchPublicOutputV3 | null;
   chainEvidence: CustomLaunchChainEvidenceV3 | null;
@@ -79,6 +95,125 @@ export interface CustomLaunchListV3 {
    */
   launches: CustomLaunchResourceV3[];
   nextCursor: string | null;
+}
+export interface PartnerAttributionV1 {
+  /**
+   * Lowercase UUID (8-4-4-4-12 hex), version digit 1 to 8, variant digit 8, 9, a or b.
+   */
+  partnerId: string;
+  credentialKind: 'partner_root' | 'partner_subkey';
+  /**
+   * The subkey that created the launch; null for the partner root.
+   */
+  subkeyId: null | string;
+  /**
+   * Lowercase UUID (8-4-4-4-12 hex), version digit 1 to 8, variant digit 8, 9, a or b.
+   */
+  lineageId: string;
+}
+/**
+ * The EIP-3009 authorization the controller signs in its own wallet (the service never signs). typedData is the exact EIP-712 typed data to sign; signature is the verified 65-byte signature; lastRejection is the latest refused signature's code (the launch keeps waiting after a refusal).
+ */
+export interface CustomLaunchFundingAuthorizationV3 {
+  /**
+   * EVM address: 0x followed by 40 hex digits (either case).
+   */
+  token: string;
+  /**
+   * Unsigned decimal integer >= 1 as a string, no leading zero.
+   */
+  amount: string;
+  /**
+   * EVM address: 0x followed by 40 hex digits (either case).
+   */
+  recipient: string;
+  typedData: CustomLaunchFundingTypedDataV3 | null;
+  signature: string | null;
+  verifiedAt: string | null;
+  lastRejection: FundingRejection | null;
+}
+/**
+ * EIP-712 typed data of an EIP-3009 ReceiveWithAuthorization, as eth_signTypedData_v4 takes it. The domain is read from the token contract on chain 1; to is the lane's router (which alone may receive it); nonce is bound to the launch.
+ */
+export interface CustomLaunchFundingTypedDataV3 {
+  domain: {
+    name: string;
+    version: string;
+    chainId: 1;
+    /**
+     * EVM address: 0x followed by 40 hex digits (either case).
+     */
+    verifyingContract: string;
+  };
+  types: {
+    EIP712Domain: [
+      {name: 'name'; type: 'string'},
+      {name: 'version'; type: 'string'},
+      {name: 'chainId'; type: 'uint256'},
+      {name: 'verifyingContract'; type: 'address'}
+    ];
+    ReceiveWithAuthorization: [
+      {name: 'from'; type: 'address'},
+      {name: 'to'; type: 'address'},
+      {name: 'value'; type: 'uint256'},
+      {name: 'validAfter'; type: 'uint256'},
+      {name: 'validBefore'; type: 'uint256'},
+      {name: 'nonce'; type: 'bytes32'}
+    ];
+  };
+  primaryType: 'ReceiveWithAuthorization';
+  message: {
+    /**
+     * EVM address: 0x followed by 40 hex digits (either case).
+     */
+    from: string;
+    /**
+     * EVM address: 0x followed by 40 hex digits (either case).
+     */
+    to: string;
+    /**
+     * Unsigned decimal integer >= 1 as a string, no leading zero.
+     */
+    value: string;
+    /**
+     * uint256 unix seconds.
+     */
+    validAfter: string;
+    /**
+     * Unsigned decimal integer >= 1 as a string, no leading zero.
+     */
+    validBefore: string;
+    /**
+     * 32 bytes as 0x followed by 64 lowercase hex digits.
+     */
+    nonce: string;
+  };
+}
+export interface FundingRejection {
+  code:
+    | 'FUNDING_AUTHORIZATION_SIGNER_MISMATCH'
+    | 'FUNDING_AUTHORIZATION_NONCE_USED'
+    | 'FUNDING_AUTHORIZATION_WINDOW_CLOSED'
+    | 'FUNDING_AUTHORIZATION_BALANCE_INSUFFICIENT';
+  /**
+   * UTC timestamp, RFC 3339, millisecond precision, Z suffix.
+   */
+  at: string;
+}
+/**
+ * The server's decision: the 10 bps platform share (1,000 hundredths of a bip) applies only when the profile, or the requested adapter, is fee-certified for the exact pool key this launch stamps; otherwise the share is 0. Not a fee-behavior claim.
+ */
+export interface CustomLaunchFeeCertificationV3 {
+  certified: boolean;
+  platformShareHundredthsBip: 0 | 1000;
+  /**
+   * The adapter the request named, or null for the profile.
+   */
+  adapter: string | null;
+  /**
+   * 32 bytes as 0x followed by 64 lowercase hex digits.
+   */
+  stampedPoolKeyHash: string;
 }
 /**
  * The exact wallet transaction bound at authorized. Not signed or broadcast by the service; the controller reviews chain, sender, target, value and calldata, then signs and broadcasts.

@@ -32,6 +32,7 @@ export type CustomLaunchPreflightV3 = {
   blockingFindingCodes: FindingCodes;
   warningFindingCodes: FindingCodes;
   needsEvidenceFindingCodes: FindingCodes;
+  feeCertification: CustomLaunchFeeCertificationV3;
   safetyClaim: false;
   feeBehaviorClaim: false;
 };
@@ -43,3 +44,19 @@ export type CustomLaunchProfileVersionV3 = '3.0.0' | '3.1.0' | '3.2.0' | '3.3.0'
  * @maxItems 64
  */
 export type FindingCodes = string[];
+
+/**
+ * The server's fee-certification decision for the pool key this request would stamp.
+ */
+export interface CustomLaunchFeeCertificationV3 {
+  certified: boolean;
+  platformShareHundredthsBip: 0 | 1000;
+  /**
+   * The adapter the request named, or null for the profile.
+   */
+  adapter: string | null;
+  /**
+   * keccak256 of the ABI-encoded pool key the launch stamps (the v4 pool id).
+   */
+  stampedPoolKeyHash: string;
+}

@@ -461,6 +461,59 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/v3/custom-launches/{launchId}/cancellation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a base-layer V3 launch before its wallet transaction is broadcast
+         * @description Project design. The controller withdraws a launch that has not reached `submitted`: the launch ends in
+         *     `cancelled` (terminal) and its funding authorization, if any, is no longer offered. A signed but unused EIP-3009
+         *     authorization stays valid on chain until its window closes; the controller voids it with the token's
+         *     `cancelAuthorization` from its own wallet. Cancelling a cancelled launch answers 200 with it unchanged; a launch
+         *     at `submitted`, `finalized` or `failed` answers 409 `LAUNCH_NOT_CANCELLABLE`. No request body. Needs
+         *     `custom-launch:create` and the launch in the credential's lineage.
+         */
+        post: operations["cancelCustomLaunchV3"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/custom-launches/{launchId}/funding-authorization": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send the controller's EIP-3009 funding authorization signature
+         * @description Project design. At `awaiting_funding_authorization` the launch resource shows `fundingAuthorization.typedData`,
+         *     the exact EIP-712 ReceiveWithAuthorization the controller signs in its own wallet (the service, its keys and its
+         *     client never sign). This operation takes the 65-byte signature the wallet made. The server verifies that the
+         *     signer is `launchWallet`, that the nonce is unused on chain 1 (`authorizationState`), that the window is open
+         *     and that `launchWallet` holds the amount; then the launch moves to `funding_authorization_verified` (200 with the
+         *     launch resource). Each refusal has its own code (409), is recorded as `fundingAuthorization.lastRejection` and
+         *     leaves the launch waiting, so a new signature may follow. Sending the verified signature again answers 200 with
+         *     the current resource and changes nothing. Needs `custom-launch:create` and the launch in the credential's
+         *     lineage.
+         */
+        post: operations["submitFundingAuthorizationV3"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v3/custom-launches/preflight": {
         parameters: {
             query?: never;
@@ -1012,7 +1065,7 @@ export type components = {
          * @description Public error code. The closed table with HTTP status and retryable lives in src/errors/codes.ts.
          * @enum {string}
          */
-        ApiErrorCode: "INVALID_REQUEST" | "MALFORMED_JSON" | "UNAUTHENTICATED" | "INSUFFICIENT_SCOPE" | "CHAIN_NOT_ALLOWED" | "WALLET_MISMATCH" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CHAIN_MISMATCH" | "IDEMPOTENCY_CONFLICT" | "CUSTOM_LAUNCH_V2_READ_ONLY" | "CUSTOM_LAUNCH_V1_READ_ONLY" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "ADMISSION_QUOTA_EXHAUSTED" | "INTERNAL" | "NOT_IMPLEMENTED" | "UNAVAILABLE" | "PRICE_SOURCE_UNAVAILABLE" | "DEPLOYMENT_EVIDENCE_TAMPERED" | "DEPLOYMENT_EVIDENCE_UNVERIFIED" | "SOURCE_FILE_DIGEST_MISMATCH" | "SOURCE_FILE_NOT_IN_MANIFEST" | "AUTHENTICATION_REQUIRED" | "API_SCOPE_REQUIRED" | "MODULE_SUBMISSION_NOT_FOUND" | "MODULE_REVIEW_EXPORT_NOT_ACCEPTED" | "MODULE_REVIEW_EXPORT_BINDING_INVALID" | "MODULE_REVIEW_EXPORT_UNAVAILABLE" | "MODULE_REVIEW_UNAVAILABLE" | "MODULE_REVIEW_JOB_UNAVAILABLE" | "MODULE_SUBMISSIONS_UNAVAILABLE" | "MODULE_AUTHOR_MISMATCH" | "OPEN_ADDRESS" | "OPEN_SOURCE_HASH" | "MODULE_FILE_HASH" | "OPEN_CONFIG_FIXED_OVERRIDE" | "MODULE_IDEMPOTENCY_CONFLICT" | "MODULE_PACKAGE_CONFLICT" | "MODULE_VERSION_ALREADY_SUBMITTED" | "MODULE_REVISION_LINEAGE_INVALID" | "MODULE_BUILD_SOURCE_ALIAS_COLLISION" | "MODULE_BUILD_PROFILE_CAPACITY_EXCEEDED" | "SUBKEY_BOUNDS_EXCEEDED" | "SUBKEY_REVOKED" | "SUBKEY_LIMIT_REACHED";
+        ApiErrorCode: "INVALID_REQUEST" | "MALFORMED_JSON" | "UNAUTHENTICATED" | "INSUFFICIENT_SCOPE" | "CHAIN_NOT_ALLOWED" | "WALLET_MISMATCH" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CHAIN_MISMATCH" | "IDEMPOTENCY_CONFLICT" | "CUSTOM_LAUNCH_V2_READ_ONLY" | "CUSTOM_LAUNCH_V1_READ_ONLY" | "PROFILE_NOT_ACTIVE" | "FUNDING_AUTHORIZATION_NOT_AWAITED" | "FUNDING_AUTHORIZATION_SIGNER_MISMATCH" | "FUNDING_AUTHORIZATION_NONCE_USED" | "FUNDING_AUTHORIZATION_WINDOW_CLOSED" | "FUNDING_AUTHORIZATION_BALANCE_INSUFFICIENT" | "LAUNCH_NOT_CANCELLABLE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "ADMISSION_QUOTA_EXHAUSTED" | "INTERNAL" | "NOT_IMPLEMENTED" | "UNAVAILABLE" | "PRICE_SOURCE_UNAVAILABLE" | "DEPLOYMENT_EVIDENCE_TAMPERED" | "DEPLOYMENT_EVIDENCE_UNVERIFIED" | "SOURCE_FILE_DIGEST_MISMATCH" | "SOURCE_FILE_NOT_IN_MANIFEST" | "AUTHENTICATION_REQUIRED" | "API_SCOPE_REQUIRED" | "MODULE_SUBMISSION_NOT_FOUND" | "MODULE_REVIEW_EXPORT_NOT_ACCEPTED" | "MODULE_REVIEW_EXPORT_BINDING_INVALID" | "MODULE_REVIEW_EXPORT_UNAVAILABLE" | "MODULE_REVIEW_UNAVAILABLE" | "MODULE_REVIEW_JOB_UNAVAILABLE" | "MODULE_SUBMISSIONS_UNAVAILABLE" | "MODULE_AUTHOR_MISMATCH" | "OPEN_ADDRESS" | "OPEN_SOURCE_HASH" | "MODULE_FILE_HASH" | "OPEN_CONFIG_FIXED_OVERRIDE" | "MODULE_IDEMPOTENCY_CONFLICT" | "MODULE_PACKAGE_CONFLICT" | "MODULE_VERSION_ALREADY_SUBMITTED" | "MODULE_REVISION_LINEAGE_INVALID" | "MODULE_BUILD_SOURCE_ALIAS_COLLISION" | "MODULE_BUILD_PROFILE_CAPACITY_EXCEEDED" | "SUBKEY_BOUNDS_EXCEEDED" | "SUBKEY_REVOKED" | "SUBKEY_LIMIT_REACHED";
         /**
          * ApiKeySecret
          * @description Bearer API key of the child.
@@ -1353,8 +1406,16 @@ export type components = {
             chainId: components["schemas"]["ChainId1"];
             /** @description Current base-layer client release (3.3.9 at the time of writing). */
             clientRelease: components["schemas"]["SemVer"];
+            /** @description The one pinned solc version that builds every compilation unit of a revision-3 request. */
+            compilerVersion: string;
             /** @constant */
             defaultProfileVersion: "3.3.0";
+            /** @description The lane's contracts on chain 1 (the packer mines the hook's CREATE2 salt for the graph factory with the router as caller), or null when the base layer is not configured; then acceptsNewSubmissions is false. */
+            deployment: components["schemas"]["Deployment"] | null;
+            /** @description Lifetime of the funding authorization's typed data: validBefore is this many seconds after the launch reaches awaiting_funding_authorization. */
+            fundingAuthorizationWindowSeconds: number;
+            /** @description The EIP-3009 tokens this deployment accepts for eip3009 funding, with the EIP-712 domain read from each token on chain 1. Empty when the base layer is not configured. */
+            fundingTokens: components["schemas"]["FundingToken"][];
             /** @constant */
             imageMediaTypes: [
                 "image/png",
@@ -1407,13 +1468,15 @@ export type components = {
             caip2: components["schemas"]["Caip2Chain1"];
             chainId: components["schemas"]["ChainId1"];
             compilation: components["schemas"]["CustomLaunchCompilationV3"];
-            feeCertification: components["schemas"]["CustomLaunchFeeCertificationV3"];
+            /** @description The adapter whose fee certification the server is asked to check for the exact pool key this launch stamps, or null to ask for the profile's own certification. The request cannot declare certification: the server decides it and reports the result (feeCertification on the preflight and the launch resource); without a certification the platform share is 0. */
+            feeAdapter: components["schemas"]["Address"] | null;
             funding: components["schemas"]["CustomLaunchFundingV3"];
             graph: components["schemas"]["CustomLaunchGraphV3"];
             /** @description RFC 8785 (JCS) SHA-256 of the request without this property. */
             launchIntentHash: components["schemas"]["Sha256Digest"];
             /** @description The controller wallet that will review, sign and broadcast the exact wallet transaction. A wallet key must be bound to this address. */
             launchWallet: components["schemas"]["Address"];
+            liquidity: components["schemas"]["CustomLaunchLiquidityV3"];
             /** @description Launch nonce of launchWallet, allocated by the client and bound into the request bytes. Preflight allocates none. */
             nonce: components["schemas"]["DecimalString"];
             profile: components["schemas"]["CustomLaunchProfileRefV3"];
@@ -1524,21 +1587,15 @@ export type components = {
         };
         /**
          * CustomLaunchFeeCertificationV3
-         * @description The 10 bps platform share (1,000 hundredths of a bip) applies only to a fee-certified profile (adapter null) or adapter for the exact stamped pool key; otherwise the share is 0. The server checks the certification; the request cannot declare it verified.
+         * @description The server's decision: the 10 bps platform share (1,000 hundredths of a bip) applies only when the profile, or the requested adapter, is fee-certified for the exact pool key this launch stamps; otherwise the share is 0. Not a fee-behavior claim.
          */
         CustomLaunchFeeCertificationV3: {
-            /** @constant */
-            certified: false;
-            /** @constant */
-            platformShareHundredthsBip: 0;
-        } | {
-            /** @description The fee-certified adapter, or null when the profile itself is fee-certified. */
+            /** @description The adapter the request named, or null for the profile. */
             adapter: components["schemas"]["Address"] | null;
-            /** @constant */
-            certified: true;
-            /** @constant */
-            platformShareHundredthsBip: 1000;
-            /** @description keccak256 of the ABI-encoded pool key that the certification is stamped for. */
+            certified: boolean;
+            /** @enum {integer} */
+            platformShareHundredthsBip: 0 | 1000;
+            /** @description keccak256 of the ABI-encoded pool key the launch stamps (the v4 pool id). */
             stampedPoolKeyHash: components["schemas"]["Hex32"];
         };
         /** CustomLaunchFinalizedItemV3 */
@@ -1615,8 +1672,103 @@ export type components = {
             targetId: null | components["schemas"]["GraphTargetId"];
         };
         /**
+         * CustomLaunchFundingAuthorizationRequestV3
+         * @description Body of POST /v3/custom-launches/{launchId}/funding-authorization: the 65-byte signature the controller's wallet made over the launch's fundingAuthorization.typedData. The service verifies it and never signs.
+         */
+        CustomLaunchFundingAuthorizationRequestV3: {
+            /** @constant */
+            schemaVersion: "platform.custom-launch-funding-authorization.v3";
+            signature: components["schemas"]["Signature"];
+        };
+        /**
+         * CustomLaunchFundingAuthorizationV3
+         * @description The EIP-3009 authorization the controller signs in its own wallet (the service never signs). typedData is the exact EIP-712 typed data to sign; signature is the verified 65-byte signature; lastRejection is the latest refused signature's code (the launch keeps waiting after a refusal).
+         */
+        CustomLaunchFundingAuthorizationV3: {
+            amount: components["schemas"]["PositiveDecimalString"];
+            lastRejection: components["schemas"]["FundingRejection"] | null;
+            recipient: components["schemas"]["Address"];
+            signature: components["schemas"]["Signature"] | null;
+            token: components["schemas"]["Address"];
+            typedData: components["schemas"]["CustomLaunchFundingTypedDataV3"] | null;
+            verifiedAt: components["schemas"]["Timestamp"] | null;
+        };
+        /**
+         * CustomLaunchFundingTypedDataV3
+         * @description EIP-712 typed data of an EIP-3009 ReceiveWithAuthorization, as eth_signTypedData_v4 takes it. The domain is read from the token contract on chain 1; to is the lane's router (which alone may receive it); nonce is bound to the launch.
+         */
+        CustomLaunchFundingTypedDataV3: {
+            domain: {
+                /** @constant */
+                chainId: 1;
+                name: string;
+                verifyingContract: components["schemas"]["Address"];
+                version: string;
+            };
+            message: {
+                from: components["schemas"]["Address"];
+                nonce: components["schemas"]["Hex32"];
+                to: components["schemas"]["Address"];
+                /** @description uint256 unix seconds. */
+                validAfter: components["schemas"]["DecimalString"];
+                /** @description uint256 unix seconds. */
+                validBefore: components["schemas"]["PositiveDecimalString"];
+                value: components["schemas"]["PositiveDecimalString"];
+            };
+            /** @constant */
+            primaryType: "ReceiveWithAuthorization";
+            types: {
+                /** @constant */
+                EIP712Domain: [
+                    {
+                        name: "name";
+                        type: "string";
+                    },
+                    {
+                        name: "version";
+                        type: "string";
+                    },
+                    {
+                        name: "chainId";
+                        type: "uint256";
+                    },
+                    {
+                        name: "verifyingContract";
+                        type: "address";
+                    }
+                ];
+                /** @constant */
+                ReceiveWithAuthorization: [
+                    {
+                        name: "from";
+                        type: "address";
+                    },
+                    {
+                        name: "to";
+                        type: "address";
+                    },
+                    {
+                        name: "value";
+                        type: "uint256";
+                    },
+                    {
+                        name: "validAfter";
+                        type: "uint256";
+                    },
+                    {
+                        name: "validBefore";
+                        type: "uint256";
+                    },
+                    {
+                        name: "nonce";
+                        type: "bytes32";
+                    }
+                ];
+            };
+        };
+        /**
          * CustomLaunchFundingV3
-         * @description native: the wallet transaction carries valueWei. eip3009: an EIP-3009 token authorization funds the launch; the launch passes awaiting_funding_authorization and funding_authorization_verified.
+         * @description native: the wallet transaction's value funds the launch. eip3009: in addition an EIP-3009 token authorization, signed by the controller after the admission review, funds it; the launch passes awaiting_funding_authorization and funding_authorization_verified.
          */
         CustomLaunchFundingV3: components["schemas"]["NativeFunding"] | components["schemas"]["Eip3009Funding"];
         /**
@@ -1641,7 +1793,7 @@ export type components = {
         };
         /**
          * CustomLaunchGraphTargetV3
-         * @description One contract of the graph, compiled from one compilation unit. hookPermissionMask is present exactly for the hook.
+         * @description One contract of the graph, built from one compilation unit and deployed by the lane's graph factory with CREATE2 from its init code (the built creation code followed by constructorArgs) at salt. hookPermissionMask is present exactly for the hook.
          */
         CustomLaunchGraphTargetV3: {
             compilationUnitId: components["schemas"]["UnitId"];
@@ -1650,8 +1802,12 @@ export type components = {
             /** @description Fully qualified name: source path, colon, contract identifier. */
             contractName: string;
             hookPermissionMask?: components["schemas"]["HookPermissionMask"];
+            /** @description keccak256 of the init code: the creation code of contractName as the pinned compiler builds its unit, followed by constructorArgs. The server rebuilds it and refuses a mismatch. */
+            initCodeHash: components["schemas"]["Hex32"];
             /** @enum {string} */
             role: "token" | "hook" | "initializer" | "auxiliary";
+            /** @description CREATE2 salt given to the graph factory (the effective salt is keccak256(abi.encode(router, salt))). The packer mines the hook's salt so that its address carries hookPermissionMask. */
+            salt: components["schemas"]["Hex32"];
             targetId: string;
         };
         /**
@@ -1670,11 +1826,13 @@ export type components = {
         };
         /**
          * CustomLaunchGraphV3
-         * @description The contract graph: 3 to 16 targets (4 to 16 for 3.4.0), exactly one project-owned token and one hook.
+         * @description The contract graph: exactly one project-owned token and one hook. kind direct: 3 to 16 targets with exactly one initializer, which delivers the token supply to the router. kind router-primitive: 2 to 16 targets and no initializer; the token's constructor mints the supply to the router. Profile 3.4.0 takes 4 to 16 targets.
          */
         CustomLaunchGraphV3: {
+            /** @enum {string} */
+            kind: "direct" | "router-primitive";
             targets: components["schemas"]["CustomLaunchGraphTargetV3"][] & (unknown & unknown);
-        };
+        } & (unknown & unknown);
         /**
          * CustomLaunchImageV3
          * @description An actual image: the bytes (base64) plus a public URI. PNG, JPEG, WebP or GIF.
@@ -1701,6 +1859,19 @@ export type components = {
             nextAttemptAt: null | components["schemas"]["Timestamp"];
             /** @enum {string} */
             state: "idle" | "scheduled" | "running" | "retry_wait" | "exhausted";
+        };
+        /**
+         * CustomLaunchLiquidityV3
+         * @description The native/token pool the launch initializes with the graph's hook on the canonical v4 PoolManager, and the token supply the router places in it as full-range liquidity together with the native value of funding.valueWei. Tokens and native the pool does not take return to launchWallet in the same transaction.
+         */
+        CustomLaunchLiquidityV3: {
+            /** @description Static pool fee in hundredths of a bip (v4 PoolKey.fee). */
+            lpFee: number;
+            /** @description Initial sqrt price (Q64.96) of currency1 (the token) per currency0 (native). */
+            sqrtPriceX96: components["schemas"]["PositiveDecimalString"];
+            tickSpacing: number;
+            /** @description Token base units the initializer (or, for a router primitive, the token's constructor) delivers to the router. */
+            tokenSupply: components["schemas"]["PositiveDecimalString"];
         };
         /**
          * CustomLaunchListV3
@@ -1781,6 +1952,8 @@ export type components = {
             disposition: "supported" | "supported_with_warnings" | "needs_evidence" | "unsupported";
             /** @constant */
             feeBehaviorClaim: false;
+            /** @description The server's fee-certification decision for the pool key this request would stamp. */
+            feeCertification: components["schemas"]["CustomLaunchFeeCertificationV3"];
             /** @description Bounded classifications; they prove no deployment, trading, liquidity, fee behavior, source verification, indexing or featuring. */
             launchEligibility: {
                 deployable: boolean;
@@ -1886,8 +2059,12 @@ export type components = {
             chainId: components["schemas"]["ChainId1"];
             createdAt: components["schemas"]["Timestamp"];
             failure: components["schemas"]["CustomLaunchFailureV3"] | null;
+            /** @description The server's fee-certification decision, from the admission review on (null before pending_review). */
+            feeCertification: components["schemas"]["CustomLaunchFeeCertificationV3"] | null;
             /** @description Server-authored finding codes of the latest admission review; in action_required they name the hard-blocking finding to fix in a new immutable request. */
             findingCodes: components["schemas"]["FindingCode"][];
+            /** @description The EIP-3009 funding authorization of an eip3009 launch (null for native funding): from awaiting_funding_authorization on, the exact EIP-712 typed data the controller signs in the wallet, then the verified signature. */
+            fundingAuthorization: components["schemas"]["CustomLaunchFundingAuthorizationV3"] | null;
             /**
              * @description The funding mode of the bound request.
              * @enum {string}
@@ -1896,6 +2073,10 @@ export type components = {
             /** @description The identifier to poll with; distinct from the per-call support requestId. */
             launchId: components["schemas"]["Uuid"];
             launchProfileVersion: components["schemas"]["CustomLaunchProfileVersionV3"];
+            /** @description The controller wallet bound by the request; equals the wallet of a wallet key. */
+            launchWallet: components["schemas"]["Address"];
+            /** @description Server-derived, immutable provenance of a partner credential; null for a wallet key. Callers cannot set it; it grants no wallet authority. */
+            partnerAttribution: null | components["schemas"]["PartnerAttributionV1"];
             publicOutput: components["schemas"]["CustomLaunchPublicOutputV3"] | null;
             /** @description RFC 8785 (JCS) SHA-256 of the immutable request. */
             requestHash: components["schemas"]["Sha256Digest"];
@@ -1904,7 +2085,7 @@ export type components = {
             status: components["schemas"]["CustomLaunchStatusV3"];
             updatedAt: components["schemas"]["Timestamp"];
             walletTransaction: components["schemas"]["CustomLaunchWalletTransactionV3"] | null;
-        } & (unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown);
+        } & (unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown);
         /**
          * CustomLaunchResourceV4
          * @description A durable chain-scoped V4 launch on chain 4663, read by polling with launchId. The service never signs or broadcasts: walletTransaction is the exact transaction the controller reviews, signs and broadcasts separately.
@@ -2011,6 +2192,12 @@ export type components = {
         };
         /** @description Unsigned decimal integer as a string: 0 or no leading zero. */
         DecimalString: string;
+        Deployment: {
+            graphFactory: components["schemas"]["Address"];
+            launchRouter: components["schemas"]["Address"];
+            permitAuthority: components["schemas"]["Address"];
+            poolManager: components["schemas"]["Address"];
+        };
         /**
          * DeploymentEvidenceV1
          * @description Evidence of the single atomic transaction on chain 4663 that deployed the three platform root contracts (platformLaunchStampRouter, graphFactory, permitAuthority), read back from two independent providers (chainDeployment.deploymentEvidence).
@@ -2226,32 +2413,18 @@ export type components = {
             /** @description Total token supply in base units. */
             totalSupply: components["schemas"]["PositiveDecimalString"];
         };
+        /** @description The wallet transaction carries valueWei of native coin, and an EIP-3009 ReceiveWithAuthorization of amount base units of token, from launchWallet to the lane's router, moves the tokens to recipient in the same transaction. The controller signs the authorization in the wallet after the admission review (status awaiting_funding_authorization, typed data on the launch resource); the request carries no signature. */
         Eip3009Funding: {
-            authorization: components["schemas"]["Eip3009FundingAuthorizationV3"];
+            /** @description uint256 token base units. */
+            amount: components["schemas"]["PositiveDecimalString"];
             /** @constant */
             mode: "eip3009";
-        };
-        /**
-         * Eip3009FundingAuthorizationV3
-         * @description EIP-3009 TransferWithAuthorization or ReceiveWithAuthorization message and its 65-byte signature. The EIP-712 domain is read by the server from the token contract on chain 1; from must equal launchWallet; the server verifies the typed-data signature and that the nonce is unused.
-         */
-        Eip3009FundingAuthorizationV3: {
-            from: components["schemas"]["Address"];
-            /** @description bytes32 authorization nonce. */
-            nonce: components["schemas"]["Hex32"];
-            /** @enum {string} */
-            primaryType: "TransferWithAuthorization" | "ReceiveWithAuthorization";
-            /** @description 65-byte signature r || s || v. */
-            signature: string;
-            to: components["schemas"]["Address"];
-            /** @description The EIP-3009 token contract (verifyingContract). */
+            /** @description Receives the amount in the launch transaction. */
+            recipient: components["schemas"]["Address"];
+            /** @description An EIP-3009 token this deployment accepts (GET /v3/capabilities fundingTokens). */
             token: components["schemas"]["Address"];
-            /** @description uint256 unix seconds. */
-            validAfter: components["schemas"]["DecimalString"];
-            /** @description uint256 unix seconds. */
-            validBefore: components["schemas"]["PositiveDecimalString"];
-            /** @description uint256 token amount in base units. */
-            value: components["schemas"]["PositiveDecimalString"];
+            /** @description The wallet transaction's value: the pool's native liquidity. */
+            valueWei: components["schemas"]["PositiveDecimalString"];
         };
         /**
          * Entrypoint
@@ -2470,6 +2643,11 @@ export type components = {
             /** @description The exact native value of the wallet transaction: positive, and equal to the sum of nativeAllocations (server rule). Gas is additional. */
             walletTransactionValueWei: components["schemas"]["PositiveWeiAmount"];
         };
+        FundingRejection: {
+            at: components["schemas"]["Timestamp"];
+            /** @enum {string} */
+            code: "FUNDING_AUTHORIZATION_SIGNER_MISMATCH" | "FUNDING_AUTHORIZATION_NONCE_USED" | "FUNDING_AUTHORIZATION_WINDOW_CLOSED" | "FUNDING_AUTHORIZATION_BALANCE_INSUFFICIENT";
+        };
         /**
          * FundingSettlementAsset
          * @description The asset the launch value is paid in. Only the chain's native coin in this revision; funding by ERC-20 settlement needs separate proof and is not expressible here.
@@ -2477,6 +2655,13 @@ export type components = {
         FundingSettlementAsset: {
             /** @constant */
             kind: "native";
+        };
+        FundingToken: {
+            address: components["schemas"]["Address"];
+            decimals: number;
+            name: string;
+            symbol: string;
+            version: string;
         };
         /** @description 2 to 16 physical targets (the router primitive's bound, since token and hook occupy one target); exactly one token_hook target. */
         Graph: {
@@ -3507,10 +3692,12 @@ export type components = {
             /** @constant */
             rounding: "up_to_next_wei";
         };
+        /** @description The wallet transaction carries valueWei of native coin and nothing else funds the launch. */
         NativeFunding: {
             /** @constant */
             mode: "native";
-            valueWei: components["schemas"]["WeiAmount"];
+            /** @description The wallet transaction's value: the pool's native liquidity. */
+            valueWei: components["schemas"]["PositiveDecimalString"];
         };
         /**
          * NonzeroAddress
@@ -3918,6 +4105,8 @@ export type components = {
         Sha256Digest: string;
         /** @description Bare lowercase SHA-256 hex, as used in file inventories. */
         Sha256Hex: string;
+        /** @description 65-byte secp256k1 signature r || s || v, hex. */
+        Signature: string;
         /**
          * SignedDecimalString
          * @description Signed decimal integer as a string, no leading zero.
@@ -4329,6 +4518,9 @@ export type CustomLaunchFinalizedListV3 = components['schemas']['CustomLaunchFin
 export type CustomLaunchFinalizedListV4 = components['schemas']['CustomLaunchFinalizedListV4'];
 export type CustomLaunchFinalizedQualityV3 = components['schemas']['CustomLaunchFinalizedQualityV3'];
 export type CustomLaunchFindingV4 = components['schemas']['CustomLaunchFindingV4'];
+export type CustomLaunchFundingAuthorizationRequestV3 = components['schemas']['CustomLaunchFundingAuthorizationRequestV3'];
+export type CustomLaunchFundingAuthorizationV3 = components['schemas']['CustomLaunchFundingAuthorizationV3'];
+export type CustomLaunchFundingTypedDataV3 = components['schemas']['CustomLaunchFundingTypedDataV3'];
 export type CustomLaunchFundingV3 = components['schemas']['CustomLaunchFundingV3'];
 export type CustomLaunchFundingV400 = components['schemas']['CustomLaunchFundingV400'];
 export type CustomLaunchFundingV410 = components['schemas']['CustomLaunchFundingV410'];
@@ -4337,6 +4529,7 @@ export type CustomLaunchGraphTargetV4 = components['schemas']['CustomLaunchGraph
 export type CustomLaunchGraphV3 = components['schemas']['CustomLaunchGraphV3'];
 export type CustomLaunchImageV3 = components['schemas']['CustomLaunchImageV3'];
 export type CustomLaunchLifecycleQueueV4 = components['schemas']['CustomLaunchLifecycleQueueV4'];
+export type CustomLaunchLiquidityV3 = components['schemas']['CustomLaunchLiquidityV3'];
 export type CustomLaunchListV3 = components['schemas']['CustomLaunchListV3'];
 export type CustomLaunchListV4 = components['schemas']['CustomLaunchListV4'];
 export type CustomLaunchPreflightV2 = components['schemas']['CustomLaunchPreflightV2'];
@@ -4355,6 +4548,7 @@ export type CustomLaunchStatusV4 = components['schemas']['CustomLaunchStatusV4']
 export type CustomLaunchWalletTransactionV3 = components['schemas']['CustomLaunchWalletTransactionV3'];
 export type CustomLaunchWalletTransactionV4 = components['schemas']['CustomLaunchWalletTransactionV4'];
 export type DecimalString = components['schemas']['DecimalString'];
+export type Deployment = components['schemas']['Deployment'];
 export type DeploymentEvidenceV1 = components['schemas']['DeploymentEvidenceV1'];
 export type DeploymentReceiptLog = components['schemas']['DeploymentReceiptLog'];
 export type DeploymentResultingContract = components['schemas']['DeploymentResultingContract'];
@@ -4367,7 +4561,6 @@ export type DiscoveryState = components['schemas']['DiscoveryState'];
 export type DisplayName = components['schemas']['DisplayName'];
 export type Economics = components['schemas']['Economics'];
 export type Eip3009Funding = components['schemas']['Eip3009Funding'];
-export type Eip3009FundingAuthorizationV3 = components['schemas']['Eip3009FundingAuthorizationV3'];
 export type Entrypoint = components['schemas']['Entrypoint'];
 export type ExtensionObject = components['schemas']['ExtensionObject'];
 export type ExtensionScalar = components['schemas']['ExtensionScalar'];
@@ -4390,7 +4583,9 @@ export type FundingInitialBuy = components['schemas']['FundingInitialBuy'];
 export type FundingNativeAllocations = components['schemas']['FundingNativeAllocations'];
 export type FundingOtherNativeAllocation = components['schemas']['FundingOtherNativeAllocation'];
 export type FundingPlanV2 = components['schemas']['FundingPlanV2'];
+export type FundingRejection = components['schemas']['FundingRejection'];
 export type FundingSettlementAsset = components['schemas']['FundingSettlementAsset'];
+export type FundingToken = components['schemas']['FundingToken'];
 export type Graph = components['schemas']['Graph'];
 export type GraphBundle = components['schemas']['GraphBundle'];
 export type GraphTarget = components['schemas']['GraphTarget'];
@@ -4477,6 +4672,7 @@ export type RuntimeTransitionProviderReadback = components['schemas']['RuntimeTr
 export type SemVer = components['schemas']['SemVer'];
 export type Sha256Digest = components['schemas']['Sha256Digest'];
 export type Sha256Hex = components['schemas']['Sha256Hex'];
+export type Signature = components['schemas']['Signature'];
 export type SignedDecimalString = components['schemas']['SignedDecimalString'];
 export type SolcLongVersion = components['schemas']['SolcLongVersion'];
 export type SolidityStandardJsonInputV3 = components['schemas']['SolidityStandardJsonInputV3'];
@@ -5164,6 +5360,76 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    cancelCustomLaunchV3: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Launch identifier returned as launchId (not the per-call requestId). */
+                launchId: components["parameters"]["LaunchId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The launch is cancelled; the launch resource. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomLaunchResourceV3"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    submitFundingAuthorizationV3: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Launch identifier returned as launchId (not the per-call requestId). */
+                launchId: components["parameters"]["LaunchId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomLaunchFundingAuthorizationRequestV3"];
+            };
+        };
+        responses: {
+            /** @description The signature is verified (or was already); the launch resource. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomLaunchResourceV3"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];

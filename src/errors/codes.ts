@@ -41,6 +41,44 @@ export const errorTable = {
     retryable: false,
     message: 'V1 custom launches are read-only history; new creation is permanently refused.',
   },
+  PROFILE_NOT_ACTIVE: {
+    status: 409,
+    retryable: false,
+    message: 'Profile 3.4.0 is preparatory and refused until an operator activates it; use the default profile 3.3.0.',
+  },
+  FUNDING_AUTHORIZATION_NOT_AWAITED: {
+    status: 409,
+    retryable: false,
+    message:
+      'The launch is not awaiting a funding authorization (it has native funding, or its status is before or past awaiting_funding_authorization).',
+  },
+  FUNDING_AUTHORIZATION_SIGNER_MISMATCH: {
+    status: 409,
+    retryable: false,
+    message:
+      "The signature does not recover to launchWallet over the launch's exact typed data; sign fundingAuthorization.typedData unchanged with the controller wallet.",
+  },
+  FUNDING_AUTHORIZATION_NONCE_USED: {
+    status: 409,
+    retryable: false,
+    message: "The authorization nonce is already used or cancelled on chain 1; this launch's funding cannot complete.",
+  },
+  FUNDING_AUTHORIZATION_WINDOW_CLOSED: {
+    status: 409,
+    retryable: false,
+    message: 'The authorization window (validAfter to validBefore) is not open now.',
+  },
+  FUNDING_AUTHORIZATION_BALANCE_INSUFFICIENT: {
+    status: 409,
+    retryable: false,
+    message:
+      'launchWallet holds less of the funding token than the authorized amount; fund the wallet, then send the signature again.',
+  },
+  LAUNCH_NOT_CANCELLABLE: {
+    status: 409,
+    retryable: false,
+    message: 'The launch can no longer be cancelled: its wallet transaction was submitted, or it already ended.',
+  },
   PAYLOAD_TOO_LARGE: { status: 413, retryable: false, message: "The request body exceeds this route's byte limit." },
   UNSUPPORTED_MEDIA_TYPE: {
     status: 415,

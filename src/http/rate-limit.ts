@@ -70,6 +70,8 @@ const budgetOfOperation: Record<string, PartnerBudget> = {
   createCustomLaunchV4: 'prepareRequestsPerHour',
   preflightCustomLaunchV3: 'prepareRequestsPerHour',
   createCustomLaunchV3: 'prepareRequestsPerHour',
+  submitFundingAuthorizationV3: 'prepareRequestsPerHour',
+  cancelCustomLaunchV3: 'prepareRequestsPerHour',
   preflightMultiRoleCustomLaunch: 'prepareRequestsPerHour',
   createMultiRoleCustomLaunch: 'prepareRequestsPerHour',
   getCustomLaunchV4: 'readRequestsPerMinute',

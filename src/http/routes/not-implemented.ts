@@ -15,6 +15,8 @@ export function notImplementedRoutes(config: Config): RouteTable {
     listCustomLaunchesV3: { body: v3, auth: 'wallet' },
     createCustomLaunchV3: { body: v3, auth: 'wallet' },
     getCustomLaunchV3: { body: v3, auth: 'wallet' },
+    submitFundingAuthorizationV3: { body: v3, auth: 'wallet' },
+    cancelCustomLaunchV3: { body: v3, auth: 'wallet' },
     // spec/openapi/paths/multi-role-*.yaml: the shared multi-role lane.
     getMultiRoleCapabilitiesV2: { body: v4 },
     getMultiRoleGuide: { body: v4 },
