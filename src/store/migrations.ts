@@ -250,4 +250,75 @@ export const migrations: ReadonlyArray<{ version: number; name: string; sql: str
           WHERE l.launch_id = lifecycle_jobs.launch_id);
     `,
   },
+  {
+    version: 12,
+    name: 'the base-layer V3 lane: launches, their lifecycle jobs and transitions, and the admission rule set',
+    sql: `
+      -- One row per base-layer (chain 1) launch: the exact request bytes and what the lifecycle bound to them. Kept
+      -- apart from the chain-4663 launches, whose workers never see these rows.
+      CREATE TABLE v3_launches (
+        seq                         INTEGER PRIMARY KEY AUTOINCREMENT,
+        launch_id                   TEXT NOT NULL UNIQUE,
+        lineage_id                  TEXT NOT NULL,
+        partner_id                  TEXT,
+        owner_key_id                TEXT NOT NULL REFERENCES api_keys (key_id),
+        profile_version             TEXT NOT NULL,
+        funding_mode                TEXT NOT NULL CHECK (funding_mode IN ('native', 'eip3009')),
+        status                      TEXT NOT NULL,
+        launch_wallet               TEXT NOT NULL,
+        request_hash                TEXT NOT NULL,
+        launch_intent_hash          TEXT NOT NULL,
+        request_bytes               BLOB NOT NULL,
+        partner_attribution_json    TEXT,
+        finding_codes_json          TEXT NOT NULL DEFAULT '[]',
+        fee_certification_json      TEXT,
+        funding_authorization_json  TEXT,
+        build_json                  TEXT,
+        wallet_transaction_json     TEXT,
+        public_output_json          TEXT,
+        chain_evidence_json         TEXT,
+        failure_json                TEXT,
+        rule_set_revision           INTEGER,
+        tracked_to_block            INTEGER,
+        created_at                  TEXT NOT NULL,
+        updated_at                  TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX v3_launches_lineage ON v3_launches (lineage_id, seq);
+      CREATE INDEX v3_launches_partner ON v3_launches (partner_id, seq);
+      CREATE INDEX v3_launches_status ON v3_launches (status, seq);
+
+      -- One durable job per base-layer launch; only a lifecycle step changes a status.
+      CREATE TABLE v3_lifecycle_jobs (
+        launch_id        TEXT PRIMARY KEY REFERENCES v3_launches (launch_id),
+        state            TEXT NOT NULL CHECK (state IN ('scheduled', 'running', 'retry_wait', 'idle', 'done')),
+        attempt          INTEGER NOT NULL DEFAULT 0,
+        next_attempt_ms  INTEGER,
+        lease_owner      TEXT,
+        lease_expires_ms INTEGER,
+        last_error_code  TEXT,
+        updated_at       TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX v3_lifecycle_jobs_due ON v3_lifecycle_jobs (state, next_attempt_ms);
+
+      -- Every status change of a base-layer launch, once.
+      CREATE TABLE v3_launch_transitions (
+        seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+        launch_id   TEXT NOT NULL REFERENCES v3_launches (launch_id),
+        from_status TEXT NOT NULL,
+        to_status   TEXT NOT NULL,
+        worker      TEXT NOT NULL,
+        at          TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX v3_launch_transitions_launch ON v3_launch_transitions (launch_id, seq);
+
+      -- The operator's admission rule set: each revision lists the static-baseline hard-block rules it retires.
+      -- Revision 0 (no row) retires none.
+      CREATE TABLE v3_rule_sets (
+        revision       INTEGER PRIMARY KEY,
+        retired_rules  TEXT NOT NULL,
+        reason         TEXT NOT NULL,
+        created_at     TEXT NOT NULL
+      ) STRICT;
+    `,
+  },
 ];
