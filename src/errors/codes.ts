@@ -103,6 +103,12 @@ export const errorTable = {
   },
   NOT_IMPLEMENTED: { status: 501, retryable: false, message: 'This deployment does not implement this operation yet.' },
   UNAVAILABLE: { status: 503, retryable: true, message: 'The service is unavailable; retry after Retry-After.' },
+  BASE_LAYER_NOT_CONFIGURED: {
+    status: 503,
+    retryable: false,
+    message:
+      'This deployment has no base-layer (chain 1) lane configured (BASE_DEPLOYMENT_PATH); GET /v3/capabilities reports acceptsNewSubmissions false.',
+  },
   PRICE_SOURCE_UNAVAILABLE: {
     status: 503,
     retryable: true,
