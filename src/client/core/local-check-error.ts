@@ -12,7 +12,8 @@ export type LocalCheckCode =
   | 'FUNDING_PLAN_UNBALANCED'
   | 'REQUEST_UNREADABLE'
   | 'REQUEST_INVALID'
-  | 'IMAGE_REFUSED';
+  | 'IMAGE_REFUSED'
+  | 'CAPABILITIES_MISMATCH';
 
 /** A local check failed: nothing was sent anywhere. The CLI exits 3 with the message. */
 export class LocalCheckError extends Error {
