@@ -4,6 +4,7 @@ import { coverage, handoff, preflight, sources, status, submit, wait } from './c
 import { modulesGroup } from './commands/modules.ts';
 import { pack } from './commands/pack.ts';
 import { subkeysGroup } from './commands/subkeys.ts';
+import { v3Group } from './commands/v3.ts';
 import { defaultOrigin } from './environment.ts';
 import { exitCodes } from './exit-codes.ts';
 
@@ -13,6 +14,7 @@ export const clientRelease = clientReleases['4.1.0'];
 /** The command table, in `--help` order. */
 export const commandGroups: readonly CommandGroup[] = [
   { heading: 'Usage:', commands: [pack, preflight, submit, status, wait, handoff, sources, coverage] },
+  v3Group,
   modulesGroup,
   subkeysGroup,
 ];
@@ -62,7 +64,8 @@ export function helpText(): string {
   const codes = Object.values(exitCodes)
     .map((e) => `  ${e.code}  ${e.meaning}`)
     .join('\n');
-  return `custom-launch ${clientRelease}: the V4 launch client for chain 4663. It never signs or broadcasts.
+  return `custom-launch ${clientRelease}: the V4 launch client for chain 4663 and the base-layer V3
+client for chain 1. It never signs or broadcasts.
 
 ${groups.join('\n')}
 ${footer}

@@ -1,5 +1,6 @@
 /**
- * The package's library entry: the launch client (spec/openapi/paths/v4-*.yaml), the module-contribution client
+ * The package's library entry: the launch client (spec/openapi/paths/v4-*.yaml), the base-layer V3 launch client
+ * (spec/openapi/paths/v3-*.yaml), the module-contribution client
  * (spec paths modules-*.yaml) and the partner subkey client. Every call returns `{ data }` or `{ error }` and throws
  * only on misuse (TypeError), an unusable journal (JournalError) or a request that fails its local checks
  * (LocalCheckError).
@@ -7,12 +8,18 @@
 
 export type {
   ApiError as ApiErrorBody,
+  CustomLaunchCapabilitiesV3,
+  CustomLaunchCreateRequestV3,
   CustomLaunchCreateRequestV4,
+  CustomLaunchFundingTypedDataV3,
+  CustomLaunchPreflightV3,
+  CustomLaunchResourceV3 as LaunchResourceV3,
   CustomLaunchResourceV4 as LaunchResourceV4,
   PartnerSubkeyListV1,
   PartnerSubkeyRequestV1,
   PartnerSubkeyV1,
 } from '../../generated/types/service.ts';
+export * from './base-layer/index.ts';
 export { checkOrigin } from './core/origin.ts';
 export { type SupportFacts, supportLine } from './core/support.ts';
 /** The wallet review's metadata check and the launchId check. */

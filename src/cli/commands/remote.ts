@@ -33,7 +33,7 @@ export interface Remote {
 }
 
 /** The exit of a refusal: what was refused, then the support line (requestId, HTTP status, UTC time, code). */
-function refused({ status, code, message, requestId, at }: Omit<Refusal, 'kind'>): CliExit {
+export function refused({ status, code, message, requestId, at }: Omit<Refusal, 'kind'>): CliExit {
   return new CliExit(
     'refused',
     `the service refused with ${status} ${code}: ${message} (${supportLine({ requestId, status, at, code })})`,

@@ -116,8 +116,8 @@ export async function submitWithJournal(options: SubmitOptions): Promise<SubmitR
   return { error: refusalOf(reply) };
 }
 
-/** The journal's record of one attempt. */
-function attemptRecord(reply: Exchange, at: string): LaunchSubmitJournalV1['attempts'][number] {
+/** The journal's record of one attempt (the V4 and the V3 journals record attempts alike). */
+export function attemptRecord(reply: Exchange, at: string): LaunchSubmitJournalV1['attempts'][number] {
   if (reply.kind === 'no_answer') return { at, result: 'no_answer', detail: reply.reason.slice(0, 512) };
   if (reply.kind === 'redirect') return { at, result: 'redirect', httpStatus: reply.status };
   const error = apiErrorOf(reply);

@@ -1,0 +1,440 @@
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type { CustomLaunchResourceV3 } from '../../../generated/types/service.ts';
+import type { NoAnswer } from '../../client/base-layer/calls.ts';
+import {
+  type BaseLayerWaitGoal,
+  baseLayerStatusOrder,
+  cancelBaseLayerLaunch,
+  fundingTypedDataOf,
+  preflightBaseLayerLaunch,
+  readBaseLayerCapabilities,
+  readBaseLayerLaunch,
+  requireBaseLayerWrites,
+  sendFundingSignature,
+  waitForBaseLayerLaunch,
+} from '../../client/base-layer/calls.ts';
+import {
+  type BaseLayerSubmitJournalV1,
+  createBaseLayerJournal,
+  openBaseLayerJournal,
+} from '../../client/base-layer/journal.ts';
+import { readBaseLayerManifest } from '../../client/base-layer/manifest.ts';
+import { packBaseLayerLaunch } from '../../client/base-layer/pack.ts';
+import { readBaseLayerRequestFile } from '../../client/base-layer/request-file.ts';
+import { submitBaseLayerWithJournal } from '../../client/base-layer/submit.ts';
+import { credentialFingerprint, JournalError } from '../../client/core/journal-file.ts';
+import type { Refusal } from '../../client/core/transport.ts';
+import { type CliCommand, type CommandGroup, positiveSeconds, stringFlag } from '../command.ts';
+import { CliExit } from '../exit-codes.ts';
+import { elapsed, type Output } from '../output.ts';
+import { type Remote, refused } from './remote.ts';
+
+/** One `custom-launch v3 …` command line, parsed. */
+interface V3Args {
+  args: string[];
+  values: Record<string, string | boolean | undefined>;
+  maxWaitMs: (fallbackSeconds: number) => number;
+}
+
+/** The exit of a call's error: a refusal (5, with the support line) or no answer (6, run it again). */
+function failed(error: Refusal | NoAnswer, what: string): CliExit {
+  if (error.kind === 'no_answer') return new CliExit('unresolved', `${what}: ${error.reason}; run it again`);
+  return refused(error);
+}
+
+function one(args: string[], sub: string, what: string): string {
+  if (args.length !== 1 || args[0] === undefined) throw new CliExit('usage', `v3 ${sub} takes one ${what}; see --help`);
+  return args[0];
+}
+
+function describe(launch: CustomLaunchResourceV3, out: Output): void {
+  out.line(`launch ${launch.launchId}: ${launch.status} (updated ${launch.updatedAt}, funding ${launch.fundingMode})`);
+  if (launch.findingCodes.length > 0) out.line(`  findings: ${launch.findingCodes.join(', ')}`);
+  const rejection = launch.fundingAuthorization?.lastRejection;
+  if (rejection) out.line(`  last funding signature refused: ${rejection.code} at ${rejection.at}`);
+  if (launch.failure)
+    out.line(`  failure ${launch.failure.code}: ${launch.failure.message} (${launch.failure.remediation})`);
+}
+
+/** `v3 pack <project> --launch-wallet <address> --out <file> [--nonce <n>]`. */
+async function pack({ args, values }: V3Args, remote: Remote): Promise<void> {
+  const project = one(args, 'pack', 'project folder');
+  const outPath = stringFlag(values, 'out');
+  const launchWallet = stringFlag(values, 'launch-wallet');
+  if (!outPath || !launchWallet) throw new CliExit('usage', 'v3 pack needs --launch-wallet <address> and --out <file>');
+  // The project is checked before anything is asked of the network.
+  const manifest = readBaseLayerManifest(project);
+  const caps = await readBaseLayerCapabilities({ origin: remote.env.origin, timeoutMs: remote.timeoutMs });
+  if (caps.error) throw failed(caps.error, 'GET /v3/capabilities');
+  const nonce = stringFlag(values, 'nonce');
+  const packed = packBaseLayerLaunch(project, {
+    lane: { capabilities: caps.data.capabilities },
+    launchWallet,
+    manifest,
+    ...(nonce !== undefined ? { nonce } : {}),
+  });
+  try {
+    mkdirSync(dirname(resolve(outPath)), { recursive: true });
+    writeFileSync(outPath, packed.bytes);
+  } catch (err) {
+    throw new CliExit('usage', `cannot write ${outPath}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
+  }
+  const { request } = packed;
+  const { out } = remote;
+  out.result({
+    out: outPath,
+    bytes: packed.bytes.length,
+    launchIntentHash: request.launchIntentHash,
+    ...packed.predicted,
+  });
+  out.line(`packed ${project} into ${outPath} (${packed.bytes.length} bytes, profile ${request.profile.version})`);
+  out.line(`  launch wallet       ${request.launchWallet} (nonce ${request.nonce})`);
+  out.line(`  launchIntentHash    ${request.launchIntentHash}`);
+  out.line(`  hook                ${packed.predicted.hook} (mask 0x${packed.hook.mask.toString(16).padStart(4, '0')})`);
+  out.line(`  token               ${packed.predicted.token}`);
+  out.line(`  pool id             ${packed.predicted.poolId}`);
+  out.line('next: custom-launch v3 preflight, then custom-launch v3 submit with a journal');
+}
+
+/** `v3 preflight <request.json>`: local checks, the lane's write gate, then the server's evaluation. */
+async function preflight({ args }: V3Args, remote: Remote): Promise<void> {
+  const { bytes } = readBaseLayerRequestFile(one(args, 'preflight', 'request file'));
+  const apiKey = remote.apiKey();
+  const base = { origin: remote.env.origin, timeoutMs: remote.timeoutMs };
+  await requireBaseLayerWrites(base);
+  const result = await preflightBaseLayerLaunch({ ...base, apiKey, bytes });
+  if (result.error) throw failed(result.error, 'preflight');
+  const { report } = result.data;
+  const { out } = remote;
+  out.result(report);
+  out.line(`preflight: ${report.disposition} (profile ${report.launchProfileVersion}); nothing was stored`);
+  const groups: Array<[string, string[]]> = [
+    ['blocking', report.blockingFindingCodes],
+    ['needs evidence', report.needsEvidenceFindingCodes],
+    ['warning', report.warningFindingCodes],
+  ];
+  for (const [name, codes] of groups) if (codes.length > 0) out.line(`  ${name}: ${codes.join(', ')}`);
+  out.line(`  fee certification: ${JSON.stringify(report.feeCertification)}`);
+  out.line(`  requestHash ${report.requestHash}`);
+}
+
+/** An existing V3 journal, checked against the origin, the given request and its recorded outcome. */
+function resumable(path: string, request: string | undefined, remote: Remote) {
+  const { doc, bytes } = openBaseLayerJournal(path);
+  if (doc.origin !== remote.env.origin) {
+    throw new JournalError(
+      `${path} binds the origin ${doc.origin}, not the configured ${remote.env.origin}; its bytes go only there`,
+    );
+  }
+  if (request !== undefined && !readBaseLayerRequestFile(request).bytes.equals(bytes)) {
+    throw new JournalError(
+      `${path} binds other bytes than ${request}; a changed request is a new submission: use a new journal`,
+    );
+  }
+  if (doc.outcome.state === 'refused') {
+    const answered = doc.attempts.filter((a) => a.result === 'answer').at(-1);
+    throw refused({
+      status: doc.outcome.httpStatus ?? 0,
+      code: (doc.outcome.code ?? 'NOT_AN_API_ERROR') as Refusal['code'],
+      message: 'recorded in the journal; a changed request is a new submission with a new journal',
+      requestId: doc.outcome.requestId,
+      at: answered?.at ?? doc.createdAt,
+    });
+  }
+  remote.out.note(
+    doc.outcome.state === 'accepted'
+      ? `${path} already holds an accepted submission; resending its bytes reconciles (exact replay)`
+      : `resuming ${path}: the same bytes with the same idempotency key`,
+  );
+  return { doc, bytes };
+}
+
+/** `v3 submit [<request.json>] --journal <file>`: the V4 submit's journal rules on the V3 create path. */
+async function submit({ args, values, maxWaitMs }: V3Args, remote: Remote): Promise<void> {
+  const path = stringFlag(values, 'journal');
+  if (!path) throw new CliExit('usage', 'v3 submit needs --journal <file>');
+  if (args.length > 1) throw new CliExit('usage', 'v3 submit takes at most one request file; see --help');
+  const request = args[0];
+  let journal: BaseLayerSubmitJournalV1 | undefined;
+  let bytes: Buffer;
+  if (existsSync(path)) ({ doc: journal, bytes } = resumable(path, request, remote));
+  else if (request === undefined) throw new CliExit('usage', `no journal at ${path} and no request file to start one`);
+  else bytes = readBaseLayerRequestFile(request).bytes;
+  const apiKey = remote.apiKey();
+  if (journal && journal.credentialFingerprint !== credentialFingerprint(apiKey)) {
+    throw new JournalError(
+      `${path} was started with another API key; idempotency is per credential, so resuming with this one could create a second launch`,
+    );
+  }
+  await requireBaseLayerWrites({ origin: remote.env.origin, timeoutMs: remote.timeoutMs });
+  const { out } = remote;
+  if (!journal) {
+    journal = createBaseLayerJournal(path, { origin: remote.env.origin, apiKey, bytes, now: Date.now() });
+    out.note(
+      `journal ${path} (mode 0600) binds idempotency key ${journal.idempotencyKey} and ${journal.requestSha256}`,
+    );
+  }
+  const result = await submitBaseLayerWithJournal({
+    journalPath: path,
+    journal,
+    bytes,
+    apiKey,
+    timeoutMs: remote.timeoutMs,
+    maxWaitMs: maxWaitMs(600),
+    onProgress: (message) => out.note(message),
+  });
+  if (result.error?.kind === 'refused') throw refused(result.error);
+  if (result.error)
+    throw new CliExit('unresolved', `${result.error.reason}; run \`custom-launch v3 submit --journal ${path}\` again`);
+  const { status, launch } = result.data;
+  out.result({ httpStatus: status, journal: path, launch });
+  out.line(
+    `${status === 202 ? 'accepted' : 'already accepted (exact replay)'}: launch ${launch.launchId}, status ${launch.status}`,
+  );
+  out.line(`next: custom-launch v3 wait ${launch.launchId}`);
+}
+
+/** One pinned read, or the exit that says why there is none. */
+async function readOne(launchId: string, remote: Remote): Promise<CustomLaunchResourceV3> {
+  const result = await readBaseLayerLaunch({
+    origin: remote.env.origin,
+    apiKey: remote.apiKey(),
+    launchId,
+    timeoutMs: remote.timeoutMs,
+  });
+  if (result.error?.kind === 'refused') throw refused(result.error);
+  if (result.error) throw new CliExit('unresolved', `no definite answer (${result.error.why}); try again`);
+  return result.data.launch;
+}
+
+async function status({ args }: V3Args, remote: Remote): Promise<void> {
+  const launch = await readOne(one(args, 'status', 'launchId'), remote);
+  remote.out.result(launch);
+  describe(launch, remote.out);
+}
+
+/** `v3 wait <launchId> [--until <status>]`: polls with a progress line until the status or past it. */
+async function wait({ args, values, maxWaitMs }: V3Args, remote: Remote): Promise<void> {
+  const launchId = one(args, 'wait', 'launchId');
+  const until = (stringFlag(values, 'until') ?? 'authorized') as BaseLayerWaitGoal;
+  if (!baseLayerStatusOrder.includes(until)) {
+    throw new CliExit('usage', `--until must be one of ${baseLayerStatusOrder.join(', ')}, got "${until}"`);
+  }
+  const { out } = remote;
+  const result = await waitForBaseLayerLaunch({
+    origin: remote.env.origin,
+    apiKey: remote.apiKey(),
+    launchId,
+    timeoutMs: remote.timeoutMs,
+    until,
+    intervalMs: positiveSeconds(values.interval, 'interval', 2),
+    maxWaitMs: maxWaitMs(900),
+    onProgress: (current, ms, note) =>
+      out.progress(
+        `${current}${note ?? ''}`,
+        `waiting for ${until}: ${current ?? 'no answer yet'} · ${elapsed(ms)}${note ? ` · ${note}` : ''}`,
+      ),
+  });
+  out.endProgress();
+  const { error } = result;
+  if (error?.kind === 'refused') throw refused(error);
+  if (error?.kind === 'timeout') {
+    if (error.launch) out.result(error.launch);
+    throw new CliExit(
+      'unresolved',
+      `not ${until} within --max-wait (last status ${error.launch?.status ?? 'unknown'}); run v3 wait again`,
+    );
+  }
+  const launch = error ? error.launch : result.data.launch;
+  out.result(launch);
+  describe(launch, out);
+  if (error?.kind === 'awaiting_signature') {
+    throw new CliExit(
+      'needsAction',
+      `the launch awaits the controller's funding signature: custom-launch v3 funding-typed-data ${launchId}, sign it in the wallet, then custom-launch v3 funding-signature ${launchId} --signature 0x…`,
+    );
+  }
+  if (error) {
+    const why = { failed: 'the launch failed (terminal)', cancelled: 'the launch was cancelled (terminal)' } as const;
+    throw new CliExit(
+      'needsAction',
+      why[launch.status as keyof typeof why] ??
+        'the launch needs action: its current findings block it; rebuild and submit a new request with a new journal',
+    );
+  }
+  if (launch.status === 'awaiting_funding_authorization')
+    out.line(`next: custom-launch v3 funding-typed-data ${launchId}`);
+  else if (until === 'authorized') out.line(`next: custom-launch v3 handoff ${launchId}`);
+}
+
+/** `v3 funding-typed-data <launchId>`: exactly the resource's typed data, as JSON, for eth_signTypedData_v4. */
+async function fundingTypedData({ args }: V3Args, remote: Remote): Promise<void> {
+  const launch = await readOne(one(args, 'funding-typed-data', 'launchId'), remote);
+  const typedData = fundingTypedDataOf(launch);
+  if (!typedData) {
+    throw new CliExit(
+      'needsAction',
+      launch.fundingMode === 'native'
+        ? `launch ${launch.launchId} is funded natively: there is no funding authorization to sign`
+        : `launch ${launch.launchId} is ${launch.status}: it offers no typed data (wait --until awaiting_funding_authorization)`,
+    );
+  }
+  const text = JSON.stringify(typedData, null, 2);
+  if (remote.out.json) remote.out.result(typedData);
+  else remote.out.line(text);
+  remote.out.note(
+    `sign this ReceiveWithAuthorization in the wallet of ${launch.launchWallet} (eth_signTypedData_v4), then: custom-launch v3 funding-signature ${launch.launchId} --signature 0x…`,
+  );
+}
+
+/** `v3 funding-signature <launchId> --signature 0x…`: sends exactly the signature the wallet made. */
+async function fundingSignature({ args, values }: V3Args, remote: Remote): Promise<void> {
+  const launchId = one(args, 'funding-signature', 'launchId');
+  const signature = stringFlag(values, 'signature');
+  if (!signature)
+    throw new CliExit('usage', "v3 funding-signature needs --signature 0x… (the wallet's 65-byte signature)");
+  const result = await sendFundingSignature({
+    origin: remote.env.origin,
+    apiKey: remote.apiKey(),
+    launchId,
+    signature,
+    timeoutMs: remote.timeoutMs,
+  });
+  if (result.error) throw failed(result.error, 'funding-signature');
+  remote.out.result(result.data.launch);
+  describe(result.data.launch, remote.out);
+  remote.out.line(`next: custom-launch v3 wait ${launchId}`);
+}
+
+async function cancel({ args }: V3Args, remote: Remote): Promise<void> {
+  const launchId = one(args, 'cancel', 'launchId');
+  const result = await cancelBaseLayerLaunch({
+    origin: remote.env.origin,
+    apiKey: remote.apiKey(),
+    launchId,
+    timeoutMs: remote.timeoutMs,
+  });
+  if (result.error) throw failed(result.error, 'cancel');
+  remote.out.result(result.data.launch);
+  describe(result.data.launch, remote.out);
+  if (result.data.launch.fundingAuthorization?.signature) {
+    remote.out.line(
+      "  a signed funding authorization stays valid on chain until its window closes; void it from the wallet with the token's cancelAuthorization",
+    );
+  }
+}
+
+/** `v3 handoff <launchId>`: the exact wallet transaction for the controller; never signed or sent here. */
+async function handoff({ args }: V3Args, remote: Remote): Promise<void> {
+  const launch = await readOne(one(args, 'handoff', 'launchId'), remote);
+  const tx = launch.walletTransaction;
+  if (!tx) {
+    throw new CliExit(
+      'needsAction',
+      `launch ${launch.launchId} is ${launch.status}: it has no wallet transaction yet (wait for authorized)`,
+    );
+  }
+  const { out } = remote;
+  // eth_sendTransaction's parameter: quantities as hex, nothing the wallet should fill in on its own.
+  const walletRequest = {
+    chainId: '0x1',
+    from: tx.from,
+    to: tx.to,
+    value: `0x${BigInt(tx.valueWei).toString(16)}`,
+    data: tx.data,
+  };
+  out.result({ launchId: launch.launchId, status: launch.status, walletTransaction: tx, walletRequest });
+  out.line(`Wallet transaction of launch ${launch.launchId} (${launch.status}).`);
+  out.line('Review it in the controller wallet; the wallet signs and sends it. This tool never signs or broadcasts.');
+  out.line(`  chain             ${tx.chainId} (eip155:${tx.chainId})`);
+  out.line(`  from              ${tx.from}  (the launch wallet: only it can send this)`);
+  out.line(`  to                ${tx.to}  (the lane's launch router)`);
+  out.line(`  value             ${tx.valueWei} wei`);
+  out.line(`  data              ${(tx.data.length - 2) / 2} bytes:`);
+  out.line(tx.data);
+  out.line('');
+  out.line('eth_sendTransaction parameter:');
+  out.line(JSON.stringify(walletRequest, null, 2));
+}
+
+const subcommands: Record<string, (args: V3Args, remote: Remote) => Promise<void>> = {
+  pack,
+  preflight,
+  submit,
+  status,
+  wait,
+  'funding-typed-data': fundingTypedData,
+  'funding-signature': fundingSignature,
+  cancel,
+  handoff,
+};
+
+/** The flags each V3 subcommand takes; any other given flag is a usage error. */
+const ownFlags: Record<string, readonly string[]> = {
+  pack: ['out', 'launch-wallet', 'nonce'],
+  submit: ['journal', 'max-wait'],
+  wait: ['until', 'interval', 'max-wait'],
+  'funding-signature': ['signature'],
+};
+
+/** `custom-launch v3 …`: the base-layer (chain 1) lane (spec/openapi/paths/v3-*.yaml). */
+export const v3: CliCommand = {
+  name: 'v3',
+  flags: {
+    out: { type: 'string' },
+    'launch-wallet': { type: 'string' },
+    nonce: { type: 'string' },
+    journal: { type: 'string' },
+    'max-wait': { type: 'string' },
+    until: { type: 'string' },
+    interval: { type: 'string' },
+    signature: { type: 'string' },
+  },
+  usage: `  custom-launch v3 pack <project-folder> --launch-wallet <address> --out <request.json> [--nonce <n>]
+      Build a V3 request from a project folder (launch-v3.json, Solidity sources, image): the sources go inline
+      as one standard-JSON unit, compiled locally with the pinned solc for each target's init code hash; the
+      hook salt is mined for the lane's factory and router from GET /v3/capabilities (read with no key, after
+      the project's local checks). A fresh nonce unless --nonce.
+  custom-launch v3 preflight <request.json>
+      Validate remotely; nothing is stored.
+  custom-launch v3 submit <request.json> --journal <file> [--max-wait <seconds>]
+  custom-launch v3 submit --journal <file> [--max-wait <seconds>]
+      Submit the exact bytes under the journal rules of submit (a V3 journal; default --max-wait 600).
+  custom-launch v3 status <launchId>
+  custom-launch v3 wait <launchId> [--until <status>] [--interval <seconds>] [--max-wait <seconds>]
+      Poll by launchId, pinned to chain 1, showing the status and the elapsed time, until the status or past it
+      (pending_review … finalized; default authorized). It stops (exit 7) when the launch awaits the funding
+      signature, needs action, failed or was cancelled. Defaults: --interval 2, --max-wait 900.
+  custom-launch v3 funding-typed-data <launchId>
+      Print exactly the EIP-712 typed data the controller signs (eth_signTypedData_v4) for an eip3009 launch.
+  custom-launch v3 funding-signature <launchId> --signature 0x…
+      Send the 65-byte signature the wallet made; this tool never holds a private key.
+  custom-launch v3 cancel <launchId>
+      Withdraw a launch before it is submitted.
+  custom-launch v3 handoff <launchId>
+      Print the exact wallet transaction for the controller to review and send from the wallet.
+`,
+  run: async ({ args, values, foreign, remote }) => {
+    const [sub, ...rest] = args;
+    const run = sub === undefined ? undefined : subcommands[sub];
+    if (!run || sub === undefined) throw new CliExit('usage', `unknown v3 command "${sub ?? ''}"; see --help`);
+    const allowed = new Set(ownFlags[sub] ?? []);
+    const stray = [...foreign, ...Object.keys(v3.flags).filter((f) => values[f] !== undefined && !allowed.has(f))];
+    if (stray.length > 0)
+      throw new CliExit('usage', `v3 ${sub} does not take ${stray.map((f) => `--${f}`).join(', ')}`);
+    await run(
+      { args: rest, values, maxWaitMs: (fallback) => positiveSeconds(values['max-wait'], 'max-wait', fallback) },
+      remote(),
+    );
+  },
+};
+
+/** The V3 group of `--help`. */
+export const v3Group: CommandGroup = {
+  heading: 'Base-layer V3 launches (chain 1; the same key, origin, journal and exit-code rules):',
+  commands: [v3],
+  notes: `  Before every v3 preflight and submit GET /v3/capabilities (no key) must report acceptsNewSubmissions and
+  the lane's contracts, else exit 4. Answers that are not the V3 chain-1 launch asked for are refused (exit 5).
+`,
+};
