@@ -33,7 +33,8 @@ import { readBaseDeployment } from '../../src/chain/base-deployment.ts';
 import { chain1 } from '../../src/chain/chain.ts';
 import { launchPermitTypedData } from '../../src/chain/launch-permit.ts';
 import { loadConfig } from '../../src/config.ts';
-import { addressHookBits, mineBaseHookSalt, predictBaseGraphTarget } from '../../src/core/create2.ts';
+import { mineBaseHookSalt, predictBaseGraphTarget } from '../../src/core/base-graph.ts';
+import { addressHookBits } from '../../src/core/create2.ts';
 import { devnetOperatorKey } from '../../src/devnet/anvil.ts';
 import {
   type BaseDevnetDeployment,
@@ -366,7 +367,7 @@ describe('the local base-layer devnet (chain 1)', () => {
       : { token: dusd, recipient: fundingRecipient, ...authorization, signature: fundingSignature };
     const hookInitCode = artifact('ExampleHook').bytecode;
     saltStart += 10_000_000n;
-    const hookSalt = mineBaseHookSalt(factory, router, hookInitCode, hookMask, saltStart);
+    const hookSalt = mineBaseHookSalt(factory, router, keccak256(hookInitCode), hookMask, saltStart);
     const primitive = options.primitiveTokenInitCode !== undefined;
     const targets = [
       { initCode: options.primitiveTokenInitCode ?? artifact('ExampleToken').bytecode, salt: fresh('token salt') },
@@ -386,8 +387,13 @@ describe('the local base-layer devnet (chain 1)', () => {
       initializerIndex: primitive ? 255 : 2,
       platformShareHundredthsBip: options.platformShare ?? 0,
     };
-    const token = predictBaseGraphTarget(factory, router, targets[0]?.salt as Hex, targets[0]?.initCode as Hex);
-    const hook = predictBaseGraphTarget(factory, router, hookSalt, hookInitCode);
+    const token = predictBaseGraphTarget(
+      factory,
+      router,
+      targets[0]?.salt as Hex,
+      keccak256(targets[0]?.initCode as Hex),
+    );
+    const hook = predictBaseGraphTarget(factory, router, hookSalt, keccak256(hookInitCode));
     return { args: [params, targets, permit, permitSignature, funding] as const, funding, token, hook, params };
   }
 
