@@ -124,7 +124,7 @@ describe('base-layer configuration', () => {
     ['three URLs', 'http://a.example,http://b.example,http://c.example', 'exactly two'],
     ['a URL that is not http', 'http://a.example,ftp://b.example', 'exactly two'],
   ])('CHAIN_1_RPC_URLS %s', (_name, given, want) => {
-    const env = given === undefined ? {} : { CHAIN_1_RPC_URLS: given };
+    const env = given === undefined ? {} : { CHAIN_1_RPC_URLS: given, BASE_DEPLOYMENT_PATH: '/x/base-deployment.json' };
     if (typeof want === 'string') expect(() => loadConfig(env)).toThrow(want);
     else expect(loadConfig(env).chain1RpcUrls).toEqual(want);
   });
@@ -140,6 +140,33 @@ describe('base-layer configuration', () => {
     const env = given === undefined ? {} : { V3_FUNDING_AUTHORIZATION_WINDOW_SECONDS: given };
     if (typeof want === 'string') expect(() => loadConfig(env)).toThrow(want);
     else expect(loadConfig(env).v3.fundingAuthorizationWindowSeconds).toBe(want);
+  });
+
+  it('refuses CHAIN_1_RPC_URLS without BASE_DEPLOYMENT_PATH', () => {
+    expect(() => loadConfig({ CHAIN_1_RPC_URLS: 'http://a.example,http://b.example' })).toThrow(
+      'CHAIN_1_RPC_URLS needs BASE_DEPLOYMENT_PATH',
+    );
+  });
+
+  const adapter = '0x00000000000000000000000000000000000000aa';
+  it.each([
+    ['unset', undefined, []],
+    ['an empty list', '[]', []],
+    ['the profile itself', '[{"adapter":null,"profileVersion":"3.3.0"}]', [{ adapter: null, profileVersion: '3.3.0' }]],
+    [
+      'an adapter (stored lowercase)',
+      `[{"adapter":"${adapter.toUpperCase().replace('0X', '0x')}","profileVersion":"3.4.0"}]`,
+      [{ adapter, profileVersion: '3.4.0' }],
+    ],
+    ['not JSON', '[{', 'V3_FEE_CERTIFICATIONS must be'],
+    ['not a list', '{"adapter":null,"profileVersion":"3.3.0"}', 'V3_FEE_CERTIFICATIONS must be'],
+    ['an unknown profile', '[{"adapter":null,"profileVersion":"3.5.0"}]', 'V3_FEE_CERTIFICATIONS must be'],
+    ['a short address', '[{"adapter":"0xaa","profileVersion":"3.3.0"}]', 'V3_FEE_CERTIFICATIONS must be'],
+    ['an extra field', '[{"adapter":null,"profileVersion":"3.3.0","share":1000}]', 'V3_FEE_CERTIFICATIONS must be'],
+  ])('V3_FEE_CERTIFICATIONS %s', (_name, given, want) => {
+    const env = given === undefined ? {} : { V3_FEE_CERTIFICATIONS: given };
+    if (typeof want === 'string') expect(() => loadConfig(env)).toThrow(want);
+    else expect(loadConfig(env).v3.feeCertifications).toEqual(want);
   });
 
   it.each([
