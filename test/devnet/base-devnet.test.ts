@@ -1,6 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import {
   type Abi,
   type Address,
@@ -288,6 +289,11 @@ describe('the local base-layer devnet (chain 1)', () => {
     expect(loadConfig(env).chain1RpcUrls).toEqual([deployment.rpcUrl, deployment.rpcUrl]);
     const { operator: _operator, ...withoutOperator } = deployment;
     expect(readBaseDeployment(env.BASE_DEPLOYMENT_PATH as string)).toEqual(withoutOperator);
+
+    // The committed fixture (the conformance server's base layer without a chain) is this very deployment.
+    const fixture = readBaseDeployment(fileURLToPath(new URL('../fixtures/base-deployment.json', import.meta.url)));
+    expect(fixture.contracts).toEqual(deployment.contracts);
+    expect(fixture.permitAttester).toBe(deployment.permitAttester);
 
     const second = await startBaseDevnet({ port: port + 1 });
     try {
