@@ -4,27 +4,19 @@
  *
  * Packed from the example project examples/v3-launch/ by the client's V3 packer, the same code as
  * `custom-launch v3 pack`, for the contracts of a fresh local base devnet (chain 1, the same addresses at every
- * start), with the devnet's test account 0 as the launch wallet. Instead of random values the nonce and the salts
- * are derived from labels, so the output is reproducible; nothing here reads the clock or a random source.
+ * start), with the devnet's test account 0 as the launch wallet (scripts/examples/v3-example.ts). Nothing here reads
+ * the clock or a random source.
  *
  * Run after changing contracts/ or the example project: npx tsx scripts/examples/build-v3-examples.ts
  */
-import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Hex } from 'viem';
-import { packBaseLayerLaunch } from '../../src/client/base-layer/pack.ts';
 import { startBaseDevnet } from '../../src/devnet/base-devnet.ts';
+import { packV3Example, v3ExampleLaunchWallet } from './v3-example.ts';
 
 const exampleFile = new URL('../../spec/examples/custom-launch-create-request.v3.json', import.meta.url);
-const projectDir = new URL('../../examples/v3-launch', import.meta.url).pathname;
-
-/** A 32-byte value (0x + 64 lowercase hex) derived from a label. */
-function fresh(label: string): Hex {
-  return `0x${createHash('sha256').update(`custom-launch-api v3 example: ${label}`, 'utf8').digest('hex')}`;
-}
 
 /** A free TCP port on 127.0.0.1 above 20000, for a devnet that cannot collide with a running one. */
 async function freePort(): Promise<number> {
@@ -44,20 +36,11 @@ const { deployment } = devnet;
 await devnet.stop();
 rmSync(outputDir, { recursive: true, force: true });
 
+if (deployment.operator.toLowerCase() !== v3ExampleLaunchWallet.toLowerCase()) {
+  throw new Error(`the base devnet's account 0 is ${deployment.operator}, not the example's ${v3ExampleLaunchWallet}`);
+}
 const c = deployment.contracts;
-const packed = packBaseLayerLaunch(projectDir, {
-  lane: {
-    deployment: {
-      launchRouter: c.launchRouter.address,
-      graphFactory: c.graphFactory.address,
-      poolManager: c.poolManager.address,
-      permitAuthority: c.permitAuthority.address,
-    },
-  },
-  // The devnet's test account 0 (anvil's first well-known account) is the controller.
-  launchWallet: deployment.operator,
-  fresh,
-});
+const packed = packV3Example(deployment);
 const { funding } = packed.request;
 if (funding.mode !== 'eip3009' || funding.token.toLowerCase() !== c.fundingToken.address.toLowerCase()) {
   throw new Error(`examples/v3-launch/launch-v3.json must fund with the devnet's dUSD ${c.fundingToken.address}`);

@@ -144,8 +144,13 @@ function literalValue(type: string, value: string, where: string): unknown {
     if (!isHex(value, { strict: true })) throw bad();
     return value;
   }
-  if (!/^-?(?:0|[1-9][0-9]*)$/.test(value)) throw bad();
-  return BigInt(value);
+  const signed = type.startsWith('int');
+  if (!(signed ? /^-?(?:0|[1-9][0-9]*)$/ : /^(?:0|[1-9][0-9]*)$/).test(value)) throw bad();
+  const bits = BigInt(type.replace(/^u?int/, '') || '256');
+  const n = BigInt(value);
+  const [min, max] = signed ? [-(1n << (bits - 1n)), (1n << (bits - 1n)) - 1n] : [0n, (1n << bits) - 1n];
+  if (n < min || n > max) throw bad();
+  return n;
 }
 
 /** Where the graph's targets land: each one's salt, init code hash and address, resolved in dependency order. */
@@ -177,13 +182,7 @@ function resolveTarget(r: Resolution, target: BaseLayerProjectTarget): GraphTarg
   }
   const args = target.constructorArgs ?? [];
   const values = args.map((arg, i) => argValue(r, arg, `${target.targetId} constructor argument ${i}`));
-  const constructorArgs: Hex =
-    args.length === 0
-      ? '0x'
-      : encodeAbiParameters(
-          args.map((a) => ({ type: a.type }) as AbiParameter),
-          values,
-        );
+  const constructorArgs = encodeConstructorArgs(target.targetId, args, values);
   const initCodeHash = keccak256(`${contract.bytecode}${constructorArgs.slice(2)}` as Hex);
   const { graphFactory, launchRouter } = r.deployment;
   const mask = target.role === 'hook' ? maskOf(target.hookPermissions ?? []) : undefined;
@@ -212,6 +211,22 @@ function resolveTarget(r: Resolution, target: BaseLayerProjectTarget): GraphTarg
   r.visiting.delete(target.targetId);
   r.done.set(target.targetId, item);
   return item;
+}
+
+/** The ABI encoding of a target's constructor arguments (0x when none), or a LocalCheckError naming the target. */
+function encodeConstructorArgs(targetId: string, args: BaseLayerConstructorArg[], values: unknown[]): Hex {
+  if (args.length === 0) return '0x';
+  try {
+    return encodeAbiParameters(
+      args.map((a) => ({ type: a.type }) as AbiParameter),
+      values,
+    );
+  } catch (err) {
+    throw new LocalCheckError(
+      'PROJECT_MANIFEST_INVALID',
+      `the constructor arguments of ${targetId} do not encode: ${(err as Error).message.split('\n')[0]}`,
+    );
+  }
 }
 
 function argValue(r: Resolution, arg: BaseLayerConstructorArg, where: string): unknown {
