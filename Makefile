@@ -28,12 +28,13 @@ $(VENV_STAMP): conformance/requirements.txt
 	.venv/bin/pip install --quiet --disable-pip-version-check -r conformance/requirements.txt
 	@touch $(VENV_STAMP)
 
-## Start the server on the embedded default: the local chain-4663 devnet (anvil on DEVNET_PORT, default 8545) and
-## the SQLite file var/custom-launch.sqlite, on 127.0.0.1:8787. CHAIN_4663_RPC_URLS points it at an existing chain.
+## Start the server on the embedded default: the local chain-4663 devnet (anvil on DEVNET_PORT, default 8545), the
+## base-layer devnet (chain id 1 on BASE_DEVNET_PORT, default 8546) and the SQLite file var/custom-launch.sqlite, on
+## 127.0.0.1:8787. CHAIN_4663_RPC_URLS (or CHAIN_1_RPC_URLS with BASE_DEPLOYMENT_PATH) points it at an existing chain.
 start: install
 	npx tsx scripts/start.ts
 
-## The local chain-4663 devnet alone, until Ctrl-C.
+## The local devnets alone (chain 4663 and the base layer, chain 1), until Ctrl-C.
 devnet: install
 	npx tsx scripts/devnet.ts
 

@@ -65,6 +65,23 @@ export interface Config {
   };
   /** JSON-RPC URLs of chain 4663 (CHAIN_4663_RPC_URLS, comma-separated); empty when no chain is configured. */
   chain4663RpcUrls: string[];
+  /**
+   * JSON-RPC URLs of the base layer, chain 1 (CHAIN_1_RPC_URLS, comma-separated): exactly two provider positions
+   * when set (the base devnet's URL twice under `make start`); empty when no base layer is configured.
+   */
+  chain1RpcUrls: string[];
+  /** The base-layer deployment document (BASE_DEPLOYMENT_PATH, src/chain/base-deployment.ts); null when unset. */
+  baseDeploymentPath: string | null;
+  /** The V3 lane's operator settings (spec/schemas/custom-launch-capabilities.v3.schema.json). */
+  v3: {
+    /** Profile 3.4.0 is accepted (V3_PROFILE_340_ACTIVE); refused until an operator activates it. */
+    profile340Active: boolean;
+    /**
+     * How long an EIP-3009 funding authorization the service asks for stays valid, in seconds
+     * (V3_FUNDING_AUTHORIZATION_WINDOW_SECONDS, 60 to 86,400): the typed data's validBefore minus its validAfter.
+     */
+    fundingAuthorizationWindowSeconds: number;
+  };
   /** The native/USD aggregator on chain 4663 the initial-buy quote reads; null when not configured. */
   priceFeedAddress: string | null;
   /** The canonical Uniswap v4 pool manager of chain 4663: per-chain configuration, never a constant in code. */
@@ -135,6 +152,23 @@ function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean 
   if (raw === undefined || raw === '') return fallback;
   if (raw !== 'true' && raw !== 'false') throw new Error(`${name} must be true or false, got "${raw}"`);
   return raw === 'true';
+}
+
+function intInRange(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const value = int(env, name, fallback);
+  if (value < min || value > max) throw new Error(`${name} must be from ${min} to ${max}, got ${value}`);
+  return value;
+}
+
+/** CHAIN_1_RPC_URLS: none, or exactly two http(s) URLs (the two provider positions of the base-layer readbacks). */
+function chain1RpcUrls(env: NodeJS.ProcessEnv): string[] {
+  const raw = env.CHAIN_1_RPC_URLS;
+  if (raw === undefined || raw.trim() === '') return [];
+  const urls = raw.split(',').map((u) => u.trim());
+  if (urls.length !== 2 || urls.some((u) => !/^https?:\/\/\S+$/.test(u))) {
+    throw new Error(`CHAIN_1_RPC_URLS must be exactly two comma-separated http(s) URLs, got "${raw}"`);
+  }
+  return urls;
 }
 
 function discoveryState(env: NodeJS.ProcessEnv): DiscoveryState {
@@ -220,6 +254,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .split(',')
       .map((u) => u.trim())
       .filter(Boolean),
+    chain1RpcUrls: chain1RpcUrls(env),
+    baseDeploymentPath: env.BASE_DEPLOYMENT_PATH || null,
+    v3: {
+      profile340Active: bool(env, 'V3_PROFILE_340_ACTIVE', false),
+      fundingAuthorizationWindowSeconds: intInRange(env, 'V3_FUNDING_AUTHORIZATION_WINDOW_SECONDS', 3600, 60, 86_400),
+    },
     priceFeedAddress: env.PRICE_FEED_ADDRESS ? address(env, 'PRICE_FEED_ADDRESS', '') : null,
     // This address is reported by third parties, not confirmed by Uniswap: configuration, never a constant.
     canonicalPoolManager: address(env, 'CANONICAL_POOL_MANAGER', '0x8366a39CC670B4001A1121B8F6A443A643e40951'),

@@ -30,7 +30,23 @@ export function addressHookBits(address: Hex): number {
  * 16,384 tries on average). Counts up from `start`, so the result is deterministic.
  */
 export function mineHookSalt(factory: Hex, router: Hex, runtimeCode: Hex, mask: number, start = 0n): Hex {
-  const bytecodeHash = keccak256(graphInitCode(runtimeCode));
+  return mineSalt(factory, router, keccak256(graphInitCode(runtimeCode)), mask, start);
+}
+
+/**
+ * Where the base-layer graph factory (contracts/base/BaseGraphFactory.sol) puts a target the base launch router
+ * deploys: CREATE2 over the target's own init code (creation code and constructor arguments), salted as above.
+ */
+export function predictBaseGraphTarget(factory: Hex, router: Hex, salt: Hex, initCode: Hex): Hex {
+  return create2Address(factory, router, salt, keccak256(initCode));
+}
+
+/** mineHookSalt for the base-layer graph factory: the hook is deployed from its init code, not a runtime loader. */
+export function mineBaseHookSalt(factory: Hex, router: Hex, initCode: Hex, mask: number, start = 0n): Hex {
+  return mineSalt(factory, router, keccak256(initCode), mask, start);
+}
+
+function mineSalt(factory: Hex, router: Hex, bytecodeHash: Hex, mask: number, start: bigint): Hex {
   for (let i = start; i < start + 4_000_000n; i++) {
     const salt = toHex(i, { size: 32 });
     if (addressHookBits(create2Address(factory, router, salt, bytecodeHash)) === mask) return salt;

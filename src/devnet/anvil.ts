@@ -14,17 +14,20 @@ async function freePort(): Promise<number> {
 }
 
 /**
- * A real anvil (from npm) with chain id 4663 on 127.0.0.1, on `port` (a free one when omitted), stopped by the
- * process group it was started in: the real local chain of development and the tests.
+ * A real anvil (from npm) with chain id `chainId` (4663 unless named) on 127.0.0.1, on `port` (a free one when
+ * omitted), stopped by the process group it was started in: the real local chain of development and the tests.
+ * `portVariable` names the setting that picks the port, for the message when the port is taken.
  */
 export async function startAnvil(
   port?: number,
   extraArgs: string[] = [],
+  chainId = 4663,
+  portVariable = 'DEVNET_PORT',
 ): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
   port ??= await freePort();
   const child: ChildProcess = spawn(
     'npx',
-    ['anvil', '--chain-id', '4663', '--host', '127.0.0.1', '--port', String(port), '--silent', ...extraArgs],
+    ['anvil', '--chain-id', String(chainId), '--host', '127.0.0.1', '--port', String(port), '--silent', ...extraArgs],
     { cwd: new URL('../..', import.meta.url).pathname, stdio: 'ignore', detached: true },
   );
   const url = `http://127.0.0.1:${port}`;
@@ -36,12 +39,12 @@ export async function startAnvil(
         headers: { 'Content-Type': 'application/json' },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
       });
-      if (((await r.json()) as { result?: string }).result === '0x1237') break;
+      if (((await r.json()) as { result?: string }).result === `0x${chainId.toString(16)}`) break;
     } catch {
       // Not listening yet.
     }
     if (child.exitCode !== null)
-      throw new Error(`anvil exited (${child.exitCode}): is port ${port} taken? Set DEVNET_PORT.`);
+      throw new Error(`anvil exited (${child.exitCode}): is port ${port} taken? Set ${portVariable}.`);
     if (Date.now() - started > 30_000) throw new Error('anvil did not start within 30 s');
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

@@ -1,17 +1,11 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import {
   type Address,
   concat,
-  createPublicClient,
-  createTestClient,
-  createWalletClient,
   encodeAbiParameters,
   encodeFunctionData,
   getContractAddress,
   type Hex,
-  http,
   keccak256,
   toBytes,
 } from 'viem';
@@ -24,7 +18,14 @@ import type { SourceVerificationRecord } from '../chain/external-references.ts';
 import { defaultPlatformFeeRecipient } from '../config.ts';
 import { digestOf } from '../core/request-hashes.ts';
 import { artifact, artifacts } from '../solidity/artifacts.ts';
-import { devnetOperatorKey, startAnvil } from './anvil.ts';
+import { startAnvil } from './anvil.ts';
+import {
+  bindingOnly,
+  type DevnetOperator,
+  devnetOperator,
+  poolManagerBytecode,
+  writeDevnetDocuments,
+} from './operator.ts';
 
 /** What a running devnet offers the server, written beside the chain-deployment document. */
 export interface DevnetDeployment {
@@ -44,7 +45,6 @@ export interface DevnetDeployment {
   };
 }
 
-const require = createRequire(import.meta.url);
 /** The devnet's native/USD reference: USD 3,000.00 with 8 decimals. */
 const devnetNativeUsd = 300_000_000_000n;
 const publishEveryMs = 20_000;
@@ -73,10 +73,6 @@ export const devnetProviders = [
  */
 export const rootDeploymentCalldataBytes = 33_412;
 
-type Binding = { address: Address; runtimeCodeHash: Hex };
-/** A contract deployed by the devnet operator: its binding and the transaction that created it. */
-type Deployed = Binding & { transactionHash: Hex };
-
 /**
  * Starts the local chain-4663 devnet: anvil from npm on 127.0.0.1, then, from the well-known first account in a
  * fixed order with fixed block times: the real Uniswap v4 PoolManager from the `@uniswap/v4-core` artifacts, the
@@ -97,7 +93,7 @@ export async function startDevnet(options: { port?: number; outputDir?: string }
   const anvil = await startAnvil(options.port, ['--timestamp', String(devnetGenesisTimestamp)]);
   let publisher: NodeJS.Timeout | undefined;
   try {
-    const operator = devnetOperator(anvil.url);
+    const operator = devnetOperator(anvil.url, chain4663(anvil.url), devnetGenesisTimestamp);
     const poolManager = await operator.deploy(
       concat([poolManagerBytecode(), encodeAbiParameters([{ type: 'address' }], [operator.address])]),
     );
@@ -160,55 +156,6 @@ export async function startDevnet(options: { port?: number; outputDir?: string }
     await anvil.stop();
     throw err;
   }
-}
-
-/**
- * The devnet operator (anvil's well-known first account) on the devnet at `url`. Until `followWallClock`, each
- * transaction is mined alone in a block 12 s after the previous one, from the genesis time on, with fixed gas and
- * fees, so every start yields the same block and transaction hashes.
- */
-function devnetOperator(url: string) {
-  const chain = chain4663(url);
-  const account = privateKeyToAccount(devnetOperatorKey);
-  const wallet = createWalletClient({ account, chain, transport: http(url) });
-  const reader = createPublicClient({ chain, transport: http(url) });
-  const testClient = createTestClient({ mode: 'anvil', chain, transport: http(url) });
-  let clock = devnetGenesisTimestamp;
-  const fixedFees = { gas: 25_000_000n, maxFeePerGas: 2_000_000_000n, maxPriorityFeePerGas: 0n } as const;
-  const bindingOf = async (address: Address): Promise<Binding> => {
-    const code = await reader.getCode({ address });
-    if (!code) throw new Error(`no code at ${address}`);
-    return { address, runtimeCodeHash: keccak256(code) };
-  };
-  const send = async (request: { to?: Address; data: Hex }) => {
-    clock += 12;
-    await testClient.setNextBlockTimestamp({ timestamp: BigInt(clock) });
-    const hash = await wallet.sendTransaction({ ...request, ...fixedFees });
-    const receipt = await reader.waitForTransactionReceipt({ hash });
-    if (receipt.status !== 'success') throw new Error(`devnet transaction ${hash} reverted`);
-    return receipt;
-  };
-  const deploy = async (bytecode: Hex): Promise<Deployed> => {
-    const receipt = await send({ data: bytecode });
-    if (!receipt.contractAddress) throw new Error('no contract address');
-    return { ...(await bindingOf(receipt.contractAddress)), transactionHash: receipt.transactionHash };
-  };
-  /** From here on the devnet follows the wall clock, so permits and quotes are current at any date. */
-  const followWallClock = async () => {
-    await testClient.setNextBlockTimestamp({ timestamp: BigInt(Math.max(Math.floor(Date.now() / 1000), clock + 1)) });
-    await testClient.mine({ blocks: 1 });
-  };
-  return { address: account.address, wallet, reader, testClient, bindingOf, send, deploy, followWallClock };
-}
-
-type DevnetOperator = ReturnType<typeof devnetOperator>;
-
-/** The real Uniswap v4 PoolManager's creation code, from the `@uniswap/v4-core` artifacts. */
-function poolManagerBytecode(): Hex {
-  const poolManagerArtifact = require('@uniswap/v4-core/out/PoolManager.sol/PoolManager.json') as {
-    bytecode: { object: Hex };
-  };
-  return poolManagerArtifact.bytecode.object;
 }
 
 /** The root contracts' addresses: the root deployer creates them with CREATE at its nonces 1, 2 and 3. */
@@ -283,14 +230,6 @@ async function keepPriceFresh(operator: DevnetOperator, feed: Address): Promise<
   return publisher;
 }
 
-/** Writes each document as indented JSON with a final newline into `outputDir` (created if missing). */
-function writeDevnetDocuments(outputDir: string, documents: Record<string, unknown>): void {
-  mkdirSync(outputDir, { recursive: true });
-  for (const [name, value] of Object.entries(documents)) {
-    writeFileSync(join(outputDir, name), `${JSON.stringify(value, null, 2)}\n`);
-  }
-}
-
 /**
  * The devnet's source-verification registry: a record for each contract it compiled from contracts/ (the feed and
  * the three roots), bound to the exact compiler input. It stands in for a public verification service, which lies
@@ -333,8 +272,4 @@ export function devnetServerEnv(deployment: DevnetDeployment, outputDir: string)
     SOURCE_VERIFICATION_REGISTRY_PATH: join(outputDir, 'source-verification.json'),
     PERMIT_ATTESTER_KEY: devnetPermitAttesterKey,
   };
-}
-
-function bindingOnly(deployed: Binding): Binding {
-  return { address: deployed.address, runtimeCodeHash: deployed.runtimeCodeHash };
 }

@@ -207,9 +207,10 @@ function exampleSourceDirs(): string[] {
     .sort();
 }
 
-function compileRepositoryDir(dir: string): SolidityBuild & { given: Set<string> } {
+function compileRepositoryDir(dir: string, exclude?: string): SolidityBuild & { given: Set<string> } {
   const sources = Object.fromEntries(
     solFiles(dir)
+      .filter((path) => exclude === undefined || !path.startsWith(`${exclude}/`))
       .sort()
       .map((path) => [relative(root, path), readFileSync(path, 'utf8')]),
   );
@@ -221,15 +222,18 @@ function compileRepositoryDir(dir: string): SolidityBuild & { given: Set<string>
 }
 
 /**
- * Compiles the platform's contracts/ with the pinned build (its input digest is the one the chain deployment
- * records), and each example project's contracts/ as a build of its own, resolving `@uniswap/v4-core/...` imports
- * from node_modules. `make generate` writes the result to generated/contracts/; the devnet deploys from it and the
- * server encodes and decodes calls with its ABIs.
+ * Compiles the platform's chain-4663 contracts (contracts/ without contracts/base/) with the pinned build (its input
+ * digest is the one the chain deployment records), the base-layer contracts of contracts/base/ as a build of their
+ * own (so adding to them never moves that digest), and each example project's contracts/ as a build of its own,
+ * resolving `@uniswap/v4-core/...` and `contracts/...` imports from the repository. `make generate` writes the result
+ * to generated/contracts/; the devnets deploy from it and the server encodes and decodes calls with its ABIs.
  */
 export function compileContracts(): CompiledContracts {
-  const platform = compileRepositoryDir(join(root, 'contracts'));
+  const baseDir = join(root, 'contracts', 'base');
+  const platform = compileRepositoryDir(join(root, 'contracts'), baseDir);
+  const base = existsSync(baseDir) ? [compileRepositoryDir(baseDir)] : [];
   const contracts: Record<string, CompiledContract> = {};
-  for (const build of [platform, ...exampleSourceDirs().map(compileRepositoryDir)]) {
+  for (const build of [platform, ...base, ...exampleSourceDirs().map((dir) => compileRepositoryDir(dir))]) {
     for (const [sourcePath, byName] of Object.entries(build.contracts)) {
       if (!build.given.has(sourcePath)) continue; // imported library code
       for (const [name, contract] of Object.entries(byName)) {
