@@ -61,7 +61,7 @@ interface Given {
 type Want =
   | null
   | { code: 'WALLET_MISMATCH' | 'PROFILE_NOT_ACTIVE' | 'PAYLOAD_TOO_LARGE' }
-  | { code: 'INVALID_REQUEST'; location: string };
+  | { code: 'INVALID_REQUEST'; location: string | string[] };
 
 const base = baseLayerRequest();
 const clone = (options?: BaseLayerRequestOptions): Request =>
