@@ -4,8 +4,11 @@
  * `src/main.ts` builds the chain gates, the services and the background workers through this file and runs them.
  */
 
+import type { CustomLaunchCreateRequestV3, CustomLaunchPreflightV3 } from '../generated/types/service.ts';
+import type { Principal } from './auth/keys.ts';
+import { type BaseDeployment, readBaseDeployment } from './chain/base-deployment.ts';
 import { BaseLaunchChain } from './chain/base-launch-chain.ts';
-import { readBaseDeployment } from './chain/base-deployment.ts';
+import { fundingTokenReader } from './chain/funding-token.ts';
 import { viemLaunchObserver } from './chain/launch-observer.ts';
 import { PermitAttester } from './chain/launch-permit.ts';
 import { privateAnvilEvm } from './chain/local-evm.ts';
@@ -13,8 +16,10 @@ import { minimumInitialBuyWei, type PriceFeed, priceFeedFromConfig } from './cha
 import { registryObservationProvider } from './chain/source-observation.ts';
 import { watchDeploymentEvidence } from './chain/verify-deployment-evidence.ts';
 import type { Config } from './config.ts';
+import { BaseLayerLaunches, type BaseRequestCheck } from './domain/base-layer/launch-service.ts';
 import { BaseLayerLifecycleWorker } from './domain/base-layer/lifecycle-worker.ts';
 import { pinnedBaseLaunchRules } from './domain/base-layer/pinned-rules.ts';
+import { type BaseLayerRuleContext, checkBaseLayerRequestRules } from './domain/base-layer/request-rules.ts';
 import { BaseLayerTracker } from './domain/base-layer/tracker.ts';
 import { LaunchService } from './domain/launches/launch-service.ts';
 import type { ExternalReferenceBinder } from './domain/launches/preflight.ts';
@@ -25,6 +30,7 @@ import { LifecycleWorker } from './domain/lifecycle/worker.ts';
 import { ModuleReviewWorker } from './domain/modules/review-worker.ts';
 import { SubkeyService } from './domain/partners/subkeys.ts';
 import type { EvidenceStateKind } from './domain/public/deployment-evidence-check.ts';
+import { ApiError } from './errors/api-error.ts';
 import { compileSolidityIsolated, pinnedCompilerVersion, solidityAstsIsolated } from './solidity/compile-contracts.ts';
 import type { Db } from './store/db.ts';
 
@@ -43,6 +49,18 @@ export interface Services {
   reviewWorkerRunning?: (() => boolean) | undefined;
   /** The chain gates' read-only external-reference binding for preflight; null without chain gates. */
   referenceBinder: ExternalReferenceBinder | null;
+  /** The base-layer (chain 1) deployment of the V3 lane (BASE_DEPLOYMENT_PATH); null when none is configured. */
+  baseDeployment: BaseDeployment | null;
+  /** The V3 launches: create, list, get, the funding authorization and cancellation. */
+  baseLaunches: BaseLayerLaunches;
+  /** preflightCustomLaunchV3 over a schema-valid request: persists nothing. */
+  preflightBaseLayer: (
+    principal: Principal,
+    request: CustomLaunchCreateRequestV3,
+    rawBytes: Buffer,
+  ) => Promise<CustomLaunchPreflightV3>;
+  /** The pinned solc long version (read once, on first use). */
+  compilerVersion: () => string;
 }
 
 /** The inputs of `buildServices`: the chain hooks are absent on a server without chain gates. */
@@ -58,7 +76,9 @@ export interface ServiceInputs {
 /** Builds the request-serving services. */
 export function buildServices(inputs: ServiceInputs): Services {
   const { db, config, now } = inputs;
+  const base = baseLayerServices(inputs);
   return {
+    ...base,
     db,
     config,
     now,
@@ -76,6 +96,45 @@ export function buildServices(inputs: ServiceInputs): Services {
     evidence: inputs.evidence,
     reviewWorkerRunning: inputs.reviewWorkerRunning,
     referenceBinder: inputs.referenceBinder ?? null,
+  };
+}
+
+/**
+ * The V3 lane's services: the base deployment document read once at start, the funding-token reads on the first
+ * chain-1 provider (the deployment's own URL when CHAIN_1_RPC_URLS is unset), and the request rules with this
+ * deployment's context (profile 3.4.0 activation, the accepted funding tokens, the pinned compiler).
+ */
+function baseLayerServices(
+  inputs: ServiceInputs,
+): Pick<Services, 'baseDeployment' | 'baseLaunches' | 'preflightBaseLayer' | 'compilerVersion'> {
+  const { db, config, now } = inputs;
+  const baseDeployment = config.baseDeploymentPath ? readBaseDeployment(config.baseDeploymentPath) : null;
+  const rpcUrl = config.chain1RpcUrls[0] ?? baseDeployment?.rpcUrl;
+  let compiler: string | undefined;
+  const compilerVersion = () => {
+    compiler ??= pinnedCompilerVersion();
+    return compiler;
+  };
+  const ruleContext = (): BaseLayerRuleContext => ({
+    profile340Active: config.v3.profile340Active,
+    fundingTokens: baseDeployment ? [baseDeployment.contracts.fundingToken.address] : [],
+    compilerVersion: compilerVersion(),
+  });
+  const checkRules: BaseRequestCheck = (principal, request, rawBytes) =>
+    checkBaseLayerRequestRules(principal, request, rawBytes, ruleContext());
+  return {
+    baseDeployment,
+    compilerVersion,
+    baseLaunches: new BaseLayerLaunches({
+      db,
+      now,
+      admission: { perHour: config.admissionPerHour, perDay: config.admissionPerDay },
+      checkRules,
+      fundingTokens: baseDeployment && rpcUrl ? fundingTokenReader(rpcUrl) : null,
+    }),
+    preflightBaseLayer: async () => {
+      throw new ApiError('NOT_IMPLEMENTED');
+    },
   };
 }
 
@@ -189,8 +248,8 @@ const baseTrackerBlocksPerPoll = 500;
 export function baseLayerWorkers(services: Services, workerId: string): { lifecycle: Start; tracker: Start | null } {
   const { db, config } = services;
   const chain =
-    config.chain1RpcUrls.length === 2 && config.baseDeploymentPath
-      ? new BaseLaunchChain(config.chain1RpcUrls, readBaseDeployment(config.baseDeploymentPath))
+    config.chain1RpcUrls.length === 2 && services.baseDeployment
+      ? new BaseLaunchChain(config.chain1RpcUrls, services.baseDeployment)
       : null;
   const worker = new BaseLayerLifecycleWorker(
     {
