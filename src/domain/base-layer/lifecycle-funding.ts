@@ -30,7 +30,12 @@ export function fundingTypedData(
   validBefore: bigint,
 ): BaseFundingTypedData {
   return {
-    domain: { name: domain.name, version: domain.version, chainId: 1, verifyingContract: domain.verifyingContract },
+    domain: {
+      name: domain.name,
+      version: domain.version,
+      chainId: 1,
+      verifyingContract: domain.verifyingContract.toLowerCase(),
+    },
     types: {
       EIP712Domain: [
         { name: 'name', type: 'string' },
