@@ -68,7 +68,14 @@ function stop(signal: string): void {
   console.log(JSON.stringify({ level: 'info', msg: 'stopping', signal }));
   evidence?.stop();
   server.close(() => {
-    void Promise.all([stopWorker?.(), stopTracker?.(), stopVerifier?.(), stopReviewWorker?.(), stopBaseLayer?.(), stopBaseTracker?.()])
+    void Promise.all([
+      stopWorker?.(),
+      stopTracker?.(),
+      stopVerifier?.(),
+      stopReviewWorker?.(),
+      stopBaseLayer?.(),
+      stopBaseTracker?.(),
+    ])
       .then(() => workers.stopReviewEvm())
       .then(() => {
         db.close();
