@@ -7,15 +7,20 @@
 import type { CustomLaunchCreateRequestV3, CustomLaunchPreflightV3 } from '../generated/types/service.ts';
 import type { Principal } from './auth/keys.ts';
 import { type BaseDeployment, readBaseDeployment } from './chain/base-deployment.ts';
+import { BaseLaunchChain } from './chain/base-launch-chain.ts';
 import { fundingTokenReader } from './chain/funding-token.ts';
 import { viemLaunchObserver } from './chain/launch-observer.ts';
+import { PermitAttester } from './chain/launch-permit.ts';
 import { privateAnvilEvm } from './chain/local-evm.ts';
 import { minimumInitialBuyWei, type PriceFeed, priceFeedFromConfig } from './chain/price-feed.ts';
 import { registryObservationProvider } from './chain/source-observation.ts';
 import { watchDeploymentEvidence } from './chain/verify-deployment-evidence.ts';
 import type { Config } from './config.ts';
 import { BaseLayerLaunches, type BaseRequestCheck } from './domain/base-layer/launch-service.ts';
+import { BaseLayerLifecycleWorker } from './domain/base-layer/lifecycle-worker.ts';
+import { pinnedBaseLaunchRules } from './domain/base-layer/pinned-rules.ts';
 import { type BaseLayerRuleContext, checkBaseLayerRequestRules } from './domain/base-layer/request-rules.ts';
+import { BaseLayerTracker } from './domain/base-layer/tracker.ts';
 import { LaunchService } from './domain/launches/launch-service.ts';
 import type { ExternalReferenceBinder } from './domain/launches/preflight.ts';
 import { authorizerFromConfig, type LaunchAuthorizer } from './domain/lifecycle/chain-gates.ts';
@@ -153,6 +158,10 @@ export interface Workers {
   tracker: Start | null;
   verifier: Start | null;
   review: Start;
+  /** The base-layer (V3) lifecycle worker: it runs without chain 1 too (reviewed launches then wait). */
+  baseLayer: Start;
+  /** The base-layer tracker; null without CHAIN_1_RPC_URLS and BASE_DEPLOYMENT_PATH. */
+  baseTracker: Start | null;
   /** Stops the module review's private local EVM. */
   stopReviewEvm: () => Promise<void> | void;
 }
@@ -183,11 +192,14 @@ export function buildWorkers(services: Services, authorizer: LaunchAuthorizer | 
     evm: reviewEvm.evm,
   });
   const chain = authorizer ? chainWorkers(services, authorizer, workerId) : null;
+  const base = baseLayerWorkers(services, workerId);
   return {
     lifecycle: () => worker.start(),
     tracker: chain?.tracker ?? null,
     verifier: chain?.verifier ?? null,
     review: () => reviewWorker.start(config.modulesReviewPollMs),
+    baseLayer: base.lifecycle,
+    baseTracker: base.tracker,
     stopReviewEvm: () => reviewEvm.stop(),
   };
 }
@@ -223,5 +235,38 @@ function chainWorkers(
   return {
     tracker: () => tracker.start(),
     verifier: () => verifier.start(config.lifecycle.sourceVerificationPollMs),
+  };
+}
+
+/** Blocks the base-layer tracker scans per launch and poll at most. */
+const baseTrackerBlocksPerPoll = 500;
+
+/**
+ * The base-layer (V3) workers: the lifecycle worker over the pinned build and review, and, with chain 1 configured
+ * (CHAIN_1_RPC_URLS and BASE_DEPLOYMENT_PATH), the reads of chain 1, the permit attester and the tracker.
+ */
+export function baseLayerWorkers(services: Services, workerId: string): { lifecycle: Start; tracker: Start | null } {
+  const { db, config } = services;
+  const chain =
+    config.chain1RpcUrls.length === 2 && services.baseDeployment
+      ? new BaseLaunchChain(config.chain1RpcUrls, services.baseDeployment)
+      : null;
+  const worker = new BaseLayerLifecycleWorker(
+    {
+      db,
+      rules: pinnedBaseLaunchRules(config),
+      chain,
+      attester: config.permitAttesterKey ? new PermitAttester(config.permitAttesterKey as `0x${string}`) : null,
+      now: Date.now,
+      fundingWindowSeconds: config.v3.fundingAuthorizationWindowSeconds,
+    },
+    { workerId, lifecycle: config.lifecycle },
+  );
+  const tracker = chain
+    ? new BaseLayerTracker({ db, chain, now: Date.now, workerId, maxBlocksPerPoll: baseTrackerBlocksPerPoll })
+    : null;
+  return {
+    lifecycle: () => worker.start(),
+    tracker: tracker ? () => tracker.start(config.lifecycle.trackerPollMs) : null,
   };
 }
