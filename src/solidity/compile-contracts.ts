@@ -128,31 +128,6 @@ export function compileSolidity(
   return buildOf(serialized, solc.compile(serialized, { import: findImports }), solc.version(), read);
 }
 
-/** A standard-JSON compiler input as a V3 compilation unit carries it: inline sources and the settings. */
-export interface StandardJsonInput {
-  language: 'Solidity';
-  sources: Record<string, { content: string }>;
-  settings: Record<string, unknown>;
-}
-
-/**
- * Compiles one exact standard-JSON input (a compilation unit of spec/schemas/custom-launch-create-request.v3.schema.json)
- * with the pinned solc-js: its sources are closed (no import is resolved from anywhere else) and its settings are used
- * as given, with only the output selection added. Throws with solc's formatted messages when any error is reported.
- */
-export function compileStandardJson(input: StandardJsonInput): SolidityBuild {
-  const solc = require('solc') as { compile(input: string): string; version(): string };
-  const serialized = JSON.stringify({
-    ...input,
-    settings: {
-      ...input.settings,
-      outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object', 'evm.deployedBytecode.object'] } },
-    },
-  });
-  const read = Object.fromEntries(Object.entries(input.sources).map(([path, s]) => [path, s.content]));
-  return buildOf(serialized, solc.compile(serialized), solc.version(), read);
-}
-
 /**
  * Compiles a closed set of sources (imports resolve only among them) with the pinned solc-js in a worker thread, so
  * a long compilation never stalls the server's event loop. Rejects with solc's messages when the sources do not
@@ -205,6 +180,17 @@ export function compileStandardJsonIsolated(input: StandardJsonSources): Promise
   const serialized = serverStandardJson(input);
   const sources = Object.fromEntries(Object.entries(input.sources).map(([path, { content }]) => [path, content]));
   return compileInWorker(serialized, sources);
+}
+
+/**
+ * compileStandardJsonIsolated in this thread, for the client's pack (which is synchronous): the same exact input
+ * (serverStandardJson), so the client computes each target's init code hash from the very build the server makes.
+ */
+export function compileStandardJson(input: StandardJsonSources): SolidityBuild {
+  const solc = require('solc') as { compile(input: string): string; version(): string };
+  const serialized = serverStandardJson(input);
+  const sources = Object.fromEntries(Object.entries(input.sources).map(([path, { content }]) => [path, content]));
+  return buildOf(serialized, solc.compile(serialized), solc.version(), sources);
 }
 
 /** One source unit's solc AST (compact JSON form), as solc's standard JSON output gives it. */
