@@ -29,6 +29,8 @@ let stopReviewWorker: (() => Promise<void>) | undefined;
 let stopWorker: (() => Promise<void>) | undefined;
 let stopTracker: (() => Promise<void>) | undefined;
 let stopVerifier: (() => Promise<void>) | undefined;
+let stopBaseLayer: (() => Promise<void>) | undefined;
+let stopBaseTracker: (() => Promise<void>) | undefined;
 
 // Not the listen callback: Express 5 calls it on failure too.
 const server = keepIdleConnections(app.listen(config.port, config.host));
@@ -37,6 +39,8 @@ server.once('listening', () => {
   stopTracker = workers.tracker?.();
   stopVerifier = workers.verifier?.();
   stopReviewWorker = workers.review();
+  stopBaseLayer = workers.baseLayer();
+  stopBaseTracker = workers.baseTracker?.();
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   console.log(
@@ -64,7 +68,14 @@ function stop(signal: string): void {
   console.log(JSON.stringify({ level: 'info', msg: 'stopping', signal }));
   evidence?.stop();
   server.close(() => {
-    void Promise.all([stopWorker?.(), stopTracker?.(), stopVerifier?.(), stopReviewWorker?.()])
+    void Promise.all([
+      stopWorker?.(),
+      stopTracker?.(),
+      stopVerifier?.(),
+      stopReviewWorker?.(),
+      stopBaseLayer?.(),
+      stopBaseTracker?.(),
+    ])
       .then(() => workers.stopReviewEvm())
       .then(() => {
         db.close();

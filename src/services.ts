@@ -4,12 +4,25 @@
  * `src/main.ts` builds the chain gates, the services and the background workers through this file and runs them.
  */
 
+import type { CustomLaunchCreateRequestV3, CustomLaunchPreflightV3 } from '../generated/types/service.ts';
+import type { Principal } from './auth/keys.ts';
+import { type BaseDeployment, readBaseDeployment } from './chain/base-deployment.ts';
+import { BaseLaunchChain } from './chain/base-launch-chain.ts';
+import { fundingTokenReader } from './chain/funding-token.ts';
 import { viemLaunchObserver } from './chain/launch-observer.ts';
+import { PermitAttester } from './chain/launch-permit.ts';
 import { privateAnvilEvm } from './chain/local-evm.ts';
 import { minimumInitialBuyWei, type PriceFeed, priceFeedFromConfig } from './chain/price-feed.ts';
 import { registryObservationProvider } from './chain/source-observation.ts';
 import { watchDeploymentEvidence } from './chain/verify-deployment-evidence.ts';
 import type { Config } from './config.ts';
+import { BaseLayerLaunches, type BaseRequestCheck } from './domain/base-layer/launch-service.ts';
+import { BaseLayerLifecycleWorker } from './domain/base-layer/lifecycle-worker.ts';
+import { pinnedBaseLaunchRules } from './domain/base-layer/pinned-rules.ts';
+import { preflightBaseLayer } from './domain/base-layer/preflight.ts';
+import { type BaseLayerRuleContext, checkBaseLayerRequestRules } from './domain/base-layer/request-rules.ts';
+import { currentBaseRuleSet } from './domain/base-layer/rule-sets.ts';
+import { BaseLayerTracker } from './domain/base-layer/tracker.ts';
 import { LaunchService } from './domain/launches/launch-service.ts';
 import type { ExternalReferenceBinder } from './domain/launches/preflight.ts';
 import { authorizerFromConfig, type LaunchAuthorizer } from './domain/lifecycle/chain-gates.ts';
@@ -19,6 +32,7 @@ import { LifecycleWorker } from './domain/lifecycle/worker.ts';
 import { ModuleReviewWorker } from './domain/modules/review-worker.ts';
 import { SubkeyService } from './domain/partners/subkeys.ts';
 import type { EvidenceStateKind } from './domain/public/deployment-evidence-check.ts';
+import { ApiError } from './errors/api-error.ts';
 import { compileSolidityIsolated, pinnedCompilerVersion, solidityAstsIsolated } from './solidity/compile-contracts.ts';
 import type { Db } from './store/db.ts';
 
@@ -37,6 +51,18 @@ export interface Services {
   reviewWorkerRunning?: (() => boolean) | undefined;
   /** The chain gates' read-only external-reference binding for preflight; null without chain gates. */
   referenceBinder: ExternalReferenceBinder | null;
+  /** The base-layer (chain 1) deployment of the V3 lane (BASE_DEPLOYMENT_PATH); null when none is configured. */
+  baseDeployment: BaseDeployment | null;
+  /** The V3 launches: create, list, get, the funding authorization and cancellation. */
+  baseLaunches: BaseLayerLaunches;
+  /** preflightCustomLaunchV3 over a schema-valid request: persists nothing. */
+  preflightBaseLayer: (
+    principal: Principal,
+    request: CustomLaunchCreateRequestV3,
+    rawBytes: Buffer,
+  ) => Promise<CustomLaunchPreflightV3>;
+  /** The pinned solc long version (read once, on first use). */
+  compilerVersion: () => string;
 }
 
 /** The inputs of `buildServices`: the chain hooks are absent on a server without chain gates. */
@@ -52,7 +78,9 @@ export interface ServiceInputs {
 /** Builds the request-serving services. */
 export function buildServices(inputs: ServiceInputs): Services {
   const { db, config, now } = inputs;
+  const base = baseLayerServices(inputs);
   return {
+    ...base,
     db,
     config,
     now,
@@ -70,6 +98,55 @@ export function buildServices(inputs: ServiceInputs): Services {
     evidence: inputs.evidence,
     reviewWorkerRunning: inputs.reviewWorkerRunning,
     referenceBinder: inputs.referenceBinder ?? null,
+  };
+}
+
+/**
+ * The V3 lane's services: the base deployment document read once at start, the funding-token reads on the first
+ * chain-1 provider (the deployment's own URL when CHAIN_1_RPC_URLS is unset), and the request rules with this
+ * deployment's context (profile 3.4.0 activation, the accepted funding tokens, the pinned compiler).
+ */
+function baseLayerServices(
+  inputs: ServiceInputs,
+): Pick<Services, 'baseDeployment' | 'baseLaunches' | 'preflightBaseLayer' | 'compilerVersion'> {
+  const { db, config, now } = inputs;
+  const baseDeployment = config.baseDeploymentPath ? readBaseDeployment(config.baseDeploymentPath) : null;
+  const rpcUrl = config.chain1RpcUrls[0] ?? baseDeployment?.rpcUrl;
+  let compiler: string | undefined;
+  const compilerVersion = () => {
+    compiler ??= pinnedCompilerVersion();
+    return compiler;
+  };
+  const ruleContext = (): BaseLayerRuleContext => ({
+    profile340Active: config.v3.profile340Active,
+    fundingTokens: baseDeployment ? [baseDeployment.contracts.fundingToken.address] : [],
+    compilerVersion: compilerVersion(),
+  });
+  const checkRules: BaseRequestCheck = (principal, request, rawBytes) =>
+    checkBaseLayerRequestRules(principal, request, rawBytes, ruleContext());
+  return {
+    baseDeployment,
+    compilerVersion,
+    baseLaunches: new BaseLayerLaunches({
+      db,
+      now,
+      admission: { perHour: config.admissionPerHour, perDay: config.admissionPerDay },
+      checkRules,
+      fundingTokens: baseDeployment && rpcUrl ? fundingTokenReader(rpcUrl) : null,
+    }),
+    preflightBaseLayer: async (principal, request, rawBytes) => {
+      if (!baseDeployment) throw new ApiError('BASE_LAYER_NOT_CONFIGURED');
+      const { contracts } = baseDeployment;
+      return preflightBaseLayer(principal, request, rawBytes, {
+        ...ruleContext(),
+        retiredRules: currentBaseRuleSet(db).retiredRules,
+        // The PoolManager the lane's router stamps pools into is the base deployment's (the lifecycle's review too).
+        canonicalPoolManager: contracts.poolManager.address,
+        deployment: { launchRouter: contracts.launchRouter.address, graphFactory: contracts.graphFactory.address },
+        // No fee certification is configured yet (V3_FEE_CERTIFICATIONS): every share is 0, as in the lifecycle.
+        feeCertifications: [],
+      });
+    },
   };
 }
 
@@ -93,6 +170,10 @@ export interface Workers {
   tracker: Start | null;
   verifier: Start | null;
   review: Start;
+  /** The base-layer (V3) lifecycle worker: it runs without chain 1 too (reviewed launches then wait). */
+  baseLayer: Start;
+  /** The base-layer tracker; null without CHAIN_1_RPC_URLS and BASE_DEPLOYMENT_PATH. */
+  baseTracker: Start | null;
   /** Stops the module review's private local EVM. */
   stopReviewEvm: () => Promise<void> | void;
 }
@@ -123,11 +204,14 @@ export function buildWorkers(services: Services, authorizer: LaunchAuthorizer | 
     evm: reviewEvm.evm,
   });
   const chain = authorizer ? chainWorkers(services, authorizer, workerId) : null;
+  const base = baseLayerWorkers(services, workerId);
   return {
     lifecycle: () => worker.start(),
     tracker: chain?.tracker ?? null,
     verifier: chain?.verifier ?? null,
     review: () => reviewWorker.start(config.modulesReviewPollMs),
+    baseLayer: base.lifecycle,
+    baseTracker: base.tracker,
     stopReviewEvm: () => reviewEvm.stop(),
   };
 }
@@ -163,5 +247,38 @@ function chainWorkers(
   return {
     tracker: () => tracker.start(),
     verifier: () => verifier.start(config.lifecycle.sourceVerificationPollMs),
+  };
+}
+
+/** Blocks the base-layer tracker scans per launch and poll at most. */
+const baseTrackerBlocksPerPoll = 500;
+
+/**
+ * The base-layer (V3) workers: the lifecycle worker over the pinned build and review, and, with chain 1 configured
+ * (CHAIN_1_RPC_URLS and BASE_DEPLOYMENT_PATH), the reads of chain 1, the permit attester and the tracker.
+ */
+export function baseLayerWorkers(services: Services, workerId: string): { lifecycle: Start; tracker: Start | null } {
+  const { db, config } = services;
+  const chain =
+    config.chain1RpcUrls.length === 2 && services.baseDeployment
+      ? new BaseLaunchChain(config.chain1RpcUrls, services.baseDeployment)
+      : null;
+  const worker = new BaseLayerLifecycleWorker(
+    {
+      db,
+      rules: pinnedBaseLaunchRules(config),
+      chain,
+      attester: config.permitAttesterKey ? new PermitAttester(config.permitAttesterKey as `0x${string}`) : null,
+      now: Date.now,
+      fundingWindowSeconds: config.v3.fundingAuthorizationWindowSeconds,
+    },
+    { workerId, lifecycle: config.lifecycle },
+  );
+  const tracker = chain
+    ? new BaseLayerTracker({ db, chain, now: Date.now, workerId, maxBlocksPerPoll: baseTrackerBlocksPerPoll })
+    : null;
+  return {
+    lifecycle: () => worker.start(),
+    tracker: tracker ? () => tracker.start(config.lifecycle.trackerPollMs) : null,
   };
 }

@@ -11,10 +11,19 @@
  * - `npm run admin -- source-verification record <launchId> --target <targetId> --provider <id> --evidence-uri <uri>
  *   --evidence-digest <sha256:…>` appends what a verification provider reported for that target to the registry
  *   file (SOURCE_VERIFICATION_REGISTRY_PATH) and brings the launch's next source-verification attempt forward.
+ * - `npm run admin -- v3 rules retire <RULE_CODE...> --reason <text>` records a new base-layer rule-set revision that
+ *   retires the named static-baseline hard-block rules (on top of those already retired) and prints it.
+ * - `npm run admin -- v3 reevaluate [<launchId>]` re-runs the admission review of action_required base-layer
+ *   launches (one, or all) under the current rule-set revision; one with no current hard block goes back to
+ *   pending_review and on. Prints one JSON line per launch.
  */
 import { parseArgs } from 'node:util';
 import { mintPartnerRoot, mintWalletKey, rootBudgetMaxima, walletScopes } from '../auth/keys.ts';
 import { loadConfig } from '../config.ts';
+import { pinnedBaseLaunchRules } from '../domain/base-layer/pinned-rules.ts';
+import { reevaluateBaseLaunches } from '../domain/base-layer/reevaluate.ts';
+import { retireBaseRules } from '../domain/base-layer/rule-sets.ts';
+import { findingCodes } from '../domain/launches/finding-codes.ts';
 import { bringVerificationForward } from '../domain/lifecycle/source-verifier.ts';
 import { decideReview, reviewerPolicy } from '../domain/modules/review.ts';
 import { openDatabase } from '../store/db.ts';
@@ -33,6 +42,8 @@ const usage = `usage:
   npm run admin -- source-verification targets <launchId>
   npm run admin -- source-verification record <launchId> --target <targetId> --provider <id>
                    --evidence-uri <uri> --evidence-digest <sha256:…>
+  npm run admin -- v3 rules retire <RULE_CODE...> --reason <text>
+  npm run admin -- v3 reevaluate [<launchId>]
 
 scopes (keys create): ${walletScopes.join(', ')}
 A partner root holds partner-subkeys:manage, custom-launch:create and custom-launch:read. Its defaults: expiry one
@@ -42,7 +53,19 @@ chains: 4663 (V4 lane), 1 (base layer)
 The database is DATABASE_PATH (default var/custom-launch.sqlite). A key is printed once and never stored.
 record appends to SOURCE_VERIFICATION_REGISTRY_PATH what a source-verification provider reported for one target
 (the operator checked it there; the server never fetches providers). The provider id is lowercase
-([a-z][a-z0-9._:-]{0,63}).`;
+([a-z][a-z0-9._:-]{0,63}).
+v3 rules retire takes hard-block rule codes (${hardBlockRules().join(', ')}) and a reason of 1 to
+1024 characters; v3 reevaluate re-reviews action_required base-layer launches under the current revision.`;
+
+/** The static-baseline rules an operator may retire: the hard-block codes of the finding-code table. */
+function hardBlockRules(): string[] {
+  return Object.entries(findingCodes)
+    .filter(([, entry]) => entry.classification === 'hard_block')
+    .map(([code]) => code);
+}
+
+/** The longest reason `v3 rules retire` records. */
+const maxRetireReasonLength = 1024;
 
 function fail(message: string): never {
   console.error(`error: ${message}\n\n${usage}`);
@@ -192,6 +215,25 @@ try {
       now: Date.now(),
     });
     console.log(JSON.stringify(decision));
+  } else if (group === 'v3' && action === 'rules' && rest[0] === 'retire') {
+    const { values, positionals } = options(rest.slice(1), { reason: { type: 'string' } });
+    if (positionals.length === 0) fail('retire takes at least one RULE_CODE');
+    const unknown = positionals.filter((code) => !hardBlockRules().includes(code));
+    if (unknown.length > 0) fail(`not a hard-block rule: ${unknown.join(', ')}`);
+    const reason = values.reason?.trim() ?? '';
+    if (reason.length < 1 || reason.length > maxRetireReasonLength) {
+      fail(`--reason must be 1 to ${maxRetireReasonLength} characters`);
+    }
+    console.log(JSON.stringify(retireBaseRules(db, positionals, reason, new Date().toISOString())));
+  } else if (group === 'v3' && action === 'reevaluate') {
+    const { positionals } = options(rest, {});
+    if (positionals.length > 1) fail('reevaluate takes at most one launchId');
+    const outcomes = await reevaluateBaseLaunches(db, pinnedBaseLaunchRules(config), {
+      ...(positionals[0] ? { launchId: positionals[0] } : {}),
+      now: Date.now,
+      worker: 'admin:v3-reevaluate',
+    });
+    for (const outcome of outcomes) console.log(JSON.stringify(outcome));
   } else {
     fail(group ? `unknown command "${[group, action].join(' ')}"` : 'no command');
   }

@@ -6,10 +6,13 @@ import type { Checkpoint, GraphRoles } from './launch-chain.ts';
 
 const zero32: Hex = `0x${'0'.repeat(64)}`;
 
-/** The EIP-712 domain and type of a launch permit, as contracts/PermitAuthority.sol verifies them. */
-export function launchPermitTypedData(permitAuthority: Address) {
+/**
+ * The EIP-712 domain and type of a launch permit, as contracts/PermitAuthority.sol verifies them on `chainId` (4663
+ * for the V4 lanes, 1 for the base-layer lane: the same contract deployed on each chain).
+ */
+export function launchPermitTypedData(permitAuthority: Address, chainId: 4663 | 1 = 4663) {
   return {
-    domain: { name: 'CustomLaunchPermitAuthority', version: '1', chainId: 4663, verifyingContract: permitAuthority },
+    domain: { name: 'CustomLaunchPermitAuthority', version: '1', chainId, verifyingContract: permitAuthority },
     types: {
       LaunchPermit: [
         { name: 'launchIntentHash', type: 'bytes32' },
@@ -68,9 +71,9 @@ export class PermitAttester {
     this.account = privateKeyToAccount(key);
   }
 
-  /** The permit's EIP-712 signature for the permit authority at `permitAuthority`. */
-  sign(permitAuthority: Address, permit: LaunchPermit): Promise<Hex> {
-    return this.account.signTypedData({ ...launchPermitTypedData(permitAuthority), message: { ...permit } });
+  /** The permit's EIP-712 signature for the permit authority at `permitAuthority` on `chainId` (4663 unless named). */
+  sign(permitAuthority: Address, permit: LaunchPermit, chainId: 4663 | 1 = 4663): Promise<Hex> {
+    return this.account.signTypedData({ ...launchPermitTypedData(permitAuthority, chainId), message: { ...permit } });
   }
 }
 

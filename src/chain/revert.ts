@@ -1,6 +1,9 @@
 import { createRequire } from 'node:module';
 import { type Abi, decodeErrorResult, type Hex, parseAbi } from 'viem';
 import {
+  baseGraphFactoryAbi,
+  baseLaunchRouterAbi,
+  devnetUsdAbi,
   exampleHookAbi,
   graphFactoryAbi,
   launchStampRouterAbi,
@@ -10,12 +13,18 @@ import {
 const require = createRequire(import.meta.url);
 const poolManagerAbi = (require('@uniswap/v4-core/out/PoolManager.sol/PoolManager.json') as { abi: Abi }).abi;
 
-/** Errors a launch can revert with: the platform's, the example graph's, the PoolManager's and its libraries'. */
+/**
+ * Errors a launch can revert with: the platform's (both lanes' routers and factories, the permit authority, the
+ * base layer's funding token), the example graph's, the PoolManager's and its libraries'.
+ */
 const errorAbi: Abi = [
   ...launchStampRouterAbi,
   ...permitAuthorityAbi,
   ...graphFactoryAbi,
   ...exampleHookAbi,
+  ...baseLaunchRouterAbi,
+  ...baseGraphFactoryAbi,
+  ...devnetUsdAbi,
   ...poolManagerAbi,
   // v4-core library errors, absent from the PoolManager artifact's ABI.
   ...parseAbi([

@@ -1,4 +1,6 @@
 import { inflateSync } from 'node:zlib';
+import { decodeJpeg, type RasterDecode } from './image-jpeg.ts';
+import { decodeWebp } from './image-webp.ts';
 
 /**
  * The project metadata image check. Spec: `$defs.ImageMediaType` of
@@ -19,8 +21,12 @@ export const imageFindingCodes = [
 
 export type ImageFindingCode = (typeof imageFindingCodes)[number];
 
-export type ImageInspection =
-  | { ok: true; mediaType: 'image/png' | 'image/gif'; width: number; height: number; frames: number }
+/** The metadata image types of the base-layer (V3) lane. */
+export type MetadataImageMediaType = 'image/png' | 'image/jpeg' | 'image/webp' | 'image/gif';
+
+/** A decoded image of media type M, or why it is refused. */
+export type ImageInspection<M extends MetadataImageMediaType = 'image/png' | 'image/gif'> =
+  | { ok: true; mediaType: M; width: number; height: number; frames: number }
   | { ok: false; code: ImageFindingCode; detail: string };
 
 /**
@@ -90,6 +96,46 @@ export function inspectImage(bytes: Uint8Array, declaredMediaType: string): Imag
   }
   return sniffed === 'image/png' ? inspectPng(bytes) : inspectGif(bytes);
 }
+
+/**
+ * Decodes a base-layer (V3) metadata image as its declared media type: PNG, JPEG, WebP or a single-frame GIF. Bytes
+ * of another type than the declared one, or that only start like it, are refused. Never throws; every failure is a
+ * finding. Spec: `$defs.Image` of spec/schemas/custom-launch-create-request.v3.schema.json (PNG, JPEG, WebP or GIF).
+ */
+export function inspectBaseLayerImage(
+  bytes: Uint8Array,
+  declaredMediaType: string,
+): ImageInspection<MetadataImageMediaType> {
+  const sniffed = sniff(bytes);
+  if (sniffed === undefined) return fail('IMAGE_UNRECOGNIZED', 'the bytes are not a PNG, GIF, JPEG or WebP image');
+  if (sniffed !== declaredMediaType) {
+    return fail('IMAGE_TYPE_MISMATCH', `the bytes are ${sniffed} but the declared media type is ${declaredMediaType}`);
+  }
+  switch (sniffed) {
+    case 'image/png':
+      return inspectPng(bytes);
+    case 'image/gif':
+      return inspectGif(bytes);
+    case 'image/jpeg':
+      return inspectJpeg(bytes);
+    case 'image/webp':
+      return inspectWebp(bytes);
+  }
+}
+
+function rasterInspection<M extends 'image/jpeg' | 'image/webp'>(
+  mediaType: M,
+  decoded: RasterDecode,
+): ImageInspection<M> {
+  if (!decoded.ok) return decoded.truncated ? truncated(decoded.detail) : corrupt(decoded.detail);
+  if (decoded.width * decoded.height > imageLimits.maxPixels) {
+    return corrupt(`${decoded.width}×${decoded.height} exceeds the ${imageLimits.maxPixels}-pixel decode cap`);
+  }
+  return { ok: true, mediaType, width: decoded.width, height: decoded.height, frames: 1 };
+}
+
+const inspectJpeg = (bytes: Uint8Array) => rasterInspection('image/jpeg', decodeJpeg(bytes));
+const inspectWebp = (bytes: Uint8Array) => rasterInspection('image/webp', decodeWebp(bytes));
 
 // ---- PNG (ISO/IEC 15948, W3C PNG Third Edition) ----
 

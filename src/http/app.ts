@@ -196,9 +196,10 @@ function bearerAuth(db: Db, now: () => number, routes: RouteTable, partnerBudget
       const operationId = openapi?.schema?.operationId ?? '';
       const chainId = openapi?.pathParams?.chainId;
       const auth = routes[operationId]?.auth ?? 'wallet';
+      const grantedChain = chainId ?? routes[operationId]?.laneChainId;
       const principal =
         auth === 'wallet'
-          ? authenticate(db, req.headers.authorization, scopes, chainId, now())
+          ? authenticate(db, req.headers.authorization, scopes, grantedChain, now())
           : authenticateModules(
               db,
               req.headers.authorization,

@@ -50,6 +50,11 @@ export interface OperationRoute {
   body: BodyPolicy;
   /** Present exactly when the operation declares bearerAuth. */
   auth?: AuthPolicy;
+  /**
+   * The chain every request of a lane whose paths name no chain is bound to (the base-layer V3 lane: "1"): the
+   * key's grant for it is checked as for a chainId path parameter (403 CHAIN_NOT_ALLOWED).
+   */
+  laneChainId?: string;
   /** Checked before the body is read or the request validated; an ApiError refuses the request. */
   gate?: () => ApiError | undefined;
   /** How a refusal of this operation is named beyond the generic mapping (error-middleware.ts). */

@@ -85,7 +85,7 @@ function buildOf(serialized: string, outputJson: string, version: string, read: 
       contracts[sourcePath] ??= {};
       contracts[sourcePath][name] = {
         sourcePath,
-        abi: c.abi,
+        abi: c.abi ?? [],
         bytecode: `0x${c.evm.bytecode.object}`,
         deployedBytecode: `0x${c.evm.deployedBytecode.object}`,
       };
@@ -137,12 +137,16 @@ export function compileSolidityIsolated(
   sources: Record<string, string>,
   settings: SolidityBuildSettings,
 ): Promise<SolidityBuild> {
-  const serialized = standardJsonInput(sources, settings);
+  return compileInWorker(standardJsonInput(sources, settings), sources);
+}
+
+/** Compiles a serialized standard-JSON input in a worker thread; `read` is the text of its sources by unit name. */
+function compileInWorker(serialized: string, read: Record<string, string>): Promise<SolidityBuild> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(new URL('./solc-worker.mjs', import.meta.url), { workerData: { input: serialized } });
     worker.once('message', (m: { output: string; version: string }) => {
       try {
-        resolve(buildOf(serialized, m.output, m.version, sources));
+        resolve(buildOf(serialized, m.output, m.version, read));
       } catch (err) {
         reject(err);
       }
@@ -152,6 +156,30 @@ export function compileSolidityIsolated(
       if (code !== 0) reject(new Error(`the solc worker exited with code ${code}`));
     });
   });
+}
+
+/** A closed solc standard-JSON input as a request carries it (inline sources; the server picks outputSelection). */
+export interface StandardJsonSources {
+  language: 'Solidity';
+  sources: Record<string, { content: string }>;
+  settings: Record<string, unknown>;
+}
+
+/** The exact compiler input the server builds a request's unit from: its own, with the server's outputSelection. */
+export function serverStandardJson(input: StandardJsonSources): string {
+  const selection = { '*': { '*': ['evm.bytecode.object', 'evm.deployedBytecode.object'] } };
+  return JSON.stringify({ ...input, settings: { ...input.settings, outputSelection: selection } });
+}
+
+/**
+ * Compiles a request's own standard-JSON input with the pinned solc-js in a worker thread, its settings as given
+ * except outputSelection, which the server sets to the creation and runtime code only. Imports resolve only among
+ * its sources. Rejects with solc's messages when the sources do not compile.
+ */
+export function compileStandardJsonIsolated(input: StandardJsonSources): Promise<SolidityBuild> {
+  const serialized = serverStandardJson(input);
+  const sources = Object.fromEntries(Object.entries(input.sources).map(([path, { content }]) => [path, content]));
+  return compileInWorker(serialized, sources);
 }
 
 /** One source unit's solc AST (compact JSON form), as solc's standard JSON output gives it. */

@@ -104,7 +104,11 @@ describe('routing errors', () => {
   });
 
   it('501 NOT_IMPLEMENTED for a spec operation this deployment does not implement yet', async () => {
-    expectApiError(await call(`${s.url}/v3/capabilities`), 501, 'NOT_IMPLEMENTED');
+    expectApiError(
+      await call(`${s.url}/v4/chains/4663/multi-role-custom-launches/capabilities`),
+      501,
+      'NOT_IMPLEMENTED',
+    );
   });
 });
 

@@ -6,6 +6,7 @@ import { moduleRoutes } from './modules.ts';
 import { notImplementedRoutes } from './not-implemented.ts';
 import { partnerSubkeyRoutes } from './partner-subkeys.ts';
 import { publicReadRoutes } from './public-reads.ts';
+import { v3LaunchRoutes } from './v3-launches.ts';
 import { v4LaunchRoutes } from './v4-launches.ts';
 
 /**
@@ -16,6 +17,7 @@ export function buildRoutes(services: Services): RouteTable {
   return {
     ...publicReadRoutes(services),
     ...v4LaunchRoutes(services),
+    ...v3LaunchRoutes(services),
     ...legacyRoutes(services.config),
     ...moduleRoutes(services),
     ...partnerSubkeyRoutes(services.subkeys),

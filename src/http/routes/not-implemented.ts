@@ -6,17 +6,8 @@ import { jsonBody, type RouteTable } from '../operation.ts';
  * NOT_IMPLEMENTED, after the same body bound and authentication an implemented operation of its lane has.
  */
 export function notImplementedRoutes(config: Config): RouteTable {
-  const v3 = jsonBody(config.v3BodyLimitBytes);
   const v4 = jsonBody(config.v4BodyLimitBytes);
   return {
-    // spec/openapi/paths/v3-*.yaml: the base-layer V3 lane, within its own body bound.
-    getCustomLaunchCapabilitiesV3: { body: v3 },
-    preflightCustomLaunchV3: { body: v3, auth: 'wallet' },
-    listCustomLaunchesV3: { body: v3, auth: 'wallet' },
-    createCustomLaunchV3: { body: v3, auth: 'wallet' },
-    getCustomLaunchV3: { body: v3, auth: 'wallet' },
-    submitFundingAuthorizationV3: { body: v3, auth: 'wallet' },
-    cancelCustomLaunchV3: { body: v3, auth: 'wallet' },
     // spec/openapi/paths/multi-role-*.yaml: the shared multi-role lane.
     getMultiRoleCapabilitiesV2: { body: v4 },
     getMultiRoleGuide: { body: v4 },

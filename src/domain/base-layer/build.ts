@@ -1,0 +1,95 @@
+import { concat, type Hex, keccak256 } from 'viem';
+import type { CustomLaunchCreateRequestV3 } from '../../../generated/types/service.ts';
+import { compileStandardJsonIsolated, type SolidityBuild } from '../../solidity/compile-contracts.ts';
+
+type GraphTarget = CustomLaunchCreateRequestV3['graph']['targets'][number];
+
+/** One target as the server built it. */
+export interface BuiltBaseTarget {
+  targetId: string;
+  role: GraphTarget['role'];
+  /** The creation code of the target's contract followed by its constructorArgs. */
+  initCode: Hex;
+  initCodeHash: Hex;
+  /** The runtime code as compiled (immutables are zero until deployment fills them). */
+  runtimeCode: Hex;
+  hookPermissionMask?: number;
+}
+
+/** The server's build of a request's graph: every target, or the first reason it cannot be built as declared. */
+export type BaseGraphBuild =
+  | { ok: true; targets: BuiltBaseTarget[] }
+  | { ok: false; code: 'V3_BUILD_FAILED' | 'V3_INIT_CODE_MISMATCH'; message: string; targetId: string | null };
+
+/** A solc link placeholder (`__$<34 hex>$__`): the code calls a library that is not linked. */
+const linkPlaceholder = /__\$[0-9a-fA-F]{34}\$__/;
+
+/**
+ * Builds the request's graph with the pinned solc-js: each compilation unit once, in a worker thread, with its own
+ * settings and the server's outputSelection (creation and runtime code); then each target's init code (creation
+ * code followed by constructorArgs) and its keccak-256, compared with the declared initCodeHash. A unit that does
+ * not compile, a contract it does not build, or code that needs library linking is V3_BUILD_FAILED; a hash that
+ * differs is V3_INIT_CODE_MISMATCH. Expects a request that passed checkBaseLayerRequestRules. Spec: the
+ * initCodeHash of GraphTarget and `Compilation` in spec/schemas/custom-launch-create-request.v3.schema.json.
+ */
+export async function buildBaseGraph(request: CustomLaunchCreateRequestV3): Promise<BaseGraphBuild> {
+  const builds = new Map<string, SolidityBuild>();
+  for (const unit of request.compilation.units) {
+    try {
+      builds.set(unit.unitId, await compileStandardJsonIsolated(unit.standardJson));
+    } catch (err) {
+      // solc's formatted messages can run long; the first part names the first error.
+      const reason = (err instanceof Error ? err.message : String(err)).slice(0, 2000);
+      return {
+        ok: false,
+        code: 'V3_BUILD_FAILED',
+        message: `unit ${unit.unitId} does not compile: ${reason}`,
+        targetId: null,
+      };
+    }
+  }
+  const targets: BuiltBaseTarget[] = [];
+  for (const target of request.graph.targets) {
+    const built = builtTarget(target, builds.get(target.compilationUnitId));
+    if (!('initCode' in built)) return built;
+    targets.push(built);
+  }
+  return { ok: true, targets };
+}
+
+/** One target from its unit's build, or why it cannot be built as declared. */
+function builtTarget(
+  target: GraphTarget,
+  build: SolidityBuild | undefined,
+): BuiltBaseTarget | Extract<BaseGraphBuild, { ok: false }> {
+  const failed = (code: 'V3_BUILD_FAILED' | 'V3_INIT_CODE_MISMATCH', message: string) =>
+    ({ ok: false, code, message, targetId: target.targetId }) as const;
+  const split = target.contractName.lastIndexOf(':');
+  const [sourcePath, name] = [target.contractName.slice(0, split), target.contractName.slice(split + 1)];
+  const contract = build?.contracts[sourcePath]?.[name];
+  if (!contract) {
+    return failed(
+      'V3_BUILD_FAILED',
+      `unit ${target.compilationUnitId} builds no deployable contract ${target.contractName}`,
+    );
+  }
+  if (linkPlaceholder.test(contract.bytecode) || linkPlaceholder.test(contract.deployedBytecode)) {
+    return failed('V3_BUILD_FAILED', `${target.contractName} needs library linking, which the graph cannot do`);
+  }
+  const initCode = concat([contract.bytecode as Hex, target.constructorArgs as Hex]).toLowerCase() as Hex;
+  const initCodeHash = keccak256(initCode);
+  if (initCodeHash !== target.initCodeHash.toLowerCase()) {
+    return failed(
+      'V3_INIT_CODE_MISMATCH',
+      `${target.targetId}: the server's build of ${target.contractName} with its constructorArgs hashes to ${initCodeHash}, not the declared ${target.initCodeHash}`,
+    );
+  }
+  return {
+    targetId: target.targetId,
+    role: target.role,
+    initCode,
+    initCodeHash,
+    runtimeCode: contract.deployedBytecode as Hex,
+    ...(target.hookPermissionMask === undefined ? {} : { hookPermissionMask: target.hookPermissionMask }),
+  };
+}

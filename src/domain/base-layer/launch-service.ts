@@ -1,0 +1,188 @@
+import { randomUUID } from 'node:crypto';
+import type { CustomLaunchCreateRequestV3, CustomLaunchResourceV3 } from '../../../generated/types/service.ts';
+import type { Principal } from '../../auth/keys.ts';
+import { sha256Digest } from '../../core/canonical-json.ts';
+import { digestOf } from '../../core/request-hashes.ts';
+import { ApiError } from '../../errors/api-error.ts';
+import type { Db } from '../../store/db.ts';
+import { statement } from '../../store/statements.ts';
+import { decodeCursor, encodeCursor } from '../cursor.ts';
+import { idempotentWrite, recordAnswer } from '../idempotency.ts';
+import { checkAdmissionQuota, recordAdmission } from '../launches/admission-quota.ts';
+import { visibility } from '../launches/launch-resource.ts';
+import { apiWorker, type FundingTokenReader, submitFundingAuthorization } from './funding-authorization.ts';
+import {
+  initialFundingAuthorization,
+  partnerAttributionFor,
+  toBaseLaunchResource,
+  visibleBaseLaunch,
+} from './launch-resource.ts';
+import { type BaseLaunchRow, type BaseLaunchStatus, baseLaunchRow, moveBaseLaunch } from './launch-store.ts';
+
+const createOperation = 'createCustomLaunchV3';
+
+/** The create rules of this deployment over a schema-valid request (a refusal throws its ApiError). */
+export type BaseRequestCheck = (principal: Principal, request: CustomLaunchCreateRequestV3, rawBytes: Buffer) => void;
+
+/** What the base-layer launch service works with. */
+export interface BaseLayerLaunchDeps {
+  db: Db;
+  now: () => number;
+  /** The global new-request admission shared with V4 (ADMISSION_PER_HOUR, ADMISSION_PER_DAY). */
+  admission: { perHour: number; perDay: number };
+  checkRules: BaseRequestCheck;
+  /** The chain-1 reads of the funding tokens; null on a deployment without a base layer. */
+  fundingTokens: FundingTokenReader | null;
+}
+
+/** The statuses a launch may be cancelled from: every status before its wallet transaction is submitted. */
+const cancellable: readonly BaseLaunchStatus[] = [
+  'received',
+  'validating',
+  'pending_review',
+  'action_required',
+  'awaiting_funding_authorization',
+  'funding_authorization_verified',
+  'prepared',
+  'simulating',
+  'authorized',
+];
+
+/** The base-layer V3 launch service: create, list, get, the funding authorization and cancellation. No Express. */
+export class BaseLayerLaunches {
+  constructor(private readonly deps: BaseLayerLaunchDeps) {}
+
+  /**
+   * createCustomLaunchV3: a new request is checked, admitted by the global quota and stored in `received` with its
+   * scheduled lifecycle job in one immediate transaction, answered 202; the same key with the same bytes replays the
+   * first answer as 200 (consuming no quota); other bytes are 409 IDEMPOTENCY_CONFLICT.
+   * Spec: spec/openapi/paths/v3-custom-launches.yaml createCustomLaunchV3.
+   */
+  create(
+    principal: Principal,
+    request: CustomLaunchCreateRequestV3,
+    rawBytes: Buffer,
+    idempotencyKey: string,
+  ): { status: 200 | 202; body: string } {
+    const { db } = this.deps;
+    const idem = {
+      keyId: principal.keyId,
+      operation: createOperation,
+      idempotencyKey,
+      requestDigest: sha256Digest(rawBytes),
+    };
+    return idempotentWrite(db, idem, {
+      // Pure CPU over up to megabytes: checked before the write lock is taken, not under it.
+      check: () => this.deps.checkRules(principal, request, rawBytes),
+      first: () => {
+        const nowMs = this.deps.now();
+        checkAdmissionQuota(db, nowMs, this.deps.admission);
+        const at = new Date(nowMs).toISOString();
+        const launchId = randomUUID();
+        const funding = initialFundingAuthorization(request);
+        const attribution = partnerAttributionFor(principal);
+        statement(
+          db,
+          `INSERT INTO v3_launches (launch_id, lineage_id, partner_id, owner_key_id, profile_version, funding_mode,
+             status, launch_wallet, request_hash, launch_intent_hash, request_bytes, partner_attribution_json,
+             funding_authorization_json, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, 'received', ?, ?, ?, ?, ?, ?, ?, ?)`,
+        ).run(
+          launchId,
+          principal.lineageId,
+          principal.partnerId,
+          principal.keyId,
+          request.profile.version,
+          request.funding.mode,
+          request.launchWallet,
+          digestOf(request),
+          request.launchIntentHash,
+          rawBytes,
+          attribution ? JSON.stringify(attribution) : null,
+          funding ? JSON.stringify(funding) : null,
+          at,
+          at,
+        );
+        // The durable job that moves the launch on, committed with it: nothing is lost if the process dies.
+        statement(
+          db,
+          `INSERT INTO v3_lifecycle_jobs (launch_id, state, attempt, next_attempt_ms, updated_at)
+             VALUES (?, 'scheduled', 0, ?, ?)`,
+        ).run(launchId, nowMs, at);
+        recordAdmission(db, nowMs, launchId);
+        const body = JSON.stringify(toBaseLaunchResource(baseLaunchRow(db, launchId) as BaseLaunchRow));
+        recordAnswer(db, idem, { status: 202, body }, at);
+        return { status: 202 as const, body };
+      },
+    });
+  }
+
+  /**
+   * getCustomLaunchV3: a launch in the credential's visibility, else 404 NOT_FOUND (foreign looks like missing).
+   * Spec: spec/openapi/paths/v3-custom-launch.yaml.
+   */
+  get(principal: Principal, launchId: string): CustomLaunchResourceV3 {
+    return toBaseLaunchResource(visibleBaseLaunch(this.deps.db, principal, launchId));
+  }
+
+  /**
+   * listCustomLaunchesV3: newest first, `limit` per page, an opaque cursor bound to this list; scoped like get.
+   * Spec: spec/openapi/paths/v3-custom-launches.yaml listCustomLaunchesV3.
+   */
+  list(
+    principal: Principal,
+    limit: number,
+    cursor: string | undefined,
+  ): { launches: CustomLaunchResourceV3[]; nextCursor: string | null } {
+    const v = visibility(principal);
+    const listName = `v3:${v.column}:${v.value}`;
+    const before = cursor === undefined ? Number.MAX_SAFE_INTEGER : decodeCursor(listName, cursor);
+    const rows = statement(
+      this.deps.db,
+      `SELECT * FROM v3_launches WHERE ${v.column} = ? AND seq < ? ORDER BY seq DESC LIMIT ?`,
+    ).all(v.value, before, limit + 1) as BaseLaunchRow[];
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return {
+      launches: page.map(toBaseLaunchResource),
+      nextCursor: rows.length > limit && last ? encodeCursor(listName, last.seq) : null,
+    };
+  }
+
+  /**
+   * submitFundingAuthorizationV3 (spec/openapi/paths/v3-custom-launch-funding-authorization.yaml): see
+   * submitFundingAuthorization.
+   */
+  async submitFundingAuthorization(
+    principal: Principal,
+    launchId: string,
+    signature: string,
+  ): Promise<CustomLaunchResourceV3> {
+    const { db, now, fundingTokens } = this.deps;
+    return submitFundingAuthorization({ db, now, reader: fundingTokens }, principal, launchId, signature);
+  }
+
+  /**
+   * cancelCustomLaunchV3: a launch before `submitted` ends in `cancelled` and its job is done; a cancelled launch
+   * answers unchanged; `submitted`, `finalized` and `failed` are 409 LAUNCH_NOT_CANCELLABLE.
+   * Spec: spec/openapi/paths/v3-custom-launch-cancellation.yaml cancelCustomLaunchV3.
+   */
+  cancel(principal: Principal, launchId: string): CustomLaunchResourceV3 {
+    const { db } = this.deps;
+    return db
+      .transaction(() => {
+        const row = visibleBaseLaunch(db, principal, launchId);
+        if (row.status === 'cancelled') return toBaseLaunchResource(row);
+        if (!cancellable.includes(row.status)) throw new ApiError('LAUNCH_NOT_CANCELLABLE');
+        const at = new Date(this.deps.now()).toISOString();
+        // The immediate transaction holds the write lock, so the status read above is still the current one.
+        moveBaseLaunch(db, { launchId, from: row.status, to: 'cancelled', worker: apiWorker, at });
+        statement(db, `UPDATE v3_lifecycle_jobs SET state = 'done', updated_at = ? WHERE launch_id = ?`).run(
+          at,
+          launchId,
+        );
+        return toBaseLaunchResource(baseLaunchRow(db, launchId) as BaseLaunchRow);
+      })
+      .immediate();
+  }
+}

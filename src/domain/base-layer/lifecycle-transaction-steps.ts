@@ -1,0 +1,161 @@
+import type { Address, Hex } from 'viem';
+import {
+  type BaseFundingAuthorization,
+  type BaseLaunchParams,
+  encodeBaseRouterLaunch,
+  noBaseFunding,
+} from '../../chain/base-launch-chain.ts';
+import type { LaunchPermit } from '../../chain/launch-permit.ts';
+import type { BaseLaunchRow } from './launch-store.ts';
+import {
+  type BaseLifecycleContext,
+  type BaseWalletTransaction,
+  baseRequestOf,
+  failureJson,
+  intentBytesOf,
+  type StoredBaseBuild,
+  storedBuildOf,
+  walletOf,
+} from './lifecycle-context.ts';
+import { fundingExpiredCode, fundingWindowClosed, storedFundingOf } from './lifecycle-funding.ts';
+import type { BaseStepResult } from './lifecycle-jobs.ts';
+import { chainNotConfiguredCode } from './lifecycle-review-steps.ts';
+import type { BaseFeeCertification } from './lifecycle-rules.ts';
+
+/** The permit's lifetime: the PermitAuthority's maximum, one hour. */
+const permitLifetimeSeconds = 3600n;
+/** The router's initializerIndex of a router-primitive graph. */
+const routerPrimitiveIndex = 255;
+
+/** The funding authorization's window closed before the launch transaction: the launch ends cancelled. */
+function expired(): BaseStepResult {
+  return {
+    kind: 'move',
+    to: 'cancelled',
+    fields: {
+      failure_json: failureJson(
+        fundingExpiredCode,
+        'The EIP-3009 funding authorization window closed before the launch transaction was submitted.',
+        'Submit a new request and sign its funding authorization within the window.',
+      ),
+    },
+    next: 'done',
+  };
+}
+
+/** funding_authorization_verified: the verified signature is bound; `prepared` (or cancelled once expired). */
+export function verifiedStep(ctx: BaseLifecycleContext, row: BaseLaunchRow): BaseStepResult {
+  if (fundingWindowClosed(storedFundingOf(row), ctx.now())) return expired();
+  return { kind: 'move', to: 'prepared', next: 'scheduled' };
+}
+
+/**
+ * prepared: the exact wallet transaction (chain 1, from the launch wallet, to the lane's router, the request's
+ * value, BaseLaunchRouter.launch calldata with a fresh permit at the finalized checkpoint both providers agree on and
+ * the verified funding authorization) → `simulating`, the transaction kept in build_json until authorized.
+ */
+export async function preparedStep(ctx: BaseLifecycleContext, row: BaseLaunchRow): Promise<BaseStepResult> {
+  const { chain, attester } = ctx;
+  if (!chain || !attester) return { kind: 'wait', code: chainNotConfiguredCode };
+  const funding = storedFundingOf(row);
+  if (fundingWindowClosed(funding, ctx.now())) return expired();
+  const request = baseRequestOf(row);
+  const stored = storedBuildOf(row);
+  const [checkpoint, latest] = await Promise.all([chain.agreedFinalizedCheckpoint(), chain.latestBlock()]);
+  const value = BigInt(request.funding.valueWei);
+  const permit: LaunchPermit = {
+    launchIntentHash: intentBytesOf(row),
+    wallet: walletOf(row),
+    value,
+    checkpointBlockNumber: checkpoint.number,
+    checkpointBlockHash: checkpoint.hash,
+    issuedAt: latest.timestamp,
+    expiresAt: latest.timestamp + permitLifetimeSeconds,
+  };
+  const permitSignature = await attester.sign(chain.deployment.contracts.permitAuthority.address, permit, 1);
+  const certification = JSON.parse(row.fee_certification_json ?? 'null') as BaseFeeCertification | null;
+  const params = launchParamsOf(row, stored, certification?.platformShareHundredthsBip ?? 0);
+  const routerFunding: BaseFundingAuthorization =
+    request.funding.mode === 'eip3009' && funding?.typedData && funding.signature
+      ? {
+          token: funding.token as Address,
+          recipient: funding.recipient as Address,
+          value: BigInt(funding.amount),
+          validAfter: BigInt(funding.typedData.message.validAfter),
+          validBefore: BigInt(funding.typedData.message.validBefore),
+          nonce: funding.typedData.message.nonce as Hex,
+          signature: funding.signature as Hex,
+        }
+      : noBaseFunding;
+  const targets = request.graph.targets.map((t, i) => ({
+    initCode: stored.targets[i]?.initCode as Hex,
+    salt: t.salt as Hex,
+  }));
+  const transaction: BaseWalletTransaction = {
+    chainId: '1',
+    from: row.launch_wallet,
+    to: chain.router,
+    valueWei: value.toString(),
+    data: encodeBaseRouterLaunch(params, targets, permit, permitSignature, routerFunding),
+  };
+  const permitExpiresAt = new Date(Number(permit.expiresAt) * 1000).toISOString();
+  const prepared: StoredBaseBuild = { ...stored, prepared: { transaction, permitExpiresAt } };
+  return { kind: 'move', to: 'simulating', fields: { build_json: JSON.stringify(prepared) }, next: 'scheduled' };
+}
+
+/** The router's LaunchParams of a launch: its pool, its graph's roles and the platform share decided in review. */
+function launchParamsOf(row: BaseLaunchRow, stored: StoredBaseBuild, platformShare: number): BaseLaunchParams {
+  const request = baseRequestOf(row);
+  const targets = request.graph.targets;
+  const indexOf = (role: string) => targets.findIndex((t) => t.role === role);
+  const hook = targets[indexOf('hook')];
+  if (targets.length !== stored.targets.length || !hook) throw new Error(`launch ${row.launch_id}: build mismatch`);
+  return {
+    launchIntentHash: intentBytesOf(row),
+    lpFee: request.liquidity.lpFee,
+    tickSpacing: request.liquidity.tickSpacing,
+    sqrtPriceX96: BigInt(request.liquidity.sqrtPriceX96),
+    tokenSupply: BigInt(request.liquidity.tokenSupply),
+    liquidityNative: BigInt(request.funding.valueWei),
+    hookMask: hook.hookPermissionMask ?? 0,
+    tokenIndex: indexOf('token'),
+    hookIndex: indexOf('hook'),
+    initializerIndex: request.graph.kind === 'router-primitive' ? routerPrimitiveIndex : indexOf('initializer'),
+    platformShareHundredthsBip: platformShare,
+  };
+}
+
+/**
+ * simulating: eth_call of exactly the prepared transaction on chain 1. It passes: `authorized`, the transaction
+ * bound as walletTransaction (the tracker follows it from here). It reverts: `failed` with V3_SIMULATION_REVERTED
+ * and the decoded revert.
+ */
+export async function simulatingStep(ctx: BaseLifecycleContext, row: BaseLaunchRow): Promise<BaseStepResult> {
+  const { chain } = ctx;
+  if (!chain) return { kind: 'wait', code: chainNotConfiguredCode };
+  if (fundingWindowClosed(storedFundingOf(row), ctx.now())) return expired();
+  const prepared = storedBuildOf(row).prepared;
+  if (!prepared) throw new Error(`launch ${row.launch_id} is simulating without a prepared transaction`);
+  const tx = prepared.transaction;
+  const simulation = await chain.simulate({
+    from: tx.from as Address,
+    to: tx.to as Address,
+    value: BigInt(tx.valueWei),
+    data: tx.data as Hex,
+  });
+  if (!simulation.ok) {
+    return {
+      kind: 'move',
+      to: 'failed',
+      fields: {
+        failure_json: failureJson(
+          'V3_SIMULATION_REVERTED',
+          `The exact wallet transaction reverts on chain 1: ${simulation.revert}.`,
+          'Read the decoded revert, fix the graph or the funding, rebuild and submit a new request.',
+        ),
+      },
+      next: 'done',
+    };
+  }
+  return { kind: 'move', to: 'authorized', fields: { wallet_transaction_json: JSON.stringify(tx) }, next: 'idle' };
+}

@@ -1,0 +1,121 @@
+import type { Address, Hex } from 'viem';
+import { basePermitOfCalldata } from '../../chain/base-launch-chain.ts';
+import type { BaseLaunchRow } from './launch-store.ts';
+import { intentBytesOf, walletOf } from './lifecycle-context.ts';
+import { fundingExpiredCode, fundingWindowClosed, storedFundingOf } from './lifecycle-funding.ts';
+import {
+  addTrackedFinding,
+  type BaseTrackerContext,
+  boundTransactionOf,
+  commitTracked,
+  failTracked,
+  isExactBaseTransaction,
+} from './tracker-commit.ts';
+
+/**
+ * An unused funding authorization ends the launch in `cancelled` (V3_FUNDING_AUTHORIZATION_EXPIRED): its window
+ * closed (now >= validBefore), or its nonce is used on chain 1 while the launch transaction has not stamped
+ * (`stamped` false; null when the caller has not looked, and the stamp is then searched from the permit checkpoint).
+ */
+export async function checkFundingExpiry(
+  ctx: BaseTrackerContext,
+  row: BaseLaunchRow,
+  stamped: boolean | null,
+): Promise<boolean> {
+  const funding = storedFundingOf(row);
+  const message = funding?.typedData?.message;
+  if (!funding || !message) return false;
+  if (fundingWindowClosed(funding, ctx.now())) {
+    cancel(ctx, row, `The funding authorization's window closed at ${message.validBefore} (unix seconds), unused.`);
+    return true;
+  }
+  const used = await ctx.chain.authorizationState(funding.token as Address, walletOf(row), message.nonce as Hex);
+  if (!used) return false;
+  if (stamped === null) {
+    const head = await ctx.chain.latestBlock();
+    stamped = (await ctx.chain.stamps(intentBytesOf(row), 0n, head.number)).length > 0;
+  }
+  if (stamped) return false;
+  cancel(ctx, row, 'The funding authorization nonce was used or cancelled on chain 1 without the launch transaction.');
+  return true;
+}
+
+function cancel(ctx: BaseTrackerContext, row: BaseLaunchRow, message: string): void {
+  failTracked(ctx, row, 'cancelled', {
+    code: fundingExpiredCode,
+    message,
+    remediation: 'Submit a new request and sign its funding authorization within the window.',
+  });
+}
+
+/**
+ * authorized: searches the blocks after the last one searched (from the permit's checkpoint) up to the head, at most
+ * maxBlocksPerPoll at a time, for the router's LaunchStamped event of the intent; then the wallet's other launch calls
+ * naming the intent; then the funding window and the permit's expiry.
+ */
+export async function findSubmission(ctx: BaseTrackerContext, row: BaseLaunchRow): Promise<void> {
+  const exact = boundTransactionOf(row);
+  const permit = basePermitOfCalldata(exact.data as Hex);
+  if (!permit) throw new Error(`launch ${row.launch_id}: the bound transaction is not a router launch call`);
+  const head = await ctx.chain.latestBlock();
+  const from = BigInt(row.tracked_to_block ?? Number(permit.checkpointBlockNumber)) + 1n;
+  const last = from + BigInt(ctx.maxBlocksPerPoll) - 1n;
+  const to = head.number < last ? head.number : last;
+  if (from <= to) {
+    const intent = intentBytesOf(row);
+    for (const stamp of await ctx.chain.stamps(intent, from, to)) {
+      const tx = stamp.transaction;
+      if (!isExactBaseTransaction(tx, exact)) {
+        failTracked(ctx, row, 'failed', {
+          code: 'WALLET_TRANSACTION_MISMATCH',
+          message: `Transaction ${tx.hash} stamped this launch intent with other bytes than the exact wallet transaction.`,
+          remediation:
+            'The intent cannot be stamped again: submit a new request and broadcast its exact wallet transaction.',
+        });
+        return;
+      }
+      const evidence = { transactionHash: tx.hash, blockNumber: String(tx.blockNumber), blockHash: tx.blockHash };
+      const output = {
+        tokenAddress: stamp.token.toLowerCase(),
+        hookAddress: stamp.hook.toLowerCase(),
+        poolId: stamp.poolId,
+      };
+      commitTracked(ctx, row, 'submitted', {
+        chain_evidence_json: JSON.stringify(evidence),
+        public_output_json: JSON.stringify(output),
+        tracked_to_block: Number(to),
+      });
+      return;
+    }
+    await noteOtherCalls(ctx, row, intent, from, to);
+    ctx.db
+      .prepare('UPDATE v3_launches SET tracked_to_block = ? WHERE launch_id = ? AND status = ?')
+      .run(Number(to), row.launch_id, row.status);
+  }
+  // Only once every block up to the head was searched: after an outage the exact transaction may lie further on.
+  if (to < head.number) return;
+  if (await checkFundingExpiry(ctx, row, false)) return;
+  if (head.timestamp > permit.expiresAt) {
+    failTracked(ctx, row, 'failed', {
+      code: 'LAUNCH_PERMIT_EXPIRED',
+      message: `The permit expired at ${new Date(Number(permit.expiresAt) * 1000).toISOString()} (chain time) before the exact wallet transaction was mined.`,
+      remediation: 'Submit a new request; the service issues a fresh permit with its wallet transaction.',
+    });
+  }
+}
+
+/** A launch call from the wallet naming this intent with other bytes is never accepted; the launch keeps waiting. */
+async function noteOtherCalls(
+  ctx: BaseTrackerContext,
+  row: BaseLaunchRow,
+  intent: Hex,
+  from: bigint,
+  to: bigint,
+): Promise<void> {
+  const exact = boundTransactionOf(row);
+  for (const tx of await ctx.chain.walletTransactions(walletOf(row), from, to)) {
+    if (isExactBaseTransaction(tx, exact)) continue;
+    if (basePermitOfCalldata(tx.input)?.launchIntentHash.toLowerCase() !== intent.toLowerCase()) continue;
+    addTrackedFinding(ctx, row, 'WALLET_TRANSACTION_MISMATCH');
+  }
+}

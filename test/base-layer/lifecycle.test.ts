@@ -1,0 +1,417 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  type Address,
+  createPublicClient,
+  createTestClient,
+  createWalletClient,
+  type Hex,
+  http,
+  keccak256,
+  type PublicClient,
+  parseAbi,
+  toHex,
+} from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CustomLaunchCreateRequestV3 } from '../../generated/types/service.ts';
+import type { Principal } from '../../src/auth/keys.ts';
+import { BaseLaunchChain } from '../../src/chain/base-launch-chain.ts';
+import { chain1 } from '../../src/chain/chain.ts';
+import { fundingTokenReader } from '../../src/chain/funding-token.ts';
+import { PermitAttester } from '../../src/chain/launch-permit.ts';
+import { loadConfig } from '../../src/config.ts';
+import { mineBaseHookSalt } from '../../src/core/base-graph.ts';
+import { devnetOperatorKey } from '../../src/devnet/anvil.ts';
+import { baseDevnetServerEnv, startBaseDevnet } from '../../src/devnet/base-devnet.ts';
+import { devnetPermitAttesterKey } from '../../src/devnet/devnet.ts';
+import { submitFundingAuthorization } from '../../src/domain/base-layer/funding-authorization.ts';
+import {
+  type BaseLaunchStatus,
+  baseLaunchRow,
+  baseLaunchTransitions,
+} from '../../src/domain/base-layer/launch-store.ts';
+import type { BaseLifecycleContext } from '../../src/domain/base-layer/lifecycle-context.ts';
+import { fundingNonceOf } from '../../src/domain/base-layer/lifecycle-funding.ts';
+import { BaseLayerLifecycleWorker } from '../../src/domain/base-layer/lifecycle-worker.ts';
+import { pinnedBaseLaunchRules } from '../../src/domain/base-layer/pinned-rules.ts';
+import { BaseLayerTracker } from '../../src/domain/base-layer/tracker.ts';
+import { listFinalizedV3 } from '../../src/domain/launches/finalized-feed-v3.ts';
+import { type Db, openDatabase } from '../../src/store/db.ts';
+import { runAdmin } from '../support/admin.ts';
+import { storeBaseLaunch } from '../support/base-layer-lifecycle.ts';
+import { baseHookMask, baseLayerRequest, sealBaseLayerRequest } from '../support/base-layer-request.ts';
+import { call } from '../support/http.ts';
+import { testLifecycle } from '../support/lifecycle.ts';
+import { startServerProcess } from '../support/process.ts';
+
+const port = 20_871;
+const account0 = privateKeyToAccount(devnetOperatorKey);
+/** Anvil's well-known account 2: the EIP-3009 funding recipient. */
+const fundingRecipient: Address = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
+const erc20Abi = parseAbi(['function balanceOf(address owner) view returns (uint256)']);
+const fundingWindowSeconds = 60;
+
+const dir = mkdtempSync(join(tmpdir(), 'base-lifecycle-'));
+let devnet: Awaited<ReturnType<typeof startBaseDevnet>>;
+let env: Record<string, string>;
+let reader: PublicClient;
+let wallet: ReturnType<typeof createWalletClient>;
+let testClient: ReturnType<typeof createTestClient>;
+let db: Db;
+let ctx: BaseLifecycleContext;
+let worker: BaseLayerLifecycleWorker;
+let tracker: BaseLayerTracker;
+/** The injected clock's offset from the wall clock, in ms (the funding window tests move it). */
+let skewMs = 0;
+let nonce = 0;
+
+beforeAll(async () => {
+  devnet = await startBaseDevnet({ port, outputDir: dir });
+  env = { ...baseDevnetServerEnv(devnet.deployment, dir), PERMIT_ATTESTER_KEY: devnetPermitAttesterKey };
+  const chain = chain1(devnet.deployment.rpcUrl);
+  reader = createPublicClient({ chain, transport: http() }) as PublicClient;
+  wallet = createWalletClient({ account: account0, chain, transport: http() });
+  testClient = createTestClient({ chain, mode: 'anvil', transport: http() });
+  db = openDatabase(join(dir, 'in-process.sqlite'));
+  const config = loadConfig(env);
+  const baseChain = new BaseLaunchChain(config.chain1RpcUrls, devnet.deployment);
+  const now = () => Date.now() + skewMs;
+  ctx = {
+    db,
+    rules: pinnedBaseLaunchRules(config),
+    chain: baseChain,
+    attester: new PermitAttester(devnetPermitAttesterKey),
+    now,
+    fundingWindowSeconds,
+  };
+  worker = new BaseLayerLifecycleWorker(ctx, { workerId: 'worker-1', lifecycle: testLifecycle, random: () => 0 });
+  tracker = new BaseLayerTracker({ db, chain: baseChain, now, workerId: 'tracker-1', maxBlocksPerPoll: 500 });
+}, 60_000);
+
+afterAll(async () => {
+  db?.close();
+  await devnet?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/**
+ * A fresh request of account 0: a new nonce (a new launch intent) and new salts, so its graph lands at addresses no
+ * earlier launch of this devnet took (the hook's salt mined anew for its mask).
+ */
+function request(options: Parameters<typeof baseLayerRequest>[0] = {}): CustomLaunchCreateRequestV3 {
+  nonce += 1;
+  const base = baseLayerRequest({ launchWallet: account0.address.toLowerCase(), nonce: String(nonce), ...options });
+  const { graphFactory, launchRouter } = devnet.deployment.contracts;
+  const targets = base.graph.targets.map((t) => ({
+    ...t,
+    salt:
+      t.role === 'hook'
+        ? mineBaseHookSalt(
+            graphFactory.address,
+            launchRouter.address,
+            t.initCodeHash as Hex,
+            baseHookMask,
+            BigInt(nonce) * 1_000_000n,
+          )
+        : keccak256(toHex(`lifecycle.test ${t.targetId} ${nonce}`)),
+  }));
+  return sealBaseLayerRequest({ ...base, graph: { ...base.graph, targets } });
+}
+
+const statusOf = (launchId: string) => baseLaunchRow(db, launchId)?.status;
+
+/** Ticks the worker and the tracker until the launch has `status` (or a terminal status it was not meant to). */
+async function driveTo(launchId: string, status: BaseLaunchStatus, maxTicks = 40): Promise<void> {
+  for (let i = 0; i < maxTicks; i++) {
+    if (statusOf(launchId) === status) return;
+    if (['failed', 'cancelled', 'finalized'].includes(statusOf(launchId) ?? '')) break;
+    const worked = await worker.tick();
+    if (!worked) await tracker.tick();
+  }
+  const row = baseLaunchRow(db, launchId);
+  throw new Error(
+    `launch ${launchId} is ${row?.status}, not ${status}: ${row?.failure_json ?? row?.finding_codes_json}`,
+  );
+}
+
+/** Account 0 broadcasts a transaction to the router and waits for it to be mined (reverted or not). */
+async function broadcast(tx: { to: string; valueWei: string; data: string }): Promise<void> {
+  const hash = await wallet.sendTransaction({
+    chain: wallet.chain,
+    account: account0,
+    to: tx.to as Address,
+    value: BigInt(tx.valueWei),
+    data: tx.data as Hex,
+    gas: 8_000_000n,
+  });
+  await reader.waitForTransactionReceipt({ hash });
+}
+
+function boundTransaction(launchId: string): {
+  chainId: string;
+  from: string;
+  to: string;
+  valueWei: string;
+  data: string;
+} {
+  return JSON.parse(baseLaunchRow(db, launchId)?.wallet_transaction_json ?? 'null');
+}
+
+/** Signs the launch's funding typed data with account 0 and submits it (submitFundingAuthorizationV3's domain call). */
+async function signFunding(launchId: string, principal: Principal): Promise<void> {
+  const row = baseLaunchRow(db, launchId);
+  const funding = JSON.parse(row?.funding_authorization_json ?? 'null');
+  const { domain, message, primaryType, types } = funding.typedData;
+  const { EIP712Domain: _domain, ...messageTypes } = types;
+  const signature = await account0.signTypedData({
+    domain: { ...domain, verifyingContract: domain.verifyingContract as Address },
+    types: messageTypes,
+    primaryType,
+    message: {
+      ...message,
+      value: BigInt(message.value),
+      validAfter: BigInt(message.validAfter),
+      validBefore: BigInt(message.validBefore),
+    },
+  });
+  const dusd = devnet.deployment.contracts.fundingToken.address;
+  const resource = await submitFundingAuthorization(
+    { db, now: ctx.now, reader: fundingTokenReader(devnet.deployment.rpcUrl) },
+    principal,
+    launchId,
+    signature,
+  );
+  expect(resource.status).toBe('funding_authorization_verified');
+  expect(resource.fundingAuthorization?.token).toBe(dusd);
+}
+
+describe('the base-layer lifecycle on chain 1 (in process, real anvil and SQLite)', () => {
+  it('takes a native launch from received to finalized with the exact transaction and writes the feed row', async () => {
+    const { launchId } = storeBaseLaunch(db, request());
+    await driveTo(launchId, 'authorized');
+    expect(baseLaunchTransitions(db, launchId).map((t) => t.to)).toEqual([
+      'validating',
+      'pending_review',
+      'prepared',
+      'simulating',
+      'authorized',
+    ]);
+    const tx = boundTransaction(launchId);
+    expect(tx).toMatchObject({
+      chainId: '1',
+      from: account0.address.toLowerCase(),
+      to: devnet.deployment.contracts.launchRouter.address,
+      valueWei: '1000000000000000000',
+    });
+    await broadcast(tx);
+    await driveTo(launchId, 'submitted');
+    await testClient.mine({ blocks: 65 });
+    await driveTo(launchId, 'finalized');
+    const row = baseLaunchRow(db, launchId);
+    const output = JSON.parse(row?.public_output_json ?? 'null');
+    expect(output).toEqual({
+      tokenAddress: expect.stringMatching(/^0x[0-9a-f]{40}$/),
+      hookAddress: expect.stringMatching(/^0x[0-9a-f]{40}$/),
+      poolId: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+    });
+    expect(JSON.parse(row?.chain_evidence_json ?? 'null')).toMatchObject({
+      transactionHash: expect.stringMatching(/^0x/),
+    });
+    const page = listFinalizedV3(db, 25, undefined);
+    expect(page.quality.status).toBe('complete');
+    expect(page.launches.find((l) => l.launchId === launchId)).toMatchObject({
+      launchProfileVersion: '3.3.0',
+      chainId: '1',
+      tokenAddress: output.tokenAddress,
+      hookAddress: output.hookAddress,
+    });
+  }, 60_000);
+
+  it('asks an eip3009 launch for its funding authorization, then pays the recipient in the launch transaction', async () => {
+    const dusd = devnet.deployment.contracts.fundingToken.address;
+    const amount = 25_000_000n;
+    const { launchId, principal } = storeBaseLaunch(
+      db,
+      request({
+        funding: {
+          mode: 'eip3009',
+          valueWei: '1000000000000000000',
+          token: dusd,
+          amount: amount.toString(),
+          recipient: fundingRecipient.toLowerCase(),
+        },
+      }),
+    );
+    await driveTo(launchId, 'awaiting_funding_authorization');
+    const row = baseLaunchRow(db, launchId);
+    const typedData = JSON.parse(row?.funding_authorization_json ?? 'null').typedData;
+    expect(typedData.domain).toEqual({ name: 'Devnet USD', version: '2', chainId: 1, verifyingContract: dusd });
+    expect(typedData.message).toMatchObject({
+      from: account0.address.toLowerCase(),
+      to: devnet.deployment.contracts.launchRouter.address,
+      value: amount.toString(),
+      validAfter: '0',
+      nonce: fundingNonceOf(launchId, row?.launch_intent_hash as string),
+    });
+    const validBefore = Number(typedData.message.validBefore);
+    expect(validBefore - Math.floor(ctx.now() / 1000)).toBeGreaterThanOrEqual(fundingWindowSeconds - 5);
+    expect(validBefore - Math.floor(ctx.now() / 1000)).toBeLessThanOrEqual(fundingWindowSeconds);
+    // The job idles: nothing moves the launch until the signature arrives.
+    expect(await worker.tick()).toBe(false);
+    await signFunding(launchId, principal);
+    await driveTo(launchId, 'authorized');
+    const before = await reader.readContract({
+      address: dusd,
+      abi: erc20Abi,
+      functionName: 'balanceOf',
+      args: [fundingRecipient],
+    });
+    await broadcast(boundTransaction(launchId));
+    await driveTo(launchId, 'submitted');
+    await testClient.mine({ blocks: 65 });
+    await driveTo(launchId, 'finalized');
+    const after = await reader.readContract({
+      address: dusd,
+      abi: erc20Abi,
+      functionName: 'balanceOf',
+      args: [fundingRecipient],
+    });
+    expect(after - before).toBe(amount);
+    expect(baseLaunchTransitions(db, launchId).map((t) => t.to)).toEqual([
+      'validating',
+      'pending_review',
+      'awaiting_funding_authorization',
+      'funding_authorization_verified',
+      'prepared',
+      'simulating',
+      'authorized',
+      'submitted',
+      'finalized',
+    ]);
+  }, 60_000);
+
+  it('fails a launch whose intent a transaction one calldata byte off the exact one stamped', async () => {
+    const { launchId } = storeBaseLaunch(db, request());
+    await driveTo(launchId, 'authorized');
+    const tx = boundTransaction(launchId);
+    const last = Number.parseInt(tx.data.slice(-2), 16);
+    const offByOne = `${tx.data.slice(0, -2)}${((last + 1) % 256).toString(16).padStart(2, '0')}`;
+    await broadcast({ ...tx, data: offByOne });
+    await tracker.tick();
+    expect(statusOf(launchId)).toBe('failed');
+    expect(JSON.parse(baseLaunchRow(db, launchId)?.failure_json ?? 'null')).toMatchObject({
+      code: 'WALLET_TRANSACTION_MISMATCH',
+    });
+  }, 60_000);
+
+  it('keeps waiting after a launch call of the wallet that differs and did not stamp, then accepts the exact one', async () => {
+    const { launchId } = storeBaseLaunch(db, request());
+    await driveTo(launchId, 'authorized');
+    const tx = boundTransaction(launchId);
+    // One wei more than the permit allows: the router reverts, nothing is stamped.
+    await broadcast({ ...tx, valueWei: (BigInt(tx.valueWei) + 1n).toString() });
+    await tracker.tick();
+    expect(statusOf(launchId)).toBe('authorized');
+    expect(JSON.parse(baseLaunchRow(db, launchId)?.finding_codes_json ?? '[]')).toContain(
+      'WALLET_TRANSACTION_MISMATCH',
+    );
+    await broadcast(tx);
+    await driveTo(launchId, 'submitted');
+    expect(JSON.parse(baseLaunchRow(db, launchId)?.chain_evidence_json ?? 'null')).toMatchObject({
+      blockHash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+    });
+  }, 60_000);
+
+  it.each([
+    ['one second before validBefore', -1, 'awaiting_funding_authorization'],
+    ['at validBefore', 0, 'cancelled'],
+  ])(
+    'a funding authorization window checked %s',
+    async (_name, offsetSeconds, want) => {
+      skewMs = 0;
+      const { launchId } = storeBaseLaunch(
+        db,
+        request({
+          funding: {
+            mode: 'eip3009',
+            valueWei: '1000000000000000000',
+            token: devnet.deployment.contracts.fundingToken.address,
+            amount: '1000000',
+            recipient: fundingRecipient.toLowerCase(),
+          },
+        }),
+      );
+      await driveTo(launchId, 'awaiting_funding_authorization');
+      const validBefore = Number(
+        JSON.parse(baseLaunchRow(db, launchId)?.funding_authorization_json ?? 'null').typedData.message.validBefore,
+      );
+      skewMs = (validBefore + offsetSeconds) * 1000 - Date.now();
+      try {
+        await tracker.tick();
+      } finally {
+        skewMs = 0;
+      }
+      expect(statusOf(launchId)).toBe(want);
+      if (want === 'cancelled') {
+        expect(JSON.parse(baseLaunchRow(db, launchId)?.failure_json ?? 'null')).toMatchObject({
+          code: 'V3_FUNDING_AUTHORIZATION_EXPIRED',
+        });
+      }
+    },
+    60_000,
+  );
+
+  it('holds a hard-blocked launch in action_required until the operator retires the rule and re-reviews it', async () => {
+    const { launchId } = storeBaseLaunch(db, request({ auxiliaries: ['BaseDestructible'] }));
+    await driveTo(launchId, 'action_required');
+    expect(JSON.parse(baseLaunchRow(db, launchId)?.finding_codes_json ?? '[]')).toContain('RUNTIME_SELFDESTRUCT');
+    const adminEnv = { ...env, DATABASE_PATH: join(dir, 'in-process.sqlite') };
+    const still = await runAdmin(['v3', 'reevaluate', launchId], adminEnv);
+    expect(still.code, still.stderr).toBe(0);
+    expect(JSON.parse(still.stdout)).toMatchObject({ launchId, status: 'action_required' });
+    const retired = await runAdmin(
+      ['v3', 'rules', 'retire', 'RUNTIME_SELFDESTRUCT', '--reason', 'the auxiliary is never called by the pool'],
+      adminEnv,
+    );
+    expect(retired.code, retired.stderr).toBe(0);
+    expect(JSON.parse(retired.stdout)).toEqual({ revision: 1, retiredRules: ['RUNTIME_SELFDESTRUCT'] });
+    const again = await runAdmin(['v3', 'reevaluate'], adminEnv);
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ launchId, status: 'pending_review', ruleSetRevision: 1 });
+    await driveTo(launchId, 'authorized');
+    expect(baseLaunchTransitions(db, launchId).map((t) => t.to)).toEqual([
+      'validating',
+      'pending_review',
+      'action_required',
+      'pending_review',
+      'prepared',
+      'simulating',
+      'authorized',
+    ]);
+  }, 90_000);
+
+  it.each([
+    ['no rule code', ['v3', 'rules', 'retire', '--reason', 'x'], 'at least one RULE_CODE'],
+    [
+      'a code that is not a hard-block rule',
+      ['v3', 'rules', 'retire', 'FEE_CERTIFICATION_NOT_FOUND', '--reason', 'x'],
+      'not a hard-block rule',
+    ],
+    ['no reason', ['v3', 'rules', 'retire', 'RUNTIME_CALLCODE'], '--reason must be 1 to 1024'],
+    [
+      'a reason of 1025 characters',
+      ['v3', 'rules', 'retire', 'RUNTIME_CALLCODE', '--reason', 'r'.repeat(1025)],
+      '--reason must be 1 to 1024',
+    ],
+  ])(
+    'v3 rules retire refuses %s',
+    async (_name, args, want) => {
+      const run = await runAdmin(args, { ...env, DATABASE_PATH: join(dir, 'refusals.sqlite') });
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain(want);
+    },
+    30_000,
+  );
+});
