@@ -234,8 +234,7 @@ describe('custom-launch v3', () => {
     expect(proxy.seen.length).toBe(before);
   });
 
-  // The service answers preflightCustomLaunchV3 with 501 until it wires preflightBaseLayer: unskip this then.
-  it.skip(
+  it(
     'preflights the packed bytes after the public capabilities, and the service finds no hard block',
     async () => {
       const before = proxy.seen.length;
