@@ -62,12 +62,22 @@ function timeoutOf(value: string | boolean | undefined, command: CliCommand | un
   return Number(raw);
 }
 
-/** The subkey write flags belong to `subkeys` alone; any other command refuses them by name. */
+/**
+ * The flags only one command group takes (the subkey write flags, the v3 pack and funding flags) belong to it alone;
+ * any other command refuses them by name.
+ */
 function refuseSubkeyFlags(values: CommandInput['values'], name: string): void {
-  const subkeyFlags = Object.keys(commands.get('subkeys')?.flags ?? {}).filter((f) => f !== 'max-wait');
-  const stray = subkeyFlags.filter((f) => values[f] !== undefined);
-  if (name !== 'subkeys' && stray.length > 0) {
-    throw new CliExit('usage', `${stray.map((f) => `--${f}`).join(', ')} belong to subkeys issue and rotate`);
+  const owners: Array<[string, string]> = [
+    ['subkeys', 'subkeys issue and rotate'],
+    ['v3', 'the v3 commands'],
+  ];
+  for (const [owner, what] of owners) {
+    const shared = new Set([...commands.values()].filter((c) => c.name !== owner).flatMap((c) => Object.keys(c.flags)));
+    const own = Object.keys(commands.get(owner)?.flags ?? {}).filter((f) => !shared.has(f));
+    const stray = own.filter((f) => values[f] !== undefined);
+    if (name !== owner && stray.length > 0) {
+      throw new CliExit('usage', `${stray.map((f) => `--${f}`).join(', ')} belong to ${what}`);
+    }
   }
 }
 

@@ -411,6 +411,10 @@ describe('custom-launch v3', () => {
     ['a flag of another v3 command', ['v3', 'cancel', '00000000-0000-4000-8000-000000000000', '--journal', 'j.json']],
     ['a requestId for a launchId', ['v3', 'status', `req_${'0'.repeat(32)}`]],
     ['pack without --launch-wallet', ['v3', 'pack', project, '--out', 'r.json']],
+    [
+      'a v3 flag on a V4 command',
+      ['status', '00000000-0000-4000-8000-000000000000', '--signature', `0x${'ab'.repeat(65)}`],
+    ],
   ])('exits 2 for %s, sending nothing', async (_name, args) => {
     const before = proxy.seen.length;
     const run = await cli(args);
