@@ -454,7 +454,8 @@ describe('custom-launch v3 walks examples/v3-launch to finalized with the real l
         maxBlocksPerPoll: 500,
       });
       const driveTo = async (launchId: string, status: BaseLaunchStatus) => {
-        for (let i = 0; i < 40 && baseLaunchRow(server.db, launchId)?.status !== status; i++) {
+        // The earlier launches of this file share the worker, so it may take many ticks to come to this one.
+        for (let i = 0; i < 200 && baseLaunchRow(server.db, launchId)?.status !== status; i++) {
           if (!(await worker.tick())) await tracker.tick();
         }
         const row = baseLaunchRow(server.db, launchId);
