@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { CustomLaunchCreateRequestV3 } from '../../generated/types/service.ts';
 import type { Principal } from '../../src/auth/keys.ts';
@@ -92,6 +93,8 @@ const pad = (request: Request, total: number) => {
 };
 
 const limits = baseLayerRequestLimits;
+const jpeg = readFileSync(new URL('../fixtures/images/baseline-420.jpg', import.meta.url));
+const webp = readFileSync(new URL('../fixtures/images/lossy.webp', import.meta.url));
 const otherCompiler = '0.8.26+commit.8a97fa7a';
 
 const rows: Array<[name: string, given: Given, want: Want]> = [
@@ -177,6 +180,27 @@ const rows: Array<[name: string, given: Given, want: Want]> = [
     null,
   ],
   [
+    'a description of 4,097 UTF-8 bytes under 3.2.0',
+    {
+      options: { profileVersion: '3.2.0' },
+      edit: (r) => {
+        metadata(r).description = `${'é'.repeat(2048)}a`;
+      },
+    },
+    { code: 'INVALID_REQUEST', location: '/projectMetadata/description' },
+  ],
+  [
+    'profile 3.1.0 (revision 2) without metadata',
+    {
+      edit: (r) => {
+        r.profile = { ...r.profile, version: '3.1.0', revision: 2 };
+        delete r.projectMetadata;
+        delete r.projectMetadataHash;
+      },
+    },
+    null,
+  ],
+  [
     'a projectMetadataHash that does not bind',
     {
       edit: (r) => {
@@ -213,6 +237,33 @@ const rows: Array<[name: string, given: Given, want: Want]> = [
       },
     },
     { code: 'INVALID_REQUEST', location: '/projectMetadata/image/byteLength' },
+  ],
+  [
+    'a real JPEG declared as JPEG',
+    {
+      edit: (r) => {
+        metadata(r).image = baseLayerImage(jpeg, 'image/jpeg');
+      },
+    },
+    null,
+  ],
+  [
+    'a real WebP declared as WebP',
+    {
+      edit: (r) => {
+        metadata(r).image = baseLayerImage(webp, 'image/webp');
+      },
+    },
+    null,
+  ],
+  [
+    'bytes that only start like a JPEG',
+    {
+      edit: (r) => {
+        metadata(r).image = baseLayerImage(Buffer.concat([jpeg.subarray(0, 3), Buffer.alloc(40)]), 'image/jpeg');
+      },
+    },
+    { code: 'INVALID_REQUEST', location: '/projectMetadata/image/contentBase64' },
   ],
   [
     'PNG bytes declared as JPEG',
