@@ -16,7 +16,7 @@ import {
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CustomLaunchCreateRequestV3 } from '../../generated/types/service.ts';
-import type { Principal } from '../../src/auth/keys.ts';
+import { mintWalletKey, type Principal } from '../../src/auth/keys.ts';
 import { BaseLaunchChain } from '../../src/chain/base-launch-chain.ts';
 import { chain1 } from '../../src/chain/chain.ts';
 import { fundingTokenReader } from '../../src/chain/funding-token.ts';
@@ -42,7 +42,7 @@ import { type Db, openDatabase } from '../../src/store/db.ts';
 import { runAdmin } from '../support/admin.ts';
 import { storeBaseLaunch } from '../support/base-layer-lifecycle.ts';
 import { baseHookMask, baseLayerRequest, sealBaseLayerRequest } from '../support/base-layer-request.ts';
-import { call } from '../support/http.ts';
+import { auth, call } from '../support/http.ts';
 import { testLifecycle } from '../support/lifecycle.ts';
 import { startServerProcess } from '../support/process.ts';
 
@@ -414,4 +414,103 @@ describe('the base-layer lifecycle on chain 1 (in process, real anvil and SQLite
     },
     30_000,
   );
+});
+
+describe('a server process on the base-layer devnet (real HTTP)', () => {
+  it('resumes a launch after a kill mid-step without a repeated transition, finalizes it and serves the feed', async () => {
+    const path = join(dir, 'server.sqlite');
+    const setup = openDatabase(path);
+    const { apiKey } = mintWalletKey(setup, {
+      wallet: account0.address,
+      scopes: ['custom-launch:create', 'custom-launch:read'],
+      chains: ['1'],
+    });
+    setup.close();
+    const serverEnv = {
+      ...env,
+      DATABASE_PATH: path,
+      LIFECYCLE_LEASE_MS: '1500',
+      LIFECYCLE_POLL_MS: '50',
+      LIFECYCLE_TRACKER_POLL_MS: '200',
+    };
+    const statusOf = async (url: string, launchId: string) =>
+      (await call(`${url}/v3/custom-launches/${launchId}`, { headers: auth(apiKey) })).json;
+    const until = async (url: string, launchId: string, want: string) => {
+      const started = Date.now();
+      for (;;) {
+        const resource = await statusOf(url, launchId);
+        if (resource?.status === want) return resource;
+        if (Date.now() - started > 30_000) throw new Error(`still ${JSON.stringify(resource)}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    };
+
+    // The first process claims the job and sits in a long step: it is killed there.
+    const first = await startServerProcess({ ...serverEnv, LIFECYCLE_STEP_DELAY_MS: '60000' });
+    let launchId = '';
+    try {
+      const created = await call(`${first.url}/v3/custom-launches`, {
+        method: 'POST',
+        headers: auth(apiKey, { 'Idempotency-Key': 'base-lifecycle-kill-0001' }),
+        body: JSON.stringify(request()),
+      });
+      expect(created.status, created.text).toBe(202);
+      launchId = created.json.launchId;
+      await until(first.url, launchId, 'validating');
+    } finally {
+      await first.kill();
+    }
+    const second = await startServerProcess(serverEnv);
+    try {
+      const authorized = await until(second.url, launchId, 'authorized');
+      expect(authorized.walletTransaction).toMatchObject({ chainId: '1', from: account0.address.toLowerCase() });
+      await broadcast(authorized.walletTransaction);
+      await until(second.url, launchId, 'submitted');
+      await testClient.mine({ blocks: 65 });
+      const finalized = await until(second.url, launchId, 'finalized');
+      expect(finalized.publicOutput).toEqual({
+        tokenAddress: expect.stringMatching(/^0x[0-9a-f]{40}$/),
+        hookAddress: expect.stringMatching(/^0x[0-9a-f]{40}$/),
+        poolId: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+      });
+      const feed = await call(`${second.url}/v3/finalized-custom-launches`);
+      expect(feed.status, feed.text).toBe(200);
+      expect(feed.json.quality).toMatchObject({ status: 'complete', publishedRowCount: 1, quarantinedRowCount: 0 });
+      expect(feed.json.launches[0]).toMatchObject({
+        launchId,
+        launchProfileVersion: '3.3.0',
+        chainId: '1',
+        tokenAddress: finalized.publicOutput.tokenAddress,
+        transactionHash: finalized.chainEvidence.transactionHash,
+      });
+
+      const store = openDatabase(path);
+      try {
+        expect(baseLaunchTransitions(store, launchId).map((t) => `${t.from}>${t.to}`)).toEqual([
+          'received>validating',
+          'validating>pending_review',
+          'pending_review>prepared',
+          'prepared>simulating',
+          'simulating>authorized',
+          'authorized>submitted',
+          'submitted>finalized',
+        ]);
+        // A stored row that is no longer a valid item is withheld and named, never published.
+        store.prepare('UPDATE v3_finalized_feed SET item_json = ? WHERE launch_id = ?').run('{"launchId":1}', launchId);
+      } finally {
+        store.close();
+      }
+      const partial = await call(`${second.url}/v3/finalized-custom-launches`);
+      expect(partial.json.launches).toEqual([]);
+      expect(partial.json.quality).toMatchObject({
+        status: 'partial',
+        sourceRowCount: 1,
+        publishedRowCount: 0,
+        quarantinedRowCount: 1,
+        diagnostics: [{ rowIndex: 0, code: 'FINALIZED_ROW_QUARANTINED' }],
+      });
+    } finally {
+      await second.stop();
+    }
+  }, 90_000);
 });
