@@ -11,13 +11,15 @@ import {
   keccak256,
   type PublicClient,
   parseAbi,
+  parseSignature,
   toHex,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { devnetUsdAbi } from '../../generated/contracts/abis.ts';
 import type { CustomLaunchCreateRequestV3 } from '../../generated/types/service.ts';
 import { mintWalletKey, type Principal } from '../../src/auth/keys.ts';
-import { BaseLaunchChain } from '../../src/chain/base-launch-chain.ts';
+import { BaseLaunchChain, basePermitOfCalldata } from '../../src/chain/base-launch-chain.ts';
 import { chain1 } from '../../src/chain/chain.ts';
 import { fundingTokenReader } from '../../src/chain/funding-token.ts';
 import { PermitAttester } from '../../src/chain/launch-permit.ts';
@@ -34,6 +36,7 @@ import {
 } from '../../src/domain/base-layer/launch-store.ts';
 import type { BaseLifecycleContext } from '../../src/domain/base-layer/lifecycle-context.ts';
 import { fundingNonceOf } from '../../src/domain/base-layer/lifecycle-funding.ts';
+import { scheduleBaseJob } from '../../src/domain/base-layer/lifecycle-jobs.ts';
 import { BaseLayerLifecycleWorker } from '../../src/domain/base-layer/lifecycle-worker.ts';
 import { pinnedBaseLaunchRules } from '../../src/domain/base-layer/pinned-rules.ts';
 import { BaseLayerTracker } from '../../src/domain/base-layer/tracker.ts';
@@ -121,6 +124,8 @@ function request(options: Parameters<typeof baseLayerRequest>[0] = {}): CustomLa
 }
 
 const statusOf = (launchId: string) => baseLaunchRow(db, launchId)?.status;
+const jobOf = (launchId: string) =>
+  db.prepare('SELECT state, attempt, last_error_code FROM v3_lifecycle_jobs WHERE launch_id = ?').get(launchId);
 
 /** Ticks the worker and the tracker until the launch has `status` (or a terminal status it was not meant to). */
 async function driveTo(launchId: string, status: BaseLaunchStatus, maxTicks = 40): Promise<void> {
@@ -392,6 +397,115 @@ describe('the base-layer lifecycle on chain 1 (in process, real anvil and SQLite
     ]);
   }, 90_000);
 
+  it('waits after pending_review without chain 1, retries a chain that does not answer, and goes on once it does', async () => {
+    const { launchId } = storeBaseLaunch(db, request());
+    const offline = new BaseLayerLifecycleWorker(
+      { ...ctx, chain: null },
+      { workerId: 'worker-offline', lifecycle: testLifecycle, random: () => 0 },
+    );
+    while (await offline.tick()) {}
+    expect(statusOf(launchId)).toBe('pending_review');
+    expect(jobOf(launchId)).toMatchObject({ state: 'idle', last_error_code: 'CHAIN_NOT_CONFIGURED' });
+    const unreachable = new BaseLayerLifecycleWorker(
+      { ...ctx, chain: new BaseLaunchChain(['http://127.0.0.1:1', 'http://127.0.0.1:1'], devnet.deployment) },
+      { workerId: 'worker-unreachable', lifecycle: testLifecycle, random: () => 0 },
+    );
+    scheduleBaseJob(db, launchId, ctx.now());
+    while (await unreachable.tick()) {}
+    expect(statusOf(launchId)).toBe('prepared');
+    expect(jobOf(launchId)).toMatchObject({
+      state: 'retry_wait',
+      last_error_code: 'CHAIN_RPC_UNAVAILABLE',
+      attempt: 1,
+    });
+    // The first retry waits the backoff base (testLifecycle: 1 s, no jitter): not due a moment before it.
+    expect(await worker.tick()).toBe(false);
+    skewMs = testLifecycle.backoffBaseMs;
+    try {
+      await driveTo(launchId, 'authorized');
+    } finally {
+      skewMs = 0;
+    }
+    expect(baseLaunchTransitions(db, launchId).map((t) => t.to)).toEqual([
+      'validating',
+      'pending_review',
+      'prepared',
+      'simulating',
+      'authorized',
+    ]);
+  }, 60_000);
+
+  it('fails a launch whose exact transaction reverts in the simulation, with the decoded revert', async () => {
+    const primitive = request({ kind: 'router-primitive' });
+    // The token's constructor mints the original supply; the pool is asked for twice that.
+    const doubled = (BigInt(primitive.liquidity.tokenSupply) * 2n).toString();
+    const { launchId } = storeBaseLaunch(
+      db,
+      sealBaseLayerRequest({ ...primitive, liquidity: { ...primitive.liquidity, tokenSupply: doubled } }),
+    );
+    await driveTo(launchId, 'failed');
+    expect(baseLaunchTransitions(db, launchId).map((t) => t.to)).toEqual([
+      'validating',
+      'pending_review',
+      'prepared',
+      'simulating',
+      'failed',
+    ]);
+    const row = baseLaunchRow(db, launchId);
+    expect(JSON.parse(row?.failure_json ?? 'null')).toMatchObject({
+      code: 'V3_SIMULATION_REVERTED',
+      message: expect.stringContaining('TokenSupplyNotDelivered'),
+    });
+    expect(row?.wallet_transaction_json).toBeNull();
+    expect(row?.public_output_json).toBeNull();
+  }, 60_000);
+
+  it('cancels a launch whose funding nonce was used on chain without the launch transaction', async () => {
+    const dusd = devnet.deployment.contracts.fundingToken.address;
+    const { launchId } = storeBaseLaunch(
+      db,
+      request({
+        funding: {
+          mode: 'eip3009',
+          valueWei: '1000000000000000000',
+          token: dusd,
+          amount: '1000000',
+          recipient: fundingRecipient.toLowerCase(),
+        },
+      }),
+    );
+    await driveTo(launchId, 'awaiting_funding_authorization');
+    await tracker.tick();
+    expect(statusOf(launchId)).toBe('awaiting_funding_authorization');
+    const nonceUsed = fundingNonceOf(launchId, baseLaunchRow(db, launchId)?.launch_intent_hash as string);
+    const signature = await account0.signTypedData({
+      domain: { name: 'Devnet USD', version: '2', chainId: 1, verifyingContract: dusd },
+      types: {
+        CancelAuthorization: [
+          { name: 'authorizer', type: 'address' },
+          { name: 'nonce', type: 'bytes32' },
+        ],
+      },
+      primaryType: 'CancelAuthorization',
+      message: { authorizer: account0.address, nonce: nonceUsed },
+    });
+    const { r, s, v } = parseSignature(signature);
+    const hash = await wallet.writeContract({
+      chain: wallet.chain,
+      account: account0,
+      address: dusd,
+      abi: devnetUsdAbi,
+      functionName: 'cancelAuthorization',
+      args: [account0.address, nonceUsed, Number(v), r, s],
+    });
+    await reader.waitForTransactionReceipt({ hash });
+    await tracker.tick();
+    expect(statusOf(launchId)).toBe('cancelled');
+    expect(JSON.parse(baseLaunchRow(db, launchId)?.failure_json ?? 'null')).toMatchObject({
+      code: 'V3_FUNDING_AUTHORIZATION_EXPIRED',
+    });
+  }, 60_000);
+
   it.each([
     ['no rule code', ['v3', 'rules', 'retire', '--reason', 'x'], 'at least one RULE_CODE'],
     [
@@ -413,6 +527,49 @@ describe('the base-layer lifecycle on chain 1 (in process, real anvil and SQLite
       expect(run.stderr).toContain(want);
     },
     30_000,
+  );
+});
+
+describe('v3 rules retire at the bounds of its reason', () => {
+  it.each([
+    ['a reason of 1 character', 'r', 1],
+    ['a reason of 1024 characters', 'r'.repeat(1024), 2],
+  ])(
+    'records %s',
+    async (_name, reason, revision) => {
+      const run = await runAdmin(['v3', 'rules', 'retire', 'RUNTIME_CALLCODE', '--reason', reason], {
+        ...env,
+        DATABASE_PATH: join(dir, 'retire-bounds.sqlite'),
+      });
+      expect(run.code, run.stderr).toBe(0);
+      expect(JSON.parse(run.stdout)).toEqual({ revision, retiredRules: ['RUNTIME_CALLCODE'] });
+    },
+    30_000,
+  );
+});
+
+describe('the permit of an authorized launch (moves the devnet clock an hour on: last in process)', () => {
+  it.each([
+    ['at its expiry', 0, 'authorized'],
+    ['one second after its expiry', 1, 'failed'],
+  ])(
+    'a head block %s',
+    async (_name, offsetSeconds, want) => {
+      const { launchId } = storeBaseLaunch(db, request());
+      await driveTo(launchId, 'authorized');
+      await tracker.tick();
+      const permit = basePermitOfCalldata(boundTransaction(launchId).data as Hex);
+      await testClient.setNextBlockTimestamp({ timestamp: (permit?.expiresAt ?? 0n) + BigInt(offsetSeconds) });
+      await testClient.mine({ blocks: 1 });
+      await tracker.tick();
+      expect(statusOf(launchId)).toBe(want);
+      if (want === 'failed') {
+        expect(JSON.parse(baseLaunchRow(db, launchId)?.failure_json ?? 'null')).toMatchObject({
+          code: 'LAUNCH_PERMIT_EXPIRED',
+        });
+      }
+    },
+    60_000,
   );
 });
 
