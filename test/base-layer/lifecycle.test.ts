@@ -397,6 +397,27 @@ describe('the base-layer lifecycle on chain 1 (in process, real anvil and SQLite
     ]);
   }, 90_000);
 
+  it('returns a submitted launch to authorized when its block is reorganized away, then accepts the exact one again', async () => {
+    const { launchId } = storeBaseLaunch(db, request());
+    await driveTo(launchId, 'authorized');
+    const tx = boundTransaction(launchId);
+    await broadcast(tx);
+    await driveTo(launchId, 'submitted');
+    const mined = BigInt(JSON.parse(baseLaunchRow(db, launchId)?.chain_evidence_json ?? 'null').blockNumber);
+    const head = await reader.getBlockNumber();
+    await testClient.request({ method: 'anvil_reorg' as never, params: [Number(head - mined + 1n), []] as never });
+    await tracker.tick();
+    expect(statusOf(launchId)).toBe('authorized');
+    expect(baseLaunchRow(db, launchId)?.chain_evidence_json).toBeNull();
+    await broadcast(tx);
+    await driveTo(launchId, 'submitted');
+    expect(
+      baseLaunchTransitions(db, launchId)
+        .map((t) => t.to)
+        .slice(-4),
+    ).toEqual(['authorized', 'submitted', 'authorized', 'submitted']);
+  }, 60_000);
+
   it('waits after pending_review without chain 1, retries a chain that does not answer, and goes on once it does', async () => {
     const { launchId } = storeBaseLaunch(db, request());
     const offline = new BaseLayerLifecycleWorker(
