@@ -21,6 +21,7 @@ import type { CustomLaunchCreateRequestV3 } from '../../generated/types/service.
 import { mintWalletKey, type Principal } from '../../src/auth/keys.ts';
 import { BaseLaunchChain, basePermitOfCalldata } from '../../src/chain/base-launch-chain.ts';
 import { chain1 } from '../../src/chain/chain.ts';
+import { chainGatesConfigFrom } from '../../src/chain/chain-gates-config.ts';
 import { fundingTokenReader } from '../../src/chain/funding-token.ts';
 import { PermitAttester } from '../../src/chain/launch-permit.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -549,6 +550,30 @@ describe('the base-layer lifecycle on chain 1 (in process, real anvil and SQLite
     },
     30_000,
   );
+});
+
+describe('the permit attester key of a server bound only to the base layer', () => {
+  it.each([
+    ['the key alone', { PERMIT_ATTESTER_KEY: devnetPermitAttesterKey }, 'chain gates need'],
+    [
+      'the key with a base deployment',
+      { PERMIT_ATTESTER_KEY: devnetPermitAttesterKey, BASE_DEPLOYMENT_PATH: '/x/base-deployment.json' },
+      null,
+    ],
+    [
+      'the key with a base deployment and one chain-4663 URL pair',
+      {
+        PERMIT_ATTESTER_KEY: devnetPermitAttesterKey,
+        BASE_DEPLOYMENT_PATH: '/x/base-deployment.json',
+        CHAIN_4663_RPC_URLS: 'http://a.example,http://b.example',
+      },
+      'chain gates need',
+    ],
+  ])('%s', (_name, given, want) => {
+    const config = loadConfig(given);
+    if (want === null) expect(chainGatesConfigFrom(config)).toBeNull();
+    else expect(() => chainGatesConfigFrom(config)).toThrow(want);
+  });
 });
 
 describe('v3 rules retire at the bounds of its reason', () => {
