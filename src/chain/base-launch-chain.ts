@@ -9,7 +9,7 @@ import {
   type PublicClient,
   parseEventLogs,
 } from 'viem';
-import { baseLaunchRouterAbi } from '../../generated/contracts/abis.ts';
+import { baseLaunchRouterAbi, devnetUsdAbi } from '../../generated/contracts/abis.ts';
 import type { BaseDeployment } from './base-deployment.ts';
 import { chain1 } from './chain.ts';
 import { isExecutionRevert, ProviderDisagreement } from './chain-failure.ts';
@@ -227,9 +227,19 @@ export class BaseLaunchChain {
     return this.token.readEip712Domain(token);
   }
 
-  /** EIP-3009 authorizationState(authorizer, nonce) at the latest block: true once used or cancelled. */
-  authorizationState(token: Address, authorizer: Address, nonce: Hex): Promise<boolean> {
-    return this.token.authorizationState(token, authorizer, nonce);
+  /**
+   * EIP-3009 authorizationState(authorizer, nonce) at `blockNumber` (the latest block unless named): true once used or
+   * cancelled.
+   */
+  authorizationState(token: Address, authorizer: Address, nonce: Hex, blockNumber?: bigint): Promise<boolean> {
+    if (blockNumber === undefined) return this.token.authorizationState(token, authorizer, nonce);
+    return this.clients[0].readContract({
+      address: token,
+      abi: devnetUsdAbi,
+      functionName: 'authorizationState',
+      args: [authorizer, nonce],
+      blockNumber,
+    });
   }
 
   /** Both providers serve chain 1 with the bound runtime code at the router and the permit authority. */

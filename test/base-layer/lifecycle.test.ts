@@ -594,6 +594,45 @@ describe('v3 rules retire at the bounds of its reason', () => {
   );
 });
 
+describe('the funding window of an authorized launch, by chain time (moves the devnet clock on)', () => {
+  it.each([
+    ['one second before validBefore', -1, 'authorized'],
+    ['at validBefore', 0, 'cancelled'],
+  ])(
+    'a head block %s',
+    async (_name, offsetSeconds, want) => {
+      const { launchId, principal } = storeBaseLaunch(
+        db,
+        request({
+          funding: {
+            mode: 'eip3009',
+            valueWei: '1000000000000000000',
+            token: devnet.deployment.contracts.fundingToken.address,
+            amount: '1000000',
+            recipient: fundingRecipient.toLowerCase(),
+          },
+        }),
+      );
+      await driveTo(launchId, 'awaiting_funding_authorization');
+      await signFunding(launchId, principal);
+      await driveTo(launchId, 'authorized');
+      const validBefore = BigInt(
+        JSON.parse(baseLaunchRow(db, launchId)?.funding_authorization_json ?? 'null').typedData.message.validBefore,
+      );
+      await testClient.setNextBlockTimestamp({ timestamp: validBefore + BigInt(offsetSeconds) });
+      await testClient.mine({ blocks: 1 });
+      await tracker.tick();
+      expect(statusOf(launchId)).toBe(want);
+      if (want === 'cancelled') {
+        expect(JSON.parse(baseLaunchRow(db, launchId)?.failure_json ?? 'null')).toMatchObject({
+          code: 'V3_FUNDING_AUTHORIZATION_EXPIRED',
+        });
+      }
+    },
+    60_000,
+  );
+});
+
 describe('the permit of an authorized launch (moves the devnet clock an hour on: last in process)', () => {
   it.each([
     ['at its expiry', 0, 'authorized'],

@@ -14,28 +14,32 @@ import {
 
 /**
  * An unused funding authorization ends the launch in `cancelled` (V3_FUNDING_AUTHORIZATION_EXPIRED): its window
- * closed (now >= validBefore), or its nonce is used on chain 1 while the launch transaction has not stamped
- * (`stamped` false; null when the caller has not looked, and the stamp is then searched from the permit checkpoint).
+ * closed, or its nonce is used or cancelled on chain 1 without the launch transaction. Before the permit (no
+ * `searched` block) the launch transaction cannot exist yet: the window closes by the clock (now >= validBefore) and
+ * the nonce is read at the latest block. From authorized on, `searched` is the head the stamp search covered without
+ * finding one: the window closes by that block's time (no later block can use the authorization) and the nonce is
+ * read at that block, so a launch transaction mined after it is never mistaken for another use.
  */
 export async function checkFundingExpiry(
   ctx: BaseTrackerContext,
   row: BaseLaunchRow,
-  stamped: boolean | null,
+  searched: { number: bigint; timestamp: bigint } | null,
 ): Promise<boolean> {
   const funding = storedFundingOf(row);
   const message = funding?.typedData?.message;
   if (!funding || !message) return false;
-  if (fundingWindowClosed(funding, ctx.now())) {
+  const closed = searched ? searched.timestamp >= BigInt(message.validBefore) : fundingWindowClosed(funding, ctx.now());
+  if (closed) {
     cancel(ctx, row, `The funding authorization's window closed at ${message.validBefore} (unix seconds), unused.`);
     return true;
   }
-  const used = await ctx.chain.authorizationState(funding.token as Address, walletOf(row), message.nonce as Hex);
+  const used = await ctx.chain.authorizationState(
+    funding.token as Address,
+    walletOf(row),
+    message.nonce as Hex,
+    searched?.number,
+  );
   if (!used) return false;
-  if (stamped === null) {
-    const head = await ctx.chain.latestBlock();
-    stamped = (await ctx.chain.stamps(intentBytesOf(row), 0n, head.number)).length > 0;
-  }
-  if (stamped) return false;
   cancel(ctx, row, 'The funding authorization nonce was used or cancelled on chain 1 without the launch transaction.');
   return true;
 }
@@ -94,7 +98,7 @@ export async function findSubmission(ctx: BaseTrackerContext, row: BaseLaunchRow
   }
   // Only once every block up to the head was searched: after an outage the exact transaction may lie further on.
   if (to < head.number) return;
-  if (await checkFundingExpiry(ctx, row, false)) return;
+  if (await checkFundingExpiry(ctx, row, head)) return;
   if (head.timestamp > permit.expiresAt) {
     failTracked(ctx, row, 'failed', {
       code: 'LAUNCH_PERMIT_EXPIRED',
