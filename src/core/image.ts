@@ -134,8 +134,8 @@ function rasterInspection<M extends 'image/jpeg' | 'image/webp'>(
   return { ok: true, mediaType, width: decoded.width, height: decoded.height, frames: 1 };
 }
 
-const inspectJpeg = (bytes: Uint8Array) => rasterInspection('image/jpeg', decodeJpeg(bytes));
-const inspectWebp = (bytes: Uint8Array) => rasterInspection('image/webp', decodeWebp(bytes));
+const inspectJpeg = (bytes: Uint8Array) => rasterInspection('image/jpeg', decodeJpeg(bytes, imageLimits.maxPixels));
+const inspectWebp = (bytes: Uint8Array) => rasterInspection('image/webp', decodeWebp(bytes, imageLimits.maxPixels));
 
 // ---- PNG (ISO/IEC 15948, W3C PNG Third Edition) ----
 

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { CustomLaunchCreateRequestV3 } from '../../generated/types/service.ts';
 import type { Principal } from '../../src/auth/keys.ts';
@@ -92,6 +93,8 @@ const pad = (request: Request, total: number) => {
 };
 
 const limits = baseLayerRequestLimits;
+const jpeg = readFileSync(new URL('../fixtures/images/baseline-420.jpg', import.meta.url));
+const webp = readFileSync(new URL('../fixtures/images/lossy.webp', import.meta.url));
 const otherCompiler = '0.8.26+commit.8a97fa7a';
 
 const rows: Array<[name: string, given: Given, want: Want]> = [
@@ -213,6 +216,33 @@ const rows: Array<[name: string, given: Given, want: Want]> = [
       },
     },
     { code: 'INVALID_REQUEST', location: '/projectMetadata/image/byteLength' },
+  ],
+  [
+    'a real JPEG declared as JPEG',
+    {
+      edit: (r) => {
+        metadata(r).image = baseLayerImage(jpeg, 'image/jpeg');
+      },
+    },
+    null,
+  ],
+  [
+    'a real WebP declared as WebP',
+    {
+      edit: (r) => {
+        metadata(r).image = baseLayerImage(webp, 'image/webp');
+      },
+    },
+    null,
+  ],
+  [
+    'bytes that only start like a JPEG',
+    {
+      edit: (r) => {
+        metadata(r).image = baseLayerImage(Buffer.concat([jpeg.subarray(0, 3), Buffer.alloc(40)]), 'image/jpeg');
+      },
+    },
+    { code: 'INVALID_REQUEST', location: '/projectMetadata/image/contentBase64' },
   ],
   [
     'PNG bytes declared as JPEG',

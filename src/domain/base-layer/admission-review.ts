@@ -74,10 +74,10 @@ export function reviewBaseLayerLaunch(
     found.push('V3_HOOK_ADDRESS_MISMATCH');
     hardBlocks.push('V3_HOOK_ADDRESS_MISMATCH');
   }
-  const feeCertification = feeCertificationOf(request, predicted.poolId, context.feeCertifications);
-  if (!feeCertification.certified && request.feeAdapter !== null) {
-    found.push('FEE_CERTIFICATION_NOT_FOUND');
-    warnings.push('FEE_CERTIFICATION_NOT_FOUND');
+  const { feeCertification, warning } = baseFeeCertification(request, context);
+  if (warning) {
+    found.push(warning);
+    warnings.push(warning);
   }
   return {
     findingCodes: sortedUnique(found),
@@ -89,20 +89,27 @@ export function reviewBaseLayerLaunch(
   };
 }
 
-/** The server's fee-certification decision for the pool id a launch stamps. */
-function feeCertificationOf(
+/**
+ * The server's fee-certification decision for the pool id the request's declared graph stamps, with
+ * FEE_CERTIFICATION_NOT_FOUND when the request named an adapter that is not certified. Spec: FeeCertification of
+ * spec/schemas/custom-launch-resource.v3.schema.json.
+ */
+export function baseFeeCertification(
   request: CustomLaunchCreateRequestV3,
-  poolId: Hex,
-  certifications: BaseLayerReviewContext['feeCertifications'],
-): CustomLaunchFeeCertificationV3 {
+  context: Pick<BaseLayerReviewContext, 'deployment' | 'feeCertifications'>,
+): { feeCertification: CustomLaunchFeeCertificationV3; warning: 'FEE_CERTIFICATION_NOT_FOUND' | null } {
+  const factory = context.deployment.graphFactory.toLowerCase() as Hex;
+  const router = context.deployment.launchRouter.toLowerCase() as Hex;
+  const { poolId } = predictBaseLaunch(request, factory, router);
   const adapter = request.feeAdapter?.toLowerCase() ?? null;
-  const certified = certifications.some(
+  const certified = context.feeCertifications.some(
     (c) => (c.adapter?.toLowerCase() ?? null) === adapter && c.profileVersion === request.profile.version,
   );
-  return {
+  const feeCertification = {
     certified,
     platformShareHundredthsBip: certified ? 1000 : 0,
     adapter: request.feeAdapter,
     stampedPoolKeyHash: poolId,
-  };
+  } as const;
+  return { feeCertification, warning: !certified && adapter !== null ? 'FEE_CERTIFICATION_NOT_FOUND' : null };
 }
