@@ -19,7 +19,9 @@ import type { Config } from './config.ts';
 import { BaseLayerLaunches, type BaseRequestCheck } from './domain/base-layer/launch-service.ts';
 import { BaseLayerLifecycleWorker } from './domain/base-layer/lifecycle-worker.ts';
 import { pinnedBaseLaunchRules } from './domain/base-layer/pinned-rules.ts';
+import { preflightBaseLayer } from './domain/base-layer/preflight.ts';
 import { type BaseLayerRuleContext, checkBaseLayerRequestRules } from './domain/base-layer/request-rules.ts';
+import { currentBaseRuleSet } from './domain/base-layer/rule-sets.ts';
 import { BaseLayerTracker } from './domain/base-layer/tracker.ts';
 import { LaunchService } from './domain/launches/launch-service.ts';
 import type { ExternalReferenceBinder } from './domain/launches/preflight.ts';
@@ -132,8 +134,18 @@ function baseLayerServices(
       checkRules,
       fundingTokens: baseDeployment && rpcUrl ? fundingTokenReader(rpcUrl) : null,
     }),
-    preflightBaseLayer: async () => {
-      throw new ApiError('NOT_IMPLEMENTED');
+    preflightBaseLayer: async (principal, request, rawBytes) => {
+      if (!baseDeployment) throw new ApiError('BASE_LAYER_NOT_CONFIGURED');
+      const { contracts } = baseDeployment;
+      return preflightBaseLayer(principal, request, rawBytes, {
+        ...ruleContext(),
+        retiredRules: currentBaseRuleSet(db).retiredRules,
+        // The PoolManager the lane's router stamps pools into is the base deployment's (the lifecycle's review too).
+        canonicalPoolManager: contracts.poolManager.address,
+        deployment: { launchRouter: contracts.launchRouter.address, graphFactory: contracts.graphFactory.address },
+        // No fee certification is configured yet (V3_FEE_CERTIFICATIONS): every share is 0, as in the lifecycle.
+        feeCertifications: [],
+      });
     },
   };
 }

@@ -242,13 +242,17 @@ describe('createCustomLaunchV3', () => {
   });
 });
 
-describe.skip('preflightCustomLaunchV3', () => {
-  it('persists nothing and consumes no admission', async () => {
+describe('preflightCustomLaunchV3', () => {
+  it('persists nothing and consumes no admission; its requestHash is the one create binds', async () => {
     const before = counts(s);
-    const r = await preflight(s, key, request());
+    const body = request();
+    const r = await preflight(s, key, body);
     expect(r.status, r.text).toBe(200);
     expect(schemaProblems('custom-launch-preflight.v3.schema.json', r.json)).toEqual([]);
+    expect(r.json.launchEligibility.deployable).toBe(true);
     expect(counts(s)).toEqual(before);
+    const launch = await create(s, key, body);
+    expect(launch.json.requestHash).toBe(r.json.requestHash);
   });
 
   it("spends a partner's prepareRequestsPerHour: 2 allowed, the third 429", async () => {

@@ -56,7 +56,10 @@ function fundingAuthorizationOf(row: BaseLaunchRow): CustomLaunchFundingAuthoriz
   return initialFundingAuthorization(request);
 }
 
-/** The funding authorization stored at create for an eip3009 request (null for native funding): nothing to sign yet. */
+/**
+ * The funding authorization stored at create for an eip3009 request (null for native funding): the token, amount and
+ * recipient with nothing to sign yet (spec/schemas/custom-launch-resource.v3.schema.json FundingAuthorization).
+ */
 export function initialFundingAuthorization(
   request: CustomLaunchCreateRequestV3,
 ): CustomLaunchFundingAuthorizationV3 | null {
@@ -90,7 +93,8 @@ export function partnerAttributionFor(principal: Principal): CustomLaunchResourc
 
 /**
  * A base-layer launch in the credential's visibility (a partner root sees its partner's, anyone else its own
- * lineage, as for V4), else 404 NOT_FOUND: a launch outside it answers exactly like a missing one.
+ * lineage, as for V4), else 404 NOT_FOUND: a launch outside it answers exactly like a missing one
+ * (spec/openapi/paths/v3-custom-launch.yaml getCustomLaunchV3, and every operation on one launch).
  */
 export function visibleBaseLaunch(db: Db, principal: Principal, launchId: string): BaseLaunchRow {
   const v = visibility(principal);

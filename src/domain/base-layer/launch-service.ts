@@ -117,7 +117,10 @@ export class BaseLayerLaunches {
     });
   }
 
-  /** getCustomLaunchV3: a launch in the credential's visibility, else 404 NOT_FOUND (foreign looks like missing). */
+  /**
+   * getCustomLaunchV3: a launch in the credential's visibility, else 404 NOT_FOUND (foreign looks like missing).
+   * Spec: spec/openapi/paths/v3-custom-launch.yaml.
+   */
   get(principal: Principal, launchId: string): CustomLaunchResourceV3 {
     return toBaseLaunchResource(visibleBaseLaunch(this.deps.db, principal, launchId));
   }
@@ -146,7 +149,10 @@ export class BaseLayerLaunches {
     };
   }
 
-  /** submitFundingAuthorizationV3 (see submitFundingAuthorization). */
+  /**
+   * submitFundingAuthorizationV3 (spec/openapi/paths/v3-custom-launch-funding-authorization.yaml): see
+   * submitFundingAuthorization.
+   */
   async submitFundingAuthorization(
     principal: Principal,
     launchId: string,
