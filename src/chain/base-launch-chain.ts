@@ -216,6 +216,12 @@ export class BaseLaunchChain {
     return found;
   }
 
+  /** Whether a mined transaction succeeded or reverted; null when it has no receipt. */
+  async receiptStatus(hash: Hex): Promise<'success' | 'reverted' | null> {
+    const receipt = await this.clients[0].getTransactionReceipt({ hash }).catch(() => null);
+    return receipt?.status ?? null;
+  }
+
   /** A mined transaction, or null when it is unknown or pending. */
   async transaction(hash: Hex): Promise<ObservedTransaction | null> {
     const tx = await this.clients[0].getTransaction({ hash }).catch(() => null);

@@ -193,6 +193,32 @@ async function signFunding(launchId: string, principal: Principal): Promise<void
   expect(resource.fundingAuthorization?.token).toBe(dusd);
 }
 
+/** Account 0 cancels one of its EIP-3009 authorization nonces on dUSD (cancelAuthorization). */
+async function cancelFundingNonce(nonceToCancel: Hex): Promise<void> {
+  const dusd = devnet.deployment.contracts.fundingToken.address;
+  const signature = await account0.signTypedData({
+    domain: { name: 'Devnet USD', version: '2', chainId: 1, verifyingContract: dusd },
+    types: {
+      CancelAuthorization: [
+        { name: 'authorizer', type: 'address' },
+        { name: 'nonce', type: 'bytes32' },
+      ],
+    },
+    primaryType: 'CancelAuthorization',
+    message: { authorizer: account0.address, nonce: nonceToCancel },
+  });
+  const { r, s, v } = parseSignature(signature);
+  const hash = await wallet.writeContract({
+    chain: wallet.chain,
+    account: account0,
+    address: dusd,
+    abi: devnetUsdAbi,
+    functionName: 'cancelAuthorization',
+    args: [account0.address, nonceToCancel, Number(v), r, s],
+  });
+  await reader.waitForTransactionReceipt({ hash });
+}
+
 describe('the base-layer lifecycle on chain 1 (in process, real anvil and SQLite)', () => {
   it('takes a native launch from received to finalized with the exact transaction and writes the feed row', async () => {
     const { launchId } = storeBaseLaunch(db, request());
@@ -410,6 +436,7 @@ describe('the base-layer lifecycle on chain 1 (in process, real anvil and SQLite
     await tracker.tick();
     expect(statusOf(launchId)).toBe('authorized');
     expect(baseLaunchRow(db, launchId)?.chain_evidence_json).toBeNull();
+    expect(JSON.parse(baseLaunchRow(db, launchId)?.finding_codes_json ?? '[]')).toContain('CHAIN_REORG_DETECTED');
     await broadcast(tx);
     await driveTo(launchId, 'submitted');
     expect(
@@ -417,6 +444,33 @@ describe('the base-layer lifecycle on chain 1 (in process, real anvil and SQLite
         .map((t) => t.to)
         .slice(-4),
     ).toEqual(['authorized', 'submitted', 'authorized', 'submitted']);
+  }, 60_000);
+
+  it('fails a launch whose exact transaction was mined and reverted', async () => {
+    const dusd = devnet.deployment.contracts.fundingToken.address;
+    const { launchId, principal } = storeBaseLaunch(
+      db,
+      request({
+        funding: {
+          mode: 'eip3009',
+          valueWei: '1000000000000000000',
+          token: dusd,
+          amount: '1000000',
+          recipient: fundingRecipient.toLowerCase(),
+        },
+      }),
+    );
+    await driveTo(launchId, 'awaiting_funding_authorization');
+    await signFunding(launchId, principal);
+    await driveTo(launchId, 'authorized');
+    // The wallet cancels the authorization first: the exact transaction then reverts in the token's pull.
+    await cancelFundingNonce(fundingNonceOf(launchId, baseLaunchRow(db, launchId)?.launch_intent_hash as string));
+    await broadcast(boundTransaction(launchId));
+    await tracker.tick();
+    expect(statusOf(launchId)).toBe('failed');
+    expect(JSON.parse(baseLaunchRow(db, launchId)?.failure_json ?? 'null')).toMatchObject({
+      code: 'WALLET_TRANSACTION_REVERTED',
+    });
   }, 60_000);
 
   it('waits after pending_review without chain 1, retries a chain that does not answer, and goes on once it does', async () => {
@@ -500,56 +554,13 @@ describe('the base-layer lifecycle on chain 1 (in process, real anvil and SQLite
     await tracker.tick();
     expect(statusOf(launchId)).toBe('awaiting_funding_authorization');
     const nonceUsed = fundingNonceOf(launchId, baseLaunchRow(db, launchId)?.launch_intent_hash as string);
-    const signature = await account0.signTypedData({
-      domain: { name: 'Devnet USD', version: '2', chainId: 1, verifyingContract: dusd },
-      types: {
-        CancelAuthorization: [
-          { name: 'authorizer', type: 'address' },
-          { name: 'nonce', type: 'bytes32' },
-        ],
-      },
-      primaryType: 'CancelAuthorization',
-      message: { authorizer: account0.address, nonce: nonceUsed },
-    });
-    const { r, s, v } = parseSignature(signature);
-    const hash = await wallet.writeContract({
-      chain: wallet.chain,
-      account: account0,
-      address: dusd,
-      abi: devnetUsdAbi,
-      functionName: 'cancelAuthorization',
-      args: [account0.address, nonceUsed, Number(v), r, s],
-    });
-    await reader.waitForTransactionReceipt({ hash });
+    await cancelFundingNonce(nonceUsed);
     await tracker.tick();
     expect(statusOf(launchId)).toBe('cancelled');
     expect(JSON.parse(baseLaunchRow(db, launchId)?.failure_json ?? 'null')).toMatchObject({
       code: 'V3_FUNDING_AUTHORIZATION_EXPIRED',
     });
   }, 60_000);
-
-  it.each([
-    ['no rule code', ['v3', 'rules', 'retire', '--reason', 'x'], 'at least one RULE_CODE'],
-    [
-      'a code that is not a hard-block rule',
-      ['v3', 'rules', 'retire', 'FEE_CERTIFICATION_NOT_FOUND', '--reason', 'x'],
-      'not a hard-block rule',
-    ],
-    ['no reason', ['v3', 'rules', 'retire', 'RUNTIME_CALLCODE'], '--reason must be 1 to 1024'],
-    [
-      'a reason of 1025 characters',
-      ['v3', 'rules', 'retire', 'RUNTIME_CALLCODE', '--reason', 'r'.repeat(1025)],
-      '--reason must be 1 to 1024',
-    ],
-  ])(
-    'v3 rules retire refuses %s',
-    async (_name, args, want) => {
-      const run = await runAdmin(args, { ...env, DATABASE_PATH: join(dir, 'refusals.sqlite') });
-      expect(run.code).toBe(2);
-      expect(run.stderr).toContain(want);
-    },
-    30_000,
-  );
 });
 
 describe('the permit attester key of a server bound only to the base layer', () => {
@@ -576,22 +587,40 @@ describe('the permit attester key of a server bound only to the base layer', () 
   });
 });
 
-describe('v3 rules retire at the bounds of its reason', () => {
-  it.each([
-    ['a reason of 1 character', 'r', 1],
-    ['a reason of 1024 characters', 'r'.repeat(1024), 2],
-  ])(
-    'records %s',
-    async (_name, reason, revision) => {
-      const run = await runAdmin(['v3', 'rules', 'retire', 'RUNTIME_CALLCODE', '--reason', reason], {
-        ...env,
-        DATABASE_PATH: join(dir, 'retire-bounds.sqlite'),
+describe('v3 rules retire at the bounds of its arguments (operator processes run side by side)', () => {
+  it('refuses a missing or unknown rule code and a reason outside 1 to 1024 characters, and records both bounds', async () => {
+    const refusals: Array<[string, string[], string]> = [
+      ['no rule code', ['--reason', 'x'], 'at least one RULE_CODE'],
+      [
+        'a code that is not a hard-block rule',
+        ['FEE_CERTIFICATION_NOT_FOUND', '--reason', 'x'],
+        'not a hard-block rule',
+      ],
+      ['no reason', ['RUNTIME_CALLCODE'], '--reason must be 1 to 1024'],
+      ['a reason of 1025 characters', ['RUNTIME_CALLCODE', '--reason', 'r'.repeat(1025)], '--reason must be 1 to 1024'],
+    ];
+    const accepted: Array<[string, string, string]> = [
+      ['a reason of 1 character', 'r', 'bound-1.sqlite'],
+      ['a reason of 1024 characters', 'r'.repeat(1024), 'bound-1024.sqlite'],
+    ];
+    const retire = (args: string[], file: string) =>
+      runAdmin(['v3', 'rules', 'retire', ...args], { ...env, DATABASE_PATH: join(dir, file) });
+    const [refused, recorded] = await Promise.all([
+      Promise.all(refusals.map(([name, args]) => retire(args, `refusal-${name.replaceAll(' ', '-')}.sqlite`))),
+      Promise.all(accepted.map(([, reason, file]) => retire(['RUNTIME_CALLCODE', '--reason', reason], file))),
+    ]);
+    refusals.forEach(([name, , want], i) => {
+      expect(refused[i]?.code, name).toBe(2);
+      expect(refused[i]?.stderr, name).toContain(want);
+    });
+    accepted.forEach(([name], i) => {
+      expect(recorded[i]?.code, `${name}: ${recorded[i]?.stderr}`).toBe(0);
+      expect(JSON.parse(recorded[i]?.stdout ?? 'null'), name).toEqual({
+        revision: 1,
+        retiredRules: ['RUNTIME_CALLCODE'],
       });
-      expect(run.code, run.stderr).toBe(0);
-      expect(JSON.parse(run.stdout)).toEqual({ revision, retiredRules: ['RUNTIME_CALLCODE'] });
-    },
-    30_000,
-  );
+    });
+  }, 60_000);
 });
 
 describe('the funding window of an authorized launch, by chain time (moves the devnet clock on)', () => {

@@ -1,5 +1,7 @@
 import type { Address, Hex } from 'viem';
 import { basePermitOfCalldata } from '../../chain/base-launch-chain.ts';
+import { findingCodes } from '../launches/finding-codes.ts';
+import { baseLayerFindingCodes } from './finding-codes.ts';
 import type { BaseLaunchRow } from './launch-store.ts';
 import { intentBytesOf, walletOf } from './lifecycle-context.ts';
 import { fundingExpiredCode, fundingWindowClosed, storedFundingOf } from './lifecycle-funding.ts';
@@ -48,7 +50,7 @@ function cancel(ctx: BaseTrackerContext, row: BaseLaunchRow, message: string): v
   failTracked(ctx, row, 'cancelled', {
     code: fundingExpiredCode,
     message,
-    remediation: 'Submit a new request and sign its funding authorization within the window.',
+    remediation: baseLayerFindingCodes.V3_FUNDING_AUTHORIZATION_EXPIRED.obligation,
   });
 }
 
@@ -91,7 +93,7 @@ export async function findSubmission(ctx: BaseTrackerContext, row: BaseLaunchRow
       });
       return;
     }
-    await noteOtherCalls(ctx, row, intent, from, to);
+    if (await noteOtherCalls(ctx, row, intent, from, to)) return;
     ctx.db
       .prepare('UPDATE v3_launches SET tracked_to_block = ? WHERE launch_id = ? AND status = ?')
       .run(Number(to), row.launch_id, row.status);
@@ -103,23 +105,38 @@ export async function findSubmission(ctx: BaseTrackerContext, row: BaseLaunchRow
     failTracked(ctx, row, 'failed', {
       code: 'LAUNCH_PERMIT_EXPIRED',
       message: `The permit expired at ${new Date(Number(permit.expiresAt) * 1000).toISOString()} (chain time) before the exact wallet transaction was mined.`,
-      remediation: 'Submit a new request; the service issues a fresh permit with its wallet transaction.',
+      remediation: findingCodes.LAUNCH_PERMIT_EXPIRED.obligation,
     });
   }
 }
 
-/** A launch call from the wallet naming this intent with other bytes is never accepted; the launch keeps waiting. */
+/**
+ * The wallet's launch calls naming this intent that did not stamp: the exact bytes reverted (`failed`,
+ * WALLET_TRANSACTION_REVERTED: the intent stays unstamped, but the wallet sent what it was given); other bytes are never
+ * accepted (WALLET_TRANSACTION_MISMATCH among the finding codes) and the launch keeps waiting. Returns true when the
+ * launch failed.
+ */
 async function noteOtherCalls(
   ctx: BaseTrackerContext,
   row: BaseLaunchRow,
   intent: Hex,
   from: bigint,
   to: bigint,
-): Promise<void> {
+): Promise<boolean> {
   const exact = boundTransactionOf(row);
   for (const tx of await ctx.chain.walletTransactions(walletOf(row), from, to)) {
-    if (isExactBaseTransaction(tx, exact)) continue;
     if (basePermitOfCalldata(tx.input)?.launchIntentHash.toLowerCase() !== intent.toLowerCase()) continue;
-    addTrackedFinding(ctx, row, 'WALLET_TRANSACTION_MISMATCH');
+    if (!isExactBaseTransaction(tx, exact)) {
+      addTrackedFinding(ctx, row, 'WALLET_TRANSACTION_MISMATCH');
+      continue;
+    }
+    if ((await ctx.chain.receiptStatus(tx.hash)) !== 'reverted') continue;
+    failTracked(ctx, row, 'failed', {
+      code: 'WALLET_TRANSACTION_REVERTED',
+      message: `The exact wallet transaction ${tx.hash} reverted in block ${tx.blockNumber}.`,
+      remediation: findingCodes.WALLET_TRANSACTION_REVERTED.obligation,
+    });
+    return true;
   }
+  return false;
 }
