@@ -165,13 +165,11 @@ function boundTransaction(launchId: string): {
   return JSON.parse(baseLaunchRow(db, launchId)?.wallet_transaction_json ?? 'null');
 }
 
-/** Signs the launch's funding typed data with account 0 and submits it (submitFundingAuthorizationV3's domain call). */
-async function signFunding(launchId: string, principal: Principal): Promise<void> {
-  const row = baseLaunchRow(db, launchId);
-  const funding = JSON.parse(row?.funding_authorization_json ?? 'null');
-  const { domain, message, primaryType, types } = funding.typedData;
+/** Account 0's signature of a launch's funding typed data, as a wallet's eth_signTypedData_v4 gives it. */
+function signTypedDataOf(typedData: any): Promise<Hex> {
+  const { domain, message, primaryType, types } = typedData;
   const { EIP712Domain: _domain, ...messageTypes } = types;
-  const signature = await account0.signTypedData({
+  return account0.signTypedData({
     domain: { ...domain, verifyingContract: domain.verifyingContract as Address },
     types: messageTypes,
     primaryType,
@@ -182,6 +180,12 @@ async function signFunding(launchId: string, principal: Principal): Promise<void
       validBefore: BigInt(message.validBefore),
     },
   });
+}
+
+/** Signs the launch's funding typed data with account 0 and submits it (submitFundingAuthorizationV3's domain call). */
+async function signFunding(launchId: string, principal: Principal): Promise<void> {
+  const funding = JSON.parse(baseLaunchRow(db, launchId)?.funding_authorization_json ?? 'null');
+  const signature = await signTypedDataOf(funding.typedData);
   const dusd = devnet.deployment.contracts.fundingToken.address;
   const resource = await submitFundingAuthorization(
     { db, now: ctx.now, reader: fundingTokenReader(devnet.deployment.rpcUrl) },
@@ -688,7 +692,7 @@ describe('the permit of an authorized launch (moves the devnet clock an hour on:
 });
 
 describe('a server process on the base-layer devnet (real HTTP)', () => {
-  it('resumes a launch after a kill mid-step without a repeated transition, finalizes it and serves the feed', async () => {
+  it('resumes an eip3009 launch after a kill mid-step without a repeated transition, takes its signature over HTTP, finalizes it and serves the feed', async () => {
     const path = join(dir, 'server.sqlite');
     const setup = openDatabase(path);
     const { apiKey } = mintWalletKey(setup, {
@@ -703,6 +707,8 @@ describe('a server process on the base-layer devnet (real HTTP)', () => {
       LIFECYCLE_LEASE_MS: '1500',
       LIFECYCLE_POLL_MS: '50',
       LIFECYCLE_TRACKER_POLL_MS: '200',
+      // The devnet clock runs hours ahead after the tests above: a window of a day keeps the authorization valid.
+      V3_FUNDING_AUTHORIZATION_WINDOW_SECONDS: '86400',
     };
     const statusOf = async (url: string, launchId: string) =>
       (await call(`${url}/v3/custom-launches/${launchId}`, { headers: auth(apiKey) })).json;
@@ -723,7 +729,17 @@ describe('a server process on the base-layer devnet (real HTTP)', () => {
       const created = await call(`${first.url}/v3/custom-launches`, {
         method: 'POST',
         headers: auth(apiKey, { 'Idempotency-Key': 'base-lifecycle-kill-0001' }),
-        body: JSON.stringify(request()),
+        body: JSON.stringify(
+          request({
+            funding: {
+              mode: 'eip3009',
+              valueWei: '1000000000000000000',
+              token: devnet.deployment.contracts.fundingToken.address,
+              amount: '2000000',
+              recipient: fundingRecipient.toLowerCase(),
+            },
+          }),
+        ),
       });
       expect(created.status, created.text).toBe(202);
       launchId = created.json.launchId;
@@ -733,6 +749,17 @@ describe('a server process on the base-layer devnet (real HTTP)', () => {
     }
     const second = await startServerProcess(serverEnv);
     try {
+      const awaiting = await until(second.url, launchId, 'awaiting_funding_authorization');
+      expect(awaiting.walletTransaction).toBeNull();
+      const signed = await call(`${second.url}/v3/custom-launches/${launchId}/funding-authorization`, {
+        method: 'POST',
+        headers: auth(apiKey),
+        body: JSON.stringify({
+          schemaVersion: 'platform.custom-launch-funding-authorization.v3',
+          signature: await signTypedDataOf(awaiting.fundingAuthorization.typedData),
+        }),
+      });
+      expect(signed.status, signed.text).toBe(200);
       const authorized = await until(second.url, launchId, 'authorized');
       expect(authorized.walletTransaction).toMatchObject({ chainId: '1', from: account0.address.toLowerCase() });
       await broadcast(authorized.walletTransaction);
@@ -760,7 +787,9 @@ describe('a server process on the base-layer devnet (real HTTP)', () => {
         expect(baseLaunchTransitions(store, launchId).map((t) => `${t.from}>${t.to}`)).toEqual([
           'received>validating',
           'validating>pending_review',
-          'pending_review>prepared',
+          'pending_review>awaiting_funding_authorization',
+          'awaiting_funding_authorization>funding_authorization_verified',
+          'funding_authorization_verified>prepared',
           'prepared>simulating',
           'simulating>authorized',
           'authorized>submitted',
