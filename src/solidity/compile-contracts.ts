@@ -140,10 +140,20 @@ export function compileSolidityIsolated(
   return compileInWorker(standardJsonInput(sources, settings), sources);
 }
 
-/** Compiles a serialized standard-JSON input in a worker thread; `read` is the text of its sources by unit name. */
-function compileInWorker(serialized: string, read: Record<string, string>): Promise<SolidityBuild> {
+/**
+ * Compiles a serialized standard-JSON input in a worker thread; `read` is the text of its sources by unit name. With
+ * `timeoutMs`, a compilation still running then is stopped and rejected.
+ */
+function compileInWorker(serialized: string, read: Record<string, string>, timeoutMs?: number): Promise<SolidityBuild> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(new URL('./solc-worker.mjs', import.meta.url), { workerData: { input: serialized } });
+    if (timeoutMs !== undefined) {
+      const timer = setTimeout(() => {
+        reject(new Error(`the compilation ran longer than ${timeoutMs} ms`));
+        void worker.terminate();
+      }, timeoutMs);
+      worker.once('exit', () => clearTimeout(timer));
+    }
     worker.once('message', (m: { output: string; version: string }) => {
       try {
         resolve(buildOf(serialized, m.output, m.version, read));
@@ -174,12 +184,12 @@ export function serverStandardJson(input: StandardJsonSources): string {
 /**
  * Compiles a request's own standard-JSON input with the pinned solc-js in a worker thread, its settings as given
  * except outputSelection, which the server sets to the creation and runtime code only. Imports resolve only among
- * its sources. Rejects with solc's messages when the sources do not compile.
+ * its sources. Rejects with solc's messages when the sources do not compile, or when `timeoutMs` passes first.
  */
-export function compileStandardJsonIsolated(input: StandardJsonSources): Promise<SolidityBuild> {
+export function compileStandardJsonIsolated(input: StandardJsonSources, timeoutMs?: number): Promise<SolidityBuild> {
   const serialized = serverStandardJson(input);
   const sources = Object.fromEntries(Object.entries(input.sources).map(([path, { content }]) => [path, content]));
-  return compileInWorker(serialized, sources);
+  return compileInWorker(serialized, sources, timeoutMs);
 }
 
 /** One source unit's solc AST (compact JSON form), as solc's standard JSON output gives it. */

@@ -110,6 +110,20 @@ describe('buildBaseGraph', () => {
     ],
   ];
 
+  it('fails a unit that compiles longer than the timeout, and builds it within the timeout', async () => {
+    const request = changed((r) => {
+      const unit = structuredClone(baseLayerUnit);
+      unit.standardJson.sources['Fresh.sol'] = { content: `pragma solidity ^0.8.26; contract Fresh${Date.now()} {}` };
+      r.compilation.units = [unit];
+    });
+    expect(await buildBaseGraph(request, { unitTimeoutMs: 1 })).toMatchObject({
+      ok: false,
+      code: 'V3_BUILD_FAILED',
+      message: expect.stringContaining('longer than 1 ms'),
+    });
+    expect(await buildBaseGraph(request, { unitTimeoutMs: 60_000 })).toMatchObject({ ok: true });
+  });
+
   it.each(rows)('%s', async (_name, request, want) => {
     const build = await buildBaseGraph(request());
     if (want === null) expect(build.ok).toBe(true);

@@ -5,12 +5,11 @@ import type { Principal } from '../../src/auth/keys.ts';
 import { digestOf } from '../../src/core/request-hashes.ts';
 import { type BaseLayerPreflightContext, preflightBaseLayer } from '../../src/domain/base-layer/preflight.ts';
 import type { ApiError } from '../../src/errors/api-error.ts';
-import { pinnedCompilerVersion } from '../../src/solidity/compile-contracts.ts';
 import { schemaProblems } from '../../src/spec/schema-registry.ts';
 import {
-  baseDevnetAddresses,
   baseLayerRequest,
   baseLayerRequestBytes,
+  baseLayerTestContext,
   defaultBaseLaunchWallet,
   sealBaseLayerRequest,
 } from '../support/base-layer-request.ts';
@@ -27,15 +26,7 @@ const principal: Principal = {
   expiresAt: null,
 };
 
-const context: BaseLayerPreflightContext = {
-  profile340Active: false,
-  fundingTokens: [baseDevnetAddresses.fundingToken],
-  compilerVersion: pinnedCompilerVersion(),
-  retiredRules: [],
-  canonicalPoolManager: baseDevnetAddresses.poolManager,
-  deployment: { launchRouter: baseDevnetAddresses.launchRouter, graphFactory: baseDevnetAddresses.graphFactory },
-  feeCertifications: [],
-};
+const context: BaseLayerPreflightContext = baseLayerTestContext();
 
 async function preflight(
   request: CustomLaunchCreateRequestV3,

@@ -180,6 +180,27 @@ const rows: Array<[name: string, given: Given, want: Want]> = [
     null,
   ],
   [
+    'a description of 4,097 UTF-8 bytes under 3.2.0',
+    {
+      options: { profileVersion: '3.2.0' },
+      edit: (r) => {
+        metadata(r).description = `${'é'.repeat(2048)}a`;
+      },
+    },
+    { code: 'INVALID_REQUEST', location: '/projectMetadata/description' },
+  ],
+  [
+    'profile 3.1.0 (revision 2) without metadata',
+    {
+      edit: (r) => {
+        r.profile = { ...r.profile, version: '3.1.0', revision: 2 };
+        delete r.projectMetadata;
+        delete r.projectMetadataHash;
+      },
+    },
+    null,
+  ],
+  [
     'a projectMetadataHash that does not bind',
     {
       edit: (r) => {

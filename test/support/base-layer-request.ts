@@ -5,6 +5,7 @@ import { deflateSync } from 'node:zlib';
 import { concat, encodeAbiParameters, type Hex, keccak256 } from 'viem';
 import type { CustomLaunchCreateRequestV3 } from '../../generated/types/service.ts';
 import { baseLaunchIntentHashOf, baseProjectMetadataHashOf, mineBaseHookSalt } from '../../src/core/base-graph.ts';
+import type { BaseLayerPreflightContext } from '../../src/domain/base-layer/preflight.ts';
 import { pinnedCompilerVersion, serverStandardJson } from '../../src/solidity/compile-contracts.ts';
 
 /** The base-layer devnet's fixed addresses (src/devnet/base-devnet.ts deploys them at these addresses). */
@@ -212,6 +213,22 @@ export function baseLayerRequest(options: BaseLayerRequestOptions = {}): CustomL
     launchIntentHash: '',
   } as CustomLaunchCreateRequestV3;
   return sealBaseLayerRequest(request);
+}
+
+/**
+ * The rule and review context of the base-layer devnet as a test server would configure it: 3.4.0 inactive, dUSD as
+ * the funding token, the pinned compiler, no retired rule, no fee certification.
+ */
+export function baseLayerTestContext(): BaseLayerPreflightContext {
+  return {
+    profile340Active: false,
+    fundingTokens: [baseDevnetAddresses.fundingToken],
+    compilerVersion: pinnedCompilerVersion(),
+    retiredRules: [],
+    canonicalPoolManager: baseDevnetAddresses.poolManager,
+    deployment: { launchRouter: baseDevnetAddresses.launchRouter, graphFactory: baseDevnetAddresses.graphFactory },
+    feeCertifications: [],
+  };
 }
 
 /** The exact bytes of a request as a client sends them. */

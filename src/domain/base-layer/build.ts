@@ -21,6 +21,9 @@ export type BaseGraphBuild =
   | { ok: true; targets: BuiltBaseTarget[] }
   | { ok: false; code: 'V3_BUILD_FAILED' | 'V3_INIT_CODE_MISMATCH'; message: string; targetId: string | null };
 
+/** Project design: how long one unit may compile before the build fails. */
+export const baseBuildLimits = { unitTimeoutMs: 120_000 } as const;
+
 /** A solc link placeholder (`__$<34 hex>$__`): the code calls a library that is not linked. */
 const linkPlaceholder = /__\$[0-9a-fA-F]{34}\$__/;
 
@@ -28,15 +31,20 @@ const linkPlaceholder = /__\$[0-9a-fA-F]{34}\$__/;
  * Builds the request's graph with the pinned solc-js: each compilation unit once, in a worker thread, with its own
  * settings and the server's outputSelection (creation and runtime code); then each target's init code (creation
  * code followed by constructorArgs) and its keccak-256, compared with the declared initCodeHash. A unit that does
- * not compile, a contract it does not build, or code that needs library linking is V3_BUILD_FAILED; a hash that
- * differs is V3_INIT_CODE_MISMATCH. Expects a request that passed checkBaseLayerRequestRules. Spec: the
- * initCodeHash of GraphTarget and `Compilation` in spec/schemas/custom-launch-create-request.v3.schema.json.
+ * not compile (or still compiles after `unitTimeoutMs`, default 120 s), a contract it does not build, or code that
+ * needs library linking is V3_BUILD_FAILED; a hash that differs is V3_INIT_CODE_MISMATCH. Expects a request that
+ * passed checkBaseLayerRequestRules. Spec: the initCodeHash of GraphTarget and `Compilation` in
+ * spec/schemas/custom-launch-create-request.v3.schema.json.
  */
-export async function buildBaseGraph(request: CustomLaunchCreateRequestV3): Promise<BaseGraphBuild> {
+export async function buildBaseGraph(
+  request: CustomLaunchCreateRequestV3,
+  options: { unitTimeoutMs?: number } = {},
+): Promise<BaseGraphBuild> {
   const builds = new Map<string, SolidityBuild>();
+  const timeoutMs = options.unitTimeoutMs ?? baseBuildLimits.unitTimeoutMs;
   for (const unit of request.compilation.units) {
     try {
-      builds.set(unit.unitId, await compileStandardJsonIsolated(unit.standardJson));
+      builds.set(unit.unitId, await compileStandardJsonIsolated(unit.standardJson, timeoutMs));
     } catch (err) {
       // solc's formatted messages can run long; the first part names the first error.
       const reason = (err instanceof Error ? err.message : String(err)).slice(0, 2000);
