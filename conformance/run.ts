@@ -44,6 +44,9 @@ async function startServer(databasePath: string): Promise<{ child: ChildProcess;
       ROUTE_BUDGET_PER_MINUTE: '100000000',
       ADMISSION_PER_HOUR: '1000000',
       ADMISSION_PER_DAY: '1000000',
+      // The base-layer lane's contracts without a chain-1 node: V3 creates are accepted and wait for the chain after
+      // the admission review (test/fixtures/base-deployment.json is the base devnet's deterministic deployment).
+      BASE_DEPLOYMENT_PATH: join(root, 'test/fixtures/base-deployment.json'),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

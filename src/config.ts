@@ -81,6 +81,12 @@ export interface Config {
      * (V3_FUNDING_AUTHORIZATION_WINDOW_SECONDS, 60 to 86,400): the typed data's validBefore minus its validAfter.
      */
     fundingAuthorizationWindowSeconds: number;
+    /**
+     * The fee certifications of the base layer (V3_FEE_CERTIFICATIONS, a JSON list of {adapter, profileVersion};
+     * adapter null certifies the profile itself). A launch whose feeAdapter and profile match an entry carries the
+     * 10 bps platform share for the exact pool key it stamps; every other launch carries none. Default: none.
+     */
+    feeCertifications: Array<{ adapter: string | null; profileVersion: string }>;
   };
   /** The native/USD aggregator on chain 4663 the initial-buy quote reads; null when not configured. */
   priceFeedAddress: string | null;
@@ -158,6 +164,43 @@ function intInRange(env: NodeJS.ProcessEnv, name: string, fallback: number, min:
   const value = int(env, name, fallback);
   if (value < min || value > max) throw new Error(`${name} must be from ${min} to ${max}, got ${value}`);
   return value;
+}
+
+const v3Profiles = ['3.0.0', '3.1.0', '3.2.0', '3.3.0', '3.4.0'];
+
+/** V3_FEE_CERTIFICATIONS: a JSON list of {adapter: 0x address or null, profileVersion: a V3 profile}. */
+function feeCertifications(env: NodeJS.ProcessEnv): Array<{ adapter: string | null; profileVersion: string }> {
+  const raw = env.V3_FEE_CERTIFICATIONS;
+  if (!raw) return [];
+  const problem = `V3_FEE_CERTIFICATIONS must be a JSON list of {"adapter": <0x address or null>, "profileVersion": <${v3Profiles.join('|')}>}, got ${raw}`;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new Error(problem);
+  }
+  if (!Array.isArray(parsed)) throw new Error(problem);
+  return parsed.map((entry: unknown) => {
+    const e = entry as { adapter?: unknown; profileVersion?: unknown };
+    const keys = entry && typeof entry === 'object' ? Object.keys(entry).sort().join(',') : '';
+    const adapterOk = e.adapter === null || (typeof e.adapter === 'string' && /^0x[0-9a-fA-F]{40}$/.test(e.adapter));
+    if (keys !== 'adapter,profileVersion' || !adapterOk || !v3Profiles.includes(e.profileVersion as string)) {
+      throw new Error(problem);
+    }
+    return {
+      adapter: e.adapter === null ? null : (e.adapter as string).toLowerCase(),
+      profileVersion: e.profileVersion as string,
+    };
+  });
+}
+
+/** BASE_DEPLOYMENT_PATH; required with CHAIN_1_RPC_URLS (a chain without its contracts cannot serve the lane). */
+function baseDeploymentPath(env: NodeJS.ProcessEnv): string | null {
+  const path = env.BASE_DEPLOYMENT_PATH || null;
+  if (env.CHAIN_1_RPC_URLS && !path) {
+    throw new Error('CHAIN_1_RPC_URLS needs BASE_DEPLOYMENT_PATH: the base-layer deployment document of that chain');
+  }
+  return path;
 }
 
 /** CHAIN_1_RPC_URLS: none, or exactly two http(s) URLs (the two provider positions of the base-layer readbacks). */
@@ -255,10 +298,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .map((u) => u.trim())
       .filter(Boolean),
     chain1RpcUrls: chain1RpcUrls(env),
-    baseDeploymentPath: env.BASE_DEPLOYMENT_PATH || null,
+    baseDeploymentPath: baseDeploymentPath(env),
     v3: {
       profile340Active: bool(env, 'V3_PROFILE_340_ACTIVE', false),
       fundingAuthorizationWindowSeconds: intInRange(env, 'V3_FUNDING_AUTHORIZATION_WINDOW_SECONDS', 3600, 60, 86_400),
+      feeCertifications: feeCertifications(env),
     },
     priceFeedAddress: env.PRICE_FEED_ADDRESS ? address(env, 'PRICE_FEED_ADDRESS', '') : null,
     // This address is reported by third parties, not confirmed by Uniswap: configuration, never a constant.

@@ -143,8 +143,7 @@ function baseLayerServices(
         // The PoolManager the lane's router stamps pools into is the base deployment's (the lifecycle's review too).
         canonicalPoolManager: contracts.poolManager.address,
         deployment: { launchRouter: contracts.launchRouter.address, graphFactory: contracts.graphFactory.address },
-        // No fee certification is configured yet (V3_FEE_CERTIFICATIONS): every share is 0, as in the lifecycle.
-        feeCertifications: [],
+        feeCertifications: config.v3.feeCertifications,
       });
     },
   };

@@ -562,7 +562,7 @@ export interface CustomLaunchProjectMetadataV3 {
       ];
 }
 /**
- * An actual image: the bytes (base64) plus a public URI. PNG, JPEG, WebP or GIF.
+ * An actual image: the bytes (base64) plus a public URI. PNG, JPEG, WebP or GIF, decoded by the server as its declared media type (a file that only claims the type is refused).
  */
 export interface CustomLaunchImageV3 {
   mediaType: 'image/png' | 'image/jpeg' | 'image/webp' | 'image/gif';

@@ -1835,7 +1835,7 @@ export type components = {
         } & (unknown & unknown);
         /**
          * CustomLaunchImageV3
-         * @description An actual image: the bytes (base64) plus a public URI. PNG, JPEG, WebP or GIF.
+         * @description An actual image: the bytes (base64) plus a public URI. PNG, JPEG, WebP or GIF, decoded by the server as its declared media type (a file that only claims the type is refused).
          */
         CustomLaunchImageV3: {
             byteLength: number;

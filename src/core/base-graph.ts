@@ -1,9 +1,9 @@
-import { encodeAbiParameters, getContractAddress, type Hex, keccak256, toHex } from 'viem';
+import { encodeAbiParameters, type Hex, keccak256 } from 'viem';
 import type { CustomLaunchCreateRequestV3 } from '../../generated/types/service.ts';
-import { addressHookBits } from './create2.ts';
+import { create2Address, mineSalt } from './create2.ts';
 import { digestOf } from './request-hashes.ts';
 
-/**
+/*
  * The base-layer (V3) graph on chain 1, as contracts/BaseGraphFactory.sol and contracts/BaseLaunchRouter.sol build
  * it: the router deploys each target through the factory with CREATE2 from its init code (creation code followed by
  * constructorArgs), salted with keccak256(abi.encode(router, salt)). Pure: the server, the packer and the CLI share it.
@@ -11,13 +11,7 @@ import { digestOf } from './request-hashes.ts';
 
 /** Where the base-layer graph factory puts a target the router deploys with `salt` and init code hash. */
 export function predictBaseGraphTarget(factory: Hex, router: Hex, salt: Hex, initCodeHash: Hex): Hex {
-  const effective = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'bytes32' }], [router, salt]));
-  return getContractAddress({
-    opcode: 'CREATE2',
-    from: factory,
-    salt: effective,
-    bytecodeHash: initCodeHash,
-  }).toLowerCase() as Hex;
+  return create2Address(factory, router, salt, initCodeHash);
 }
 
 /**
@@ -25,11 +19,7 @@ export function predictBaseGraphTarget(factory: Hex, router: Hex, salt: Hex, ini
  * counting up from `start` so the result is deterministic.
  */
 export function mineBaseHookSalt(factory: Hex, router: Hex, initCodeHash: Hex, mask: number, start = 0n): Hex {
-  for (let i = start; i < start + 4_000_000n; i++) {
-    const salt = toHex(i, { size: 32 });
-    if (addressHookBits(predictBaseGraphTarget(factory, router, salt, initCodeHash)) === mask) return salt;
-  }
-  throw new Error(`no salt within 4,000,000 tries gives mask ${mask}`);
+  return mineSalt(factory, router, initCodeHash, mask, start);
 }
 
 /** A v4 pool key of the base-layer lane: native (address 0) against the token, with the graph's hook. */

@@ -15,7 +15,7 @@ export function predictGraphTarget(factory: Hex, router: Hex, salt: Hex | undefi
 }
 
 /** CREATE2 from the factory for a caller's salt: the factory salts with keccak256(abi.encode(caller, salt)). */
-function create2Address(factory: Hex, caller: Hex, salt: Hex, bytecodeHash: Hex): Hex {
+export function create2Address(factory: Hex, caller: Hex, salt: Hex, bytecodeHash: Hex): Hex {
   const effective = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'bytes32' }], [caller, salt]));
   return getContractAddress({ opcode: 'CREATE2', from: factory, salt: effective, bytecodeHash }).toLowerCase() as Hex;
 }
@@ -34,19 +34,10 @@ export function mineHookSalt(factory: Hex, router: Hex, runtimeCode: Hex, mask: 
 }
 
 /**
- * Where the base-layer graph factory (contracts/base/BaseGraphFactory.sol) puts a target the base launch router
- * deploys: CREATE2 over the target's own init code (creation code and constructor arguments), salted as above.
+ * Mines a salt for which CREATE2 from `factory` (caller `router`) over `bytecodeHash` yields an address whose low 14
+ * bits equal `mask`, counting up from `start`.
  */
-export function predictBaseGraphTarget(factory: Hex, router: Hex, salt: Hex, initCode: Hex): Hex {
-  return create2Address(factory, router, salt, keccak256(initCode));
-}
-
-/** mineHookSalt for the base-layer graph factory: the hook is deployed from its init code, not a runtime loader. */
-export function mineBaseHookSalt(factory: Hex, router: Hex, initCode: Hex, mask: number, start = 0n): Hex {
-  return mineSalt(factory, router, keccak256(initCode), mask, start);
-}
-
-function mineSalt(factory: Hex, router: Hex, bytecodeHash: Hex, mask: number, start: bigint): Hex {
+export function mineSalt(factory: Hex, router: Hex, bytecodeHash: Hex, mask: number, start: bigint): Hex {
   for (let i = start; i < start + 4_000_000n; i++) {
     const salt = toHex(i, { size: 32 });
     if (addressHookBits(create2Address(factory, router, salt, bytecodeHash)) === mask) return salt;

@@ -255,6 +255,36 @@ describe('preflightCustomLaunchV3', () => {
     expect(launch.json.requestHash).toBe(r.json.requestHash);
   });
 
+  it('reports the platform share only for a configured certification of the profile or the named adapter', async () => {
+    const adapter = '0x00000000000000000000000000000000000000aa';
+    const certified = await extraServer({
+      v3: {
+        profile340Active: false,
+        fundingAuthorizationWindowSeconds: 3600,
+        feeCertifications: [{ adapter, profileVersion: '3.3.0' }],
+      },
+    });
+    const k = v3Key(certified);
+    const cases: Array<[string, string | null, boolean]> = [
+      ['the certified adapter', adapter, true],
+      ['another adapter', '0x00000000000000000000000000000000000000bb', false],
+      ['the profile itself (not certified here)', null, false],
+    ];
+    for (const [name, feeAdapter, want] of cases) {
+      const r = await preflight(certified, k, request({ feeAdapter }));
+      expect(r.status, `${name}: ${r.text}`).toBe(200);
+      expect(r.json.feeCertification, name).toMatchObject({
+        certified: want,
+        platformShareHundredthsBip: want ? 1000 : 0,
+        adapter: feeAdapter,
+      });
+      expect(r.json.feeCertification.stampedPoolKeyHash, name).toMatch(/^0x[0-9a-f]{64}$/);
+    }
+    const other = await preflight(s, key, request({ feeAdapter: adapter }));
+    expect(other.json.feeCertification).toMatchObject({ certified: false, platformShareHundredthsBip: 0 });
+    expect(other.json.warningFindingCodes).toContain('FEE_CERTIFICATION_NOT_FOUND');
+  });
+
   it("spends a partner's prepareRequestsPerHour: 2 allowed, the third 429", async () => {
     const root = s.partnerRoot({ chains: ['1'], budgets: { prepareRequestsPerHour: 2 } });
     const body = request();
@@ -274,7 +304,9 @@ describe('profile 3.4.0 activation', () => {
   });
 
   it('is accepted and shown active once activated', async () => {
-    const active = await extraServer({ v3: { profile340Active: true, fundingAuthorizationWindowSeconds: 3600 } });
+    const active = await extraServer({
+      v3: { profile340Active: true, fundingAuthorizationWindowSeconds: 3600, feeCertifications: [] },
+    });
     const r = await create(active, v3Key(active), request({ profileVersion: '3.4.0' }));
     expect(r.status, r.text).toBe(202);
     expect(r.json.launchProfileVersion).toBe('3.4.0');

@@ -1,6 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import {
   type Abi,
   type Address,
@@ -33,7 +34,8 @@ import { readBaseDeployment } from '../../src/chain/base-deployment.ts';
 import { chain1 } from '../../src/chain/chain.ts';
 import { launchPermitTypedData } from '../../src/chain/launch-permit.ts';
 import { loadConfig } from '../../src/config.ts';
-import { addressHookBits, mineBaseHookSalt, predictBaseGraphTarget } from '../../src/core/create2.ts';
+import { mineBaseHookSalt, predictBaseGraphTarget } from '../../src/core/base-graph.ts';
+import { addressHookBits } from '../../src/core/create2.ts';
 import { devnetOperatorKey } from '../../src/devnet/anvil.ts';
 import {
   type BaseDevnetDeployment,
@@ -123,7 +125,7 @@ describe('base-layer configuration', () => {
     ['three URLs', 'http://a.example,http://b.example,http://c.example', 'exactly two'],
     ['a URL that is not http', 'http://a.example,ftp://b.example', 'exactly two'],
   ])('CHAIN_1_RPC_URLS %s', (_name, given, want) => {
-    const env = given === undefined ? {} : { CHAIN_1_RPC_URLS: given };
+    const env = given === undefined ? {} : { CHAIN_1_RPC_URLS: given, BASE_DEPLOYMENT_PATH: '/x/base-deployment.json' };
     if (typeof want === 'string') expect(() => loadConfig(env)).toThrow(want);
     else expect(loadConfig(env).chain1RpcUrls).toEqual(want);
   });
@@ -139,6 +141,33 @@ describe('base-layer configuration', () => {
     const env = given === undefined ? {} : { V3_FUNDING_AUTHORIZATION_WINDOW_SECONDS: given };
     if (typeof want === 'string') expect(() => loadConfig(env)).toThrow(want);
     else expect(loadConfig(env).v3.fundingAuthorizationWindowSeconds).toBe(want);
+  });
+
+  it('refuses CHAIN_1_RPC_URLS without BASE_DEPLOYMENT_PATH', () => {
+    expect(() => loadConfig({ CHAIN_1_RPC_URLS: 'http://a.example,http://b.example' })).toThrow(
+      'CHAIN_1_RPC_URLS needs BASE_DEPLOYMENT_PATH',
+    );
+  });
+
+  const adapter = '0x00000000000000000000000000000000000000aa';
+  it.each([
+    ['unset', undefined, []],
+    ['an empty list', '[]', []],
+    ['the profile itself', '[{"adapter":null,"profileVersion":"3.3.0"}]', [{ adapter: null, profileVersion: '3.3.0' }]],
+    [
+      'an adapter (stored lowercase)',
+      `[{"adapter":"${adapter.toUpperCase().replace('0X', '0x')}","profileVersion":"3.4.0"}]`,
+      [{ adapter, profileVersion: '3.4.0' }],
+    ],
+    ['not JSON', '[{', 'V3_FEE_CERTIFICATIONS must be'],
+    ['not a list', '{"adapter":null,"profileVersion":"3.3.0"}', 'V3_FEE_CERTIFICATIONS must be'],
+    ['an unknown profile', '[{"adapter":null,"profileVersion":"3.5.0"}]', 'V3_FEE_CERTIFICATIONS must be'],
+    ['a short address', '[{"adapter":"0xaa","profileVersion":"3.3.0"}]', 'V3_FEE_CERTIFICATIONS must be'],
+    ['an extra field', '[{"adapter":null,"profileVersion":"3.3.0","share":1000}]', 'V3_FEE_CERTIFICATIONS must be'],
+  ])('V3_FEE_CERTIFICATIONS %s', (_name, given, want) => {
+    const env = given === undefined ? {} : { V3_FEE_CERTIFICATIONS: given };
+    if (typeof want === 'string') expect(() => loadConfig(env)).toThrow(want);
+    else expect(loadConfig(env).v3.feeCertifications).toEqual(want);
   });
 
   it.each([
@@ -261,6 +290,11 @@ describe('the local base-layer devnet (chain 1)', () => {
     const { operator: _operator, ...withoutOperator } = deployment;
     expect(readBaseDeployment(env.BASE_DEPLOYMENT_PATH as string)).toEqual(withoutOperator);
 
+    // The committed fixture (the conformance server's base layer without a chain) is this very deployment.
+    const fixture = readBaseDeployment(fileURLToPath(new URL('../fixtures/base-deployment.json', import.meta.url)));
+    expect(fixture.contracts).toEqual(deployment.contracts);
+    expect(fixture.permitAttester).toBe(deployment.permitAttester);
+
     const second = await startBaseDevnet({ port: port + 1 });
     try {
       expect({ ...second.deployment, rpcUrl: '' }).toEqual({ ...deployment, rpcUrl: '' });
@@ -366,7 +400,7 @@ describe('the local base-layer devnet (chain 1)', () => {
       : { token: dusd, recipient: fundingRecipient, ...authorization, signature: fundingSignature };
     const hookInitCode = artifact('ExampleHook').bytecode;
     saltStart += 10_000_000n;
-    const hookSalt = mineBaseHookSalt(factory, router, hookInitCode, hookMask, saltStart);
+    const hookSalt = mineBaseHookSalt(factory, router, keccak256(hookInitCode), hookMask, saltStart);
     const primitive = options.primitiveTokenInitCode !== undefined;
     const targets = [
       { initCode: options.primitiveTokenInitCode ?? artifact('ExampleToken').bytecode, salt: fresh('token salt') },
@@ -386,8 +420,13 @@ describe('the local base-layer devnet (chain 1)', () => {
       initializerIndex: primitive ? 255 : 2,
       platformShareHundredthsBip: options.platformShare ?? 0,
     };
-    const token = predictBaseGraphTarget(factory, router, targets[0]?.salt as Hex, targets[0]?.initCode as Hex);
-    const hook = predictBaseGraphTarget(factory, router, hookSalt, hookInitCode);
+    const token = predictBaseGraphTarget(
+      factory,
+      router,
+      targets[0]?.salt as Hex,
+      keccak256(targets[0]?.initCode as Hex),
+    );
+    const hook = predictBaseGraphTarget(factory, router, hookSalt, keccak256(hookInitCode));
     return { args: [params, targets, permit, permitSignature, funding] as const, funding, token, hook, params };
   }
 
