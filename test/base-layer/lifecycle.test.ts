@@ -16,7 +16,7 @@ import {
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { devnetUsdAbi } from '../../generated/contracts/abis.ts';
+import { baseLaunchRouterAbi, devnetUsdAbi } from '../../generated/contracts/abis.ts';
 import type { CustomLaunchCreateRequestV3 } from '../../generated/types/service.ts';
 import { mintWalletKey, type Principal } from '../../src/auth/keys.ts';
 import { BaseLaunchChain, basePermitOfCalldata } from '../../src/chain/base-launch-chain.ts';
@@ -326,6 +326,34 @@ describe('the base-layer lifecycle on chain 1 (in process, real anvil and SQLite
       'submitted',
       'finalized',
     ]);
+  }, 60_000);
+
+  it('stamps the platform share the review certified into the exact transaction', async () => {
+    const certified = new BaseLayerLifecycleWorker(
+      {
+        ...ctx,
+        rules: pinnedBaseLaunchRules(
+          loadConfig({ ...env, V3_FEE_CERTIFICATIONS: JSON.stringify([{ adapter: null, profileVersion: '3.3.0' }]) }),
+        ),
+      },
+      { workerId: 'worker-certified', lifecycle: testLifecycle, random: () => 0 },
+    );
+    const { launchId } = storeBaseLaunch(db, request());
+    while (await certified.tick()) {}
+    expect(statusOf(launchId)).toBe('authorized');
+    const certification = JSON.parse(baseLaunchRow(db, launchId)?.fee_certification_json ?? 'null');
+    expect(certification).toMatchObject({ certified: true, platformShareHundredthsBip: 1000, adapter: null });
+    await broadcast(boundTransaction(launchId));
+    await driveTo(launchId, 'submitted');
+    const { poolId } = JSON.parse(baseLaunchRow(db, launchId)?.public_output_json ?? 'null');
+    expect(poolId).toBe(certification.stampedPoolKeyHash);
+    const share = await reader.readContract({
+      address: devnet.deployment.contracts.launchRouter.address,
+      abi: baseLaunchRouterAbi,
+      functionName: 'platformShareOf',
+      args: [poolId],
+    });
+    expect(share).toBe(1000);
   }, 60_000);
 
   it('fails a launch whose intent a transaction one calldata byte off the exact one stamped', async () => {
