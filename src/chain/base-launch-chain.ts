@@ -13,6 +13,7 @@ import { baseLaunchRouterAbi, devnetUsdAbi } from '../../generated/contracts/abi
 import type { BaseDeployment } from './base-deployment.ts';
 import { chain1 } from './chain.ts';
 import { isExecutionRevert, ProviderDisagreement } from './chain-failure.ts';
+import { fundingTokenReader, type TokenEip712Domain, type ViemFundingToken } from './funding-token.ts';
 import type { Checkpoint } from './launch-chain.ts';
 import type { ObservedTransaction } from './launch-observer.ts';
 import type { LaunchPermit } from './launch-permit.ts';
@@ -81,14 +82,6 @@ export interface BaseStamp {
   poolId: Hex;
 }
 
-/** The EIP-712 domain an EIP-3009 token signs under. */
-export interface TokenDomain {
-  name: string;
-  version: string;
-  chainId: number;
-  verifyingContract: Address;
-}
-
 /** The calldata of BaseLaunchRouter.launch (contracts/base/BaseLaunchRouter.sol). */
 export function encodeBaseRouterLaunch(
   params: BaseLaunchParams,
@@ -124,6 +117,7 @@ export function basePermitOfCalldata(data: Hex): LaunchPermit | null {
  */
 export class BaseLaunchChain {
   private readonly clients: readonly [PublicClient, PublicClient];
+  private readonly token: ViemFundingToken;
 
   constructor(
     rpcUrls: readonly string[],
@@ -133,6 +127,7 @@ export class BaseLaunchChain {
     this.clients = rpcUrls.map((url) =>
       createPublicClient({ chain: chain1(url), transport: http(url, { retryCount: 1, timeout: 20_000 }) }),
     ) as unknown as readonly [PublicClient, PublicClient];
+    this.token = fundingTokenReader(rpcUrls[0] as string);
   }
 
   /** The lane's router. */
@@ -221,39 +216,35 @@ export class BaseLaunchChain {
     return found;
   }
 
+  /** Whether a mined transaction succeeded or reverted; null when it has no receipt. */
+  async receiptStatus(hash: Hex): Promise<'success' | 'reverted' | null> {
+    const receipt = await this.clients[0].getTransactionReceipt({ hash }).catch(() => null);
+    return receipt?.status ?? null;
+  }
+
   /** A mined transaction, or null when it is unknown or pending. */
   async transaction(hash: Hex): Promise<ObservedTransaction | null> {
     const tx = await this.clients[0].getTransaction({ hash }).catch(() => null);
     return tx ? observedOf(tx) : null;
   }
 
-  /** The EIP-712 domain of an EIP-3009 token: eip712Domain() (EIP-5267), else name() and version() on chain 1. */
-  async tokenDomain(token: Address): Promise<TokenDomain> {
-    const client = this.clients[0];
-    try {
-      const [, name, version, chainId, verifyingContract] = await client.readContract({
-        address: token,
-        abi: devnetUsdAbi,
-        functionName: 'eip712Domain',
-      });
-      return { name, version, chainId: Number(chainId), verifyingContract };
-    } catch (err) {
-      if (!isExecutionRevert(err)) throw err;
-    }
-    const [name, version] = await Promise.all([
-      client.readContract({ address: token, abi: devnetUsdAbi, functionName: 'name' }),
-      client.readContract({ address: token, abi: devnetUsdAbi, functionName: 'version' }),
-    ]);
-    return { name, version, chainId: 1, verifyingContract: token };
+  /** The EIP-712 domain of an EIP-3009 token on chain 1 (readEip712Domain of src/chain/funding-token.ts). */
+  tokenDomain(token: Address): Promise<TokenEip712Domain> {
+    return this.token.readEip712Domain(token);
   }
 
-  /** EIP-3009 authorizationState(authorizer, nonce) at the latest block: true once used or cancelled. */
-  authorizationState(token: Address, authorizer: Address, nonce: Hex): Promise<boolean> {
+  /**
+   * EIP-3009 authorizationState(authorizer, nonce) at `blockNumber` (the latest block unless named): true once used or
+   * cancelled.
+   */
+  authorizationState(token: Address, authorizer: Address, nonce: Hex, blockNumber?: bigint): Promise<boolean> {
+    if (blockNumber === undefined) return this.token.authorizationState(token, authorizer, nonce);
     return this.clients[0].readContract({
       address: token,
       abi: devnetUsdAbi,
       functionName: 'authorizationState',
       args: [authorizer, nonce],
+      blockNumber,
     });
   }
 

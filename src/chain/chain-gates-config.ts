@@ -15,11 +15,15 @@ export interface ChainGatesConfig extends LaunchChainConfig {
 /**
  * The chain gates of a configuration, or null when it configures none. They need two provider URLs, the
  * chain-deployment document (checked against its schema and against CANONICAL_POOL_MANAGER) and the permit attester
- * key. A half-configured chain is an error.
+ * key. A half-configured chain is an error, except the permit attester key alone on a server bound to a base-layer
+ * deployment (BASE_DEPLOYMENT_PATH): there it signs the base layer's permits only.
  */
 export function chainGatesConfigFrom(config: Config): ChainGatesConfig | null {
   const wanted = [config.chainDeploymentPath, config.permitAttesterKey];
   if (wanted.every((v) => v === null)) return null;
+  const baseLayerOnly =
+    config.chainDeploymentPath === null && config.chain4663RpcUrls.length === 0 && config.baseDeploymentPath !== null;
+  if (baseLayerOnly) return null;
   if (wanted.some((v) => v === null) || config.chain4663RpcUrls.length !== 2) {
     throw new Error(
       'chain gates need CHAIN_DEPLOYMENT_PATH, PERMIT_ATTESTER_KEY and two CHAIN_4663_RPC_URLS (comma-separated)',

@@ -1,5 +1,5 @@
 import { type Address, type Hex, keccak256, toHex } from 'viem';
-import type { TokenDomain } from '../../chain/base-launch-chain.ts';
+import type { TokenEip712Domain } from '../../chain/funding-token.ts';
 import type { BaseLaunchRow } from './launch-store.ts';
 import type { BaseFundingAuthorizationView } from './lifecycle-context.ts';
 
@@ -24,7 +24,7 @@ export function fundingNonceOf(launchId: string, launchIntentHash: string): Hex 
  */
 export function fundingTypedData(
   row: Pick<BaseLaunchRow, 'launch_id' | 'launch_intent_hash' | 'launch_wallet'>,
-  domain: TokenDomain,
+  domain: TokenEip712Domain,
   router: Address,
   amount: string,
   validBefore: bigint,

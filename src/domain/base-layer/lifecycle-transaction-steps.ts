@@ -6,6 +6,7 @@ import {
   noBaseFunding,
 } from '../../chain/base-launch-chain.ts';
 import type { LaunchPermit } from '../../chain/launch-permit.ts';
+import { baseLayerFindingCodes } from './finding-codes.ts';
 import type { BaseLaunchRow } from './launch-store.ts';
 import {
   type BaseLifecycleContext,
@@ -36,7 +37,7 @@ function expired(): BaseStepResult {
       failure_json: failureJson(
         fundingExpiredCode,
         'The EIP-3009 funding authorization window closed before the launch transaction was submitted.',
-        'Submit a new request and sign its funding authorization within the window.',
+        baseLayerFindingCodes.V3_FUNDING_AUTHORIZATION_EXPIRED.obligation,
       ),
     },
     next: 'done',
@@ -151,7 +152,7 @@ export async function simulatingStep(ctx: BaseLifecycleContext, row: BaseLaunchR
         failure_json: failureJson(
           'V3_SIMULATION_REVERTED',
           `The exact wallet transaction reverts on chain 1: ${simulation.revert}.`,
-          'Read the decoded revert, fix the graph or the funding, rebuild and submit a new request.',
+          baseLayerFindingCodes.V3_SIMULATION_REVERTED.obligation,
         ),
       },
       next: 'done',

@@ -11,8 +11,8 @@ type Built = Extract<BaseGraphBuild, { ok: true }>;
  * The base-layer admission rules of this server: the pinned rebuild (buildBaseGraph, src/domain/base-layer/build.ts;
  * a failed or mismatched build fails the launch, remediation: rebuild and submit a new request) and the admission
  * review (reviewBaseLayerLaunch, src/domain/base-layer/admission-review.ts) against the bound base deployment
- * (BASE_DEPLOYMENT_PATH: its router, graph factory and PoolManager) under the given rule set. No fee certification
- * is configured yet, so every launch's platform share is 0.
+ * (BASE_DEPLOYMENT_PATH: its router, graph factory and PoolManager) under the given rule set, with the configured
+ * fee certifications (V3_FEE_CERTIFICATIONS).
  */
 export function pinnedBaseLaunchRules(config: Config): BaseLaunchRules {
   const deploymentOf = () => {
@@ -46,7 +46,7 @@ export function pinnedBaseLaunchRules(config: Config): BaseLaunchRules {
           launchRouter: deployment.contracts.launchRouter.address,
           graphFactory: deployment.contracts.graphFactory.address,
         },
-        feeCertifications: [],
+        feeCertifications: config.v3.feeCertifications,
       });
       return {
         findingCodes: review.findingCodes,

@@ -3,9 +3,9 @@ import { type BaseFinalizedItem, type BaseTrackerContext, commitTracked, evidenc
 
 /**
  * submitted: re-reads the block hash at the transaction's height on both providers (a mismatch is a reorg: back to
- * `authorized`, the evidence cleared and the search resumed below that block); once the block is at or below both
- * providers' `finalized` tag, `finalized` with the evidence and the v3_finalized_feed row (FinalizedLaunch of
- * spec/schemas/custom-launch-finalized-list.v3.schema.json).
+ * `authorized` with CHAIN_REORG_DETECTED among the finding codes, the evidence cleared and the search resumed below
+ * that block); once the block is at or below both providers' `finalized` tag, `finalized` with the evidence and the
+ * v3_finalized_feed row (FinalizedLaunch of spec/schemas/custom-launch-finalized-list.v3.schema.json).
  */
 export async function followSubmitted(ctx: BaseTrackerContext, row: BaseLaunchRow): Promise<void> {
   const evidence = evidenceOf(row);
@@ -14,10 +14,12 @@ export async function followSubmitted(ctx: BaseTrackerContext, row: BaseLaunchRo
   const height = BigInt(evidence.blockNumber);
   const hash = await ctx.chain.agreedBlockHash(height);
   if (hash?.toLowerCase() !== evidence.blockHash.toLowerCase()) {
+    const codes = JSON.parse(row.finding_codes_json) as string[];
     commitTracked(ctx, row, 'authorized', {
       chain_evidence_json: null,
       public_output_json: null,
       tracked_to_block: Number(height - 1n),
+      finding_codes_json: JSON.stringify([...new Set([...codes, 'CHAIN_REORG_DETECTED'])].slice(-64)),
     });
     return;
   }

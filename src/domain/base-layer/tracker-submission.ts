@@ -1,5 +1,7 @@
 import type { Address, Hex } from 'viem';
 import { basePermitOfCalldata } from '../../chain/base-launch-chain.ts';
+import { findingCodes } from '../launches/finding-codes.ts';
+import { baseLayerFindingCodes } from './finding-codes.ts';
 import type { BaseLaunchRow } from './launch-store.ts';
 import { intentBytesOf, walletOf } from './lifecycle-context.ts';
 import { fundingExpiredCode, fundingWindowClosed, storedFundingOf } from './lifecycle-funding.ts';
@@ -14,28 +16,32 @@ import {
 
 /**
  * An unused funding authorization ends the launch in `cancelled` (V3_FUNDING_AUTHORIZATION_EXPIRED): its window
- * closed (now >= validBefore), or its nonce is used on chain 1 while the launch transaction has not stamped
- * (`stamped` false; null when the caller has not looked, and the stamp is then searched from the permit checkpoint).
+ * closed, or its nonce is used or cancelled on chain 1 without the launch transaction. Before the permit (no
+ * `searched` block) the launch transaction cannot exist yet: the window closes by the clock (now >= validBefore) and
+ * the nonce is read at the latest block. From authorized on, `searched` is the head the stamp search covered without
+ * finding one: the window closes by that block's time (no later block can use the authorization) and the nonce is
+ * read at that block, so a launch transaction mined after it is never mistaken for another use.
  */
 export async function checkFundingExpiry(
   ctx: BaseTrackerContext,
   row: BaseLaunchRow,
-  stamped: boolean | null,
+  searched: { number: bigint; timestamp: bigint } | null,
 ): Promise<boolean> {
   const funding = storedFundingOf(row);
   const message = funding?.typedData?.message;
   if (!funding || !message) return false;
-  if (fundingWindowClosed(funding, ctx.now())) {
+  const closed = searched ? searched.timestamp >= BigInt(message.validBefore) : fundingWindowClosed(funding, ctx.now());
+  if (closed) {
     cancel(ctx, row, `The funding authorization's window closed at ${message.validBefore} (unix seconds), unused.`);
     return true;
   }
-  const used = await ctx.chain.authorizationState(funding.token as Address, walletOf(row), message.nonce as Hex);
+  const used = await ctx.chain.authorizationState(
+    funding.token as Address,
+    walletOf(row),
+    message.nonce as Hex,
+    searched?.number,
+  );
   if (!used) return false;
-  if (stamped === null) {
-    const head = await ctx.chain.latestBlock();
-    stamped = (await ctx.chain.stamps(intentBytesOf(row), 0n, head.number)).length > 0;
-  }
-  if (stamped) return false;
   cancel(ctx, row, 'The funding authorization nonce was used or cancelled on chain 1 without the launch transaction.');
   return true;
 }
@@ -44,7 +50,7 @@ function cancel(ctx: BaseTrackerContext, row: BaseLaunchRow, message: string): v
   failTracked(ctx, row, 'cancelled', {
     code: fundingExpiredCode,
     message,
-    remediation: 'Submit a new request and sign its funding authorization within the window.',
+    remediation: baseLayerFindingCodes.V3_FUNDING_AUTHORIZATION_EXPIRED.obligation,
   });
 }
 
@@ -87,35 +93,50 @@ export async function findSubmission(ctx: BaseTrackerContext, row: BaseLaunchRow
       });
       return;
     }
-    await noteOtherCalls(ctx, row, intent, from, to);
+    if (await noteOtherCalls(ctx, row, intent, from, to)) return;
     ctx.db
       .prepare('UPDATE v3_launches SET tracked_to_block = ? WHERE launch_id = ? AND status = ?')
       .run(Number(to), row.launch_id, row.status);
   }
   // Only once every block up to the head was searched: after an outage the exact transaction may lie further on.
   if (to < head.number) return;
-  if (await checkFundingExpiry(ctx, row, false)) return;
+  if (await checkFundingExpiry(ctx, row, head)) return;
   if (head.timestamp > permit.expiresAt) {
     failTracked(ctx, row, 'failed', {
       code: 'LAUNCH_PERMIT_EXPIRED',
       message: `The permit expired at ${new Date(Number(permit.expiresAt) * 1000).toISOString()} (chain time) before the exact wallet transaction was mined.`,
-      remediation: 'Submit a new request; the service issues a fresh permit with its wallet transaction.',
+      remediation: findingCodes.LAUNCH_PERMIT_EXPIRED.obligation,
     });
   }
 }
 
-/** A launch call from the wallet naming this intent with other bytes is never accepted; the launch keeps waiting. */
+/**
+ * The wallet's launch calls naming this intent that did not stamp: the exact bytes reverted (`failed`,
+ * WALLET_TRANSACTION_REVERTED: the intent stays unstamped, but the wallet sent what it was given); other bytes are never
+ * accepted (WALLET_TRANSACTION_MISMATCH among the finding codes) and the launch keeps waiting. Returns true when the
+ * launch failed.
+ */
 async function noteOtherCalls(
   ctx: BaseTrackerContext,
   row: BaseLaunchRow,
   intent: Hex,
   from: bigint,
   to: bigint,
-): Promise<void> {
+): Promise<boolean> {
   const exact = boundTransactionOf(row);
   for (const tx of await ctx.chain.walletTransactions(walletOf(row), from, to)) {
-    if (isExactBaseTransaction(tx, exact)) continue;
     if (basePermitOfCalldata(tx.input)?.launchIntentHash.toLowerCase() !== intent.toLowerCase()) continue;
-    addTrackedFinding(ctx, row, 'WALLET_TRANSACTION_MISMATCH');
+    if (!isExactBaseTransaction(tx, exact)) {
+      addTrackedFinding(ctx, row, 'WALLET_TRANSACTION_MISMATCH');
+      continue;
+    }
+    if ((await ctx.chain.receiptStatus(tx.hash)) !== 'reverted') continue;
+    failTracked(ctx, row, 'failed', {
+      code: 'WALLET_TRANSACTION_REVERTED',
+      message: `The exact wallet transaction ${tx.hash} reverted in block ${tx.blockNumber}.`,
+      remediation: findingCodes.WALLET_TRANSACTION_REVERTED.obligation,
+    });
+    return true;
   }
+  return false;
 }

@@ -20,7 +20,8 @@ export const trackedBaseStatuses: readonly BaseLaunchStatus[] = [
  * LaunchStamped event for the launch intent from a transaction equal byte for byte to the bound walletTransaction →
  * `submitted` (chain evidence and public output from the event); a different transaction that stamped it → `failed`
  * WALLET_TRANSACTION_MISMATCH; a different launch call naming the intent that did not stamp leaves the launch
- * authorized with WALLET_TRANSACTION_MISMATCH among its finding codes; the funding window closing → `cancelled`; the
+ * authorized with WALLET_TRANSACTION_MISMATCH among its finding codes; the exact bytes reverted → `failed`
+ * WALLET_TRANSACTION_REVERTED; the funding window closing → `cancelled`; the
  * permit expiring by chain time → `failed` LAUNCH_PERMIT_EXPIRED. submitted: the block hash re-read on both providers
  * (a mismatch is a reorg: back to `authorized`), then `finalized` once the block is at or below both providers'
  * `finalized` tag, which writes the v3_finalized_feed row.
