@@ -1,12 +1,5 @@
 import type { BaseLayerSubmitJournalV1 } from '../../../generated/schemas/launch-submit-journal-v3.v1.ts';
-import {
-  bytesDigest,
-  createJournalFile,
-  credentialFingerprint,
-  newIdempotencyKey,
-  openJournalFile,
-  replaceJournalFile,
-} from '../core/journal-file.ts';
+import { createJournalFile, openJournalFile, replaceJournalFile, submitJournalBinding } from '../core/journal-file.ts';
 
 export type { BaseLayerSubmitJournalV1 };
 
@@ -21,16 +14,9 @@ export function createBaseLayerJournal(
 ): BaseLayerSubmitJournalV1 {
   const doc: BaseLayerSubmitJournalV1 = {
     schemaVersion: 'platform.custom-launch-submit-journal-v3.v1',
-    origin: input.origin,
     apiVersion: 3,
     chainId: '1',
-    idempotencyKey: newIdempotencyKey(),
-    credentialFingerprint: credentialFingerprint(input.apiKey),
-    requestSha256: bytesDigest(input.bytes),
-    requestBytesBase64: Buffer.from(input.bytes).toString('base64'),
-    createdAt: new Date(input.now).toISOString(),
-    outcome: { state: 'pending', launchId: null, httpStatus: null, code: null, requestId: null },
-    attempts: [],
+    ...submitJournalBinding(input),
   };
   createJournalFile(path, doc);
   return doc;

@@ -147,3 +147,20 @@ export function openJournalFile<T extends { requestBytesBase64: string; requestS
   }
   return { doc, bytes };
 }
+
+/**
+ * What every launch submit journal binds before its first request, whatever its lane: the origin, a fresh
+ * idempotency key, the credential's fingerprint, the exact bytes and their digest, a pending outcome and no attempts.
+ */
+export function submitJournalBinding(input: { origin: string; apiKey: string; bytes: Uint8Array; now: number }) {
+  return {
+    origin: input.origin,
+    idempotencyKey: newIdempotencyKey(),
+    credentialFingerprint: credentialFingerprint(input.apiKey),
+    requestSha256: bytesDigest(input.bytes),
+    requestBytesBase64: Buffer.from(input.bytes).toString('base64'),
+    createdAt: new Date(input.now).toISOString(),
+    outcome: { state: 'pending' as const, launchId: null, httpStatus: null, code: null, requestId: null },
+    attempts: [],
+  };
+}

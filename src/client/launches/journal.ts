@@ -1,12 +1,5 @@
 import type { LaunchSubmitJournalV1 } from '../../../generated/schemas/launch-submit-journal.v1.ts';
-import {
-  bytesDigest,
-  createJournalFile,
-  credentialFingerprint,
-  newIdempotencyKey,
-  openJournalFile,
-  replaceJournalFile,
-} from '../core/journal-file.ts';
+import { createJournalFile, openJournalFile, replaceJournalFile, submitJournalBinding } from '../core/journal-file.ts';
 
 export type { LaunchSubmitJournalV1 };
 
@@ -20,16 +13,9 @@ export function createJournal(
 ): LaunchSubmitJournalV1 {
   const doc: LaunchSubmitJournalV1 = {
     schemaVersion: 'platform.custom-launch-submit-journal.v1',
-    origin: input.origin,
     apiVersion: 4,
     chainId: '4663',
-    idempotencyKey: newIdempotencyKey(),
-    credentialFingerprint: credentialFingerprint(input.apiKey),
-    requestSha256: bytesDigest(input.bytes),
-    requestBytesBase64: Buffer.from(input.bytes).toString('base64'),
-    createdAt: new Date(input.now).toISOString(),
-    outcome: { state: 'pending', launchId: null, httpStatus: null, code: null, requestId: null },
-    attempts: [],
+    ...submitJournalBinding(input),
   };
   createJournalFile(path, doc);
   return doc;
