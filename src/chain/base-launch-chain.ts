@@ -15,7 +15,7 @@ import { chain1 } from './chain.ts';
 import { isExecutionRevert, ProviderDisagreement } from './chain-failure.ts';
 import { fundingTokenReader, type TokenEip712Domain, type ViemFundingToken } from './funding-token.ts';
 import type { Checkpoint } from './launch-chain.ts';
-import type { ObservedTransaction } from './launch-observer.ts';
+import { type ObservedTransaction, observedTransactionOf } from './launch-observer.ts';
 import type { LaunchPermit } from './launch-permit.ts';
 import { describeRevert, revertDataOf } from './revert.ts';
 
@@ -150,7 +150,10 @@ export class BaseLaunchChain {
   /** The lower of the two providers' `finalized` block numbers. */
   async finalizedHeight(): Promise<bigint> {
     const heads = await Promise.all(this.clients.map((c) => c.getBlock({ blockTag: 'finalized' })));
-    return heads.reduce((low, b) => (b.number < low ? b.number : low), heads[0]?.number ?? 0n);
+    // The lowest finalized head: a block counts as final only where every provider says so (bigint: no Math.min).
+    let lowest = heads[0]?.number ?? 0n;
+    for (const head of heads) if (head.number < lowest) lowest = head.number;
+    return lowest;
   }
 
   /** The first provider's latest block: number, hash and timestamp (chain time, seconds). */
@@ -209,7 +212,7 @@ export class BaseLaunchChain {
       for (const tx of block.transactions) {
         if (tx.from.toLowerCase() !== wallet.toLowerCase() || tx.to?.toLowerCase() !== this.router.toLowerCase())
           continue;
-        const seen = observedOf(tx);
+        const seen = observedTransactionOf(tx);
         if (seen) found.push(seen);
       }
     }
@@ -225,7 +228,7 @@ export class BaseLaunchChain {
   /** A mined transaction, or null when it is unknown or pending. */
   async transaction(hash: Hex): Promise<ObservedTransaction | null> {
     const tx = await this.clients[0].getTransaction({ hash }).catch(() => null);
-    return tx ? observedOf(tx) : null;
+    return tx ? observedTransactionOf(tx) : null;
   }
 
   /** The EIP-712 domain of an EIP-3009 token on chain 1 (readEip712Domain of src/chain/funding-token.ts). */
@@ -262,27 +265,4 @@ export class BaseLaunchChain {
       }
     }
   }
-}
-
-function observedOf(tx: {
-  hash: Hex;
-  chainId?: number | undefined;
-  from: Hex;
-  to: Hex | null;
-  value: bigint;
-  input: Hex;
-  blockNumber: bigint | null;
-  blockHash: Hex | null;
-}): ObservedTransaction | null {
-  if (tx.blockNumber === null || tx.blockHash === null) return null;
-  return {
-    hash: tx.hash,
-    chainId: tx.chainId ?? 0,
-    from: tx.from,
-    to: tx.to,
-    value: tx.value,
-    input: tx.input,
-    blockNumber: tx.blockNumber,
-    blockHash: tx.blockHash,
-  };
 }

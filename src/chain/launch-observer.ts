@@ -33,7 +33,8 @@ export interface LaunchObserver {
   receiptStatus(hash: Hex): Promise<{ status: 'success' | 'reverted'; blockNumber: bigint; blockHash: Hex } | null>;
 }
 
-function observed(tx: {
+/** A transaction as the trackers compare it, or null while it is not mined. */
+export function observedTransactionOf(tx: {
   hash: Hex;
   chainId?: number | undefined;
   from: Hex;
@@ -101,7 +102,7 @@ export function viemLaunchObserver(rpcUrls: readonly string[]): LaunchObserver {
         const block = await first.getBlock({ blockNumber: n, includeTransactions: true });
         for (const tx of block.transactions) {
           if (tx.from.toLowerCase() !== wallet.toLowerCase() || tx.to?.toLowerCase() !== router.toLowerCase()) continue;
-          const seen = observed(tx);
+          const seen = observedTransactionOf(tx);
           if (seen) found.push(seen);
         }
       }
@@ -109,7 +110,7 @@ export function viemLaunchObserver(rpcUrls: readonly string[]): LaunchObserver {
     },
     transaction: async (hash) => {
       const tx = await first.getTransaction({ hash }).catch(() => null);
-      return tx ? observed(tx) : null;
+      return tx ? observedTransactionOf(tx) : null;
     },
     receiptStatus: async (hash) => {
       const receipt = await first.getTransactionReceipt({ hash }).catch(() => null);

@@ -1,6 +1,5 @@
 import type { CustomLaunchFinalizedListV3, CustomLaunchResourceV3 } from '../../../generated/types/service.ts';
 import type { BaseLaunchChain } from '../../chain/base-launch-chain.ts';
-import type { ObservedTransaction } from '../../chain/launch-observer.ts';
 import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
 import { type BaseLaunchFields, type BaseLaunchRow, type BaseLaunchStatus, moveBaseLaunch } from './launch-store.ts';
@@ -10,17 +9,6 @@ import { settleBaseJob } from './lifecycle-jobs.ts';
 type ChainEvidence = NonNullable<CustomLaunchResourceV3['chainEvidence']>;
 /** One item of the base-layer finalized feed (spec/schemas/custom-launch-finalized-list.v3.schema.json). */
 export type BaseFinalizedItem = CustomLaunchFinalizedListV3['launches'][number];
-
-/** The exact comparison: chain, sender, router, value and calldata byte for byte. */
-export function isExactBaseTransaction(tx: ObservedTransaction, exact: BaseWalletTransaction): boolean {
-  return (
-    tx.chainId === Number(exact.chainId) &&
-    tx.from.toLowerCase() === exact.from.toLowerCase() &&
-    tx.to?.toLowerCase() === exact.to.toLowerCase() &&
-    tx.value === BigInt(exact.valueWei) &&
-    tx.input.toLowerCase() === exact.data.toLowerCase()
-  );
-}
 
 /** What the tracker's steps read and write. */
 export interface BaseTrackerContext {

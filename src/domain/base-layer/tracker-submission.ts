@@ -1,6 +1,7 @@
 import type { Address, Hex } from 'viem';
 import { basePermitOfCalldata } from '../../chain/base-launch-chain.ts';
 import { findingCodes } from '../launches/finding-codes.ts';
+import { isExactTransaction } from '../lifecycle/tracker.ts';
 import { baseLayerFindingCodes } from './finding-codes.ts';
 import type { BaseLaunchRow } from './launch-store.ts';
 import { intentBytesOf, walletOf } from './lifecycle-context.ts';
@@ -11,7 +12,6 @@ import {
   boundTransactionOf,
   commitTracked,
   failTracked,
-  isExactBaseTransaction,
 } from './tracker-commit.ts';
 
 /**
@@ -71,7 +71,7 @@ export async function findSubmission(ctx: BaseTrackerContext, row: BaseLaunchRow
     const intent = intentBytesOf(row);
     for (const stamp of await ctx.chain.stamps(intent, from, to)) {
       const tx = stamp.transaction;
-      if (!isExactBaseTransaction(tx, exact)) {
+      if (!isExactTransaction(tx, exact)) {
         failTracked(ctx, row, 'failed', {
           code: 'WALLET_TRANSACTION_MISMATCH',
           message: `Transaction ${tx.hash} stamped this launch intent with other bytes than the exact wallet transaction.`,
@@ -126,7 +126,7 @@ async function noteOtherCalls(
   const exact = boundTransactionOf(row);
   for (const tx of await ctx.chain.walletTransactions(walletOf(row), from, to)) {
     if (basePermitOfCalldata(tx.input)?.launchIntentHash.toLowerCase() !== intent.toLowerCase()) continue;
-    if (!isExactBaseTransaction(tx, exact)) {
+    if (!isExactTransaction(tx, exact)) {
       addTrackedFinding(ctx, row, 'WALLET_TRANSACTION_MISMATCH');
       continue;
     }

@@ -43,8 +43,11 @@ interface TrackedRow {
   tracked_to_block: number | null;
 }
 
-/** The exact comparison: chain, sender, router, value and calldata byte for byte. */
-export function isExactTransaction(tx: ObservedTransaction, exact: WalletTransaction): boolean {
+/** The exact comparison: chain, sender, router, value and calldata byte for byte (the V4 and the V3 lanes alike). */
+export function isExactTransaction(
+  tx: ObservedTransaction,
+  exact: Pick<WalletTransaction, 'from' | 'to' | 'valueWei' | 'data'> & { chainId: string },
+): boolean {
   return (
     tx.chainId === Number(exact.chainId) &&
     tx.from.toLowerCase() === exact.from.toLowerCase() &&
