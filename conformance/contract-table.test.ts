@@ -751,6 +751,21 @@ const baseLayerRows: Row[] = [
     given: (c: Ctx) => v3Create(c, v3Edited(edit)),
     want: ok ? v3Accepted : v3Refused('/projectMetadata/image'),
   })),
+  {
+    section: v3Section(
+      'custom-launch-create-request.v3.schema.json Profile: version is required (no default filled in)',
+    ),
+    name: 'a request whose profile has no version',
+    server: 'base',
+    given: (c) =>
+      v3Create(
+        c,
+        v3Edited((r) => {
+          delete (r.profile as Partial<V3Request['profile']>).version;
+        }),
+      ),
+    want: v3Refused('/profile'),
+  },
   // Profile 3.4.0 before and after its activation (V3_PROFILE_340_ACTIVE).
   {
     section: v3Section('createCustomLaunchV3: 409 PROFILE_NOT_ACTIVE until 3.4.0 is activated'),
