@@ -5,24 +5,61 @@
  * last test keeps the table and the error table in agreement.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { keccak256, toHex } from 'viem';
+import {
+  type Address,
+  createPublicClient,
+  createWalletClient,
+  type Hex,
+  http,
+  keccak256,
+  type PrivateKeyAccount,
+  parseSignature,
+  toHex,
+} from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CustomLaunchCreateRequestV4 } from '../generated/types/service.ts';
+import { devnetUsdAbi } from '../generated/contracts/abis.ts';
+import type {
+  CustomLaunchCreateRequestV3,
+  CustomLaunchCreateRequestV4,
+  CustomLaunchFundingTypedDataV3,
+} from '../generated/types/service.ts';
 import { findPrincipal } from '../src/auth/keys.ts';
+import { chain1 } from '../src/chain/chain.ts';
 import { privateAnvilEvm } from '../src/chain/local-evm.ts';
 import { bindRequestHashes, launchIntentHashOf } from '../src/core/request-hashes.ts';
+import { devnetOperatorKey } from '../src/devnet/anvil.ts';
+import { startBaseDevnet } from '../src/devnet/base-devnet.ts';
+import {
+  type BaseLaunchFields,
+  type BaseLaunchStatus,
+  baseLaunchRow,
+  moveBaseLaunch,
+} from '../src/domain/base-layer/launch-store.ts';
+import { baseLayerRequestLimits } from '../src/domain/base-layer/request-rules.ts';
 import { decideReview, reviewerPolicy } from '../src/domain/modules/review.ts';
 import { ModuleReviewWorker } from '../src/domain/modules/review-worker.ts';
 import { maxSubkeysPerRoot, SubkeyService } from '../src/domain/partners/subkeys.ts';
 import { type ErrorCode, errorCodes } from '../src/errors/codes.ts';
 import { compileSolidityIsolated } from '../src/solidity/compile-contracts.ts';
+import {
+  type BaseLayerRequestOptions,
+  baseDevnetAddresses,
+  baseLayerImage,
+  baseLayerRequest,
+  sealBaseLayerRequest,
+  tinyPng,
+} from '../test/support/base-layer-request.ts';
 import { auth, call, type Reply } from '../test/support/http.ts';
 import { filesOf, type ModuleSubmission, moduleSubmission, setFiles } from '../test/support/modules.ts';
 import {
   example,
   exampleBytes,
+  exampleWallet,
   startServer,
   type TestServer,
   unboundReference,
@@ -41,7 +78,11 @@ type Kind =
   | 'unverified'
   | 'modulesClosed'
   | 'reviewers'
-  | 'reviewStoreGone';
+  | 'reviewStoreGone'
+  | 'base'
+  | 'base340'
+  | 'baseQuota'
+  | 'baseChain';
 interface Ctx {
   s: TestServer;
   key: string;
@@ -93,6 +134,8 @@ const submitEdited = (edit: (r: ModuleSubmission) => void) => (c: Ctx) => {
   return submitModuleAs(c, modulesKey(c), r);
 };
 const reviewerWallet = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+/** The base devnet's deterministic deployment (the same addresses startBaseDevnet deploys), bound without a chain. */
+const baseFixtureDeployment = new URL('../test/fixtures/base-deployment.json', import.meta.url).pathname;
 /** The review worker's local EVM for engine builds, started at the first one. */
 const reviewEvm = privateAnvilEvm();
 /** Submits the example, builds it with the real review worker and records an accepted decision. */
@@ -313,6 +356,553 @@ const subkeyRows: Row[] = [
     },
     want: n <= 2 ? { status: 200 } : { status: 429, code: 'RATE_LIMITED' as const, retryAfter: true as const },
   })),
+];
+
+// Base-layer V3 (spec/openapi/paths/v3-*.yaml, spec/schemas/custom-launch-create-request.v3.schema.json). The
+// `base` server binds test/fixtures/base-deployment.json without a chain-1 node (creates are stored and wait; no
+// lifecycle worker runs); `base340` also activates profile 3.4.0; `baseChain` is bound to a real base devnet for the
+// funding-authorization checks that read chain 1, on a frozen clock so the window's boundaries are exact. Bodies are
+// sent to create, which stores them without building, so no row compiles.
+const baseChainNowMs = Math.floor(Date.now() / 1000) * 1000;
+const baseChainPort = 21583;
+let baseDevnet: Awaited<ReturnType<typeof startBaseDevnet>> | undefined;
+let baseDevnetDir: string | undefined;
+const v3Account0 = privateKeyToAccount(devnetOperatorKey);
+/** Anvil's well-known account 1: another signer. */
+const v3Account1 = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
+const v3Recipient = '0x90F79bf6EB2c4f870365E785982E1f101E93b906';
+/** A real single-frame 1×1 GIF. */
+const tinyGif = Buffer.from('R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==', 'base64');
+const v3Limits = baseLayerRequestLimits;
+
+type V3Request = CustomLaunchCreateRequestV3;
+let v3Nonce = 0;
+/** A sealed V3 request of exampleWallet (account 0, the dUSD holder) with a nonce of its own. */
+const v3Request = (options: BaseLayerRequestOptions = {}): V3Request =>
+  baseLayerRequest({ launchWallet: exampleWallet, nonce: String(++v3Nonce), ...options });
+/** The request edited by `edit` and sealed again, so only the edited rule can fail. */
+const v3Edited = (edit: (r: V3Request) => void, options: BaseLayerRequestOptions = {}): string => {
+  const r = structuredClone(v3Request(options));
+  edit(r);
+  return JSON.stringify(sealBaseLayerRequest(r));
+};
+const v3 = (c: Ctx, path = '') => `${c.s.url}/v3/custom-launches${path}`;
+const v3Create = (c: Ctx, body: string = JSON.stringify(v3Request()), k = key16()) =>
+  call(v3(c), { method: 'POST', headers: auth(c.key, { 'Idempotency-Key': k }), body });
+const v3Created = async (c: Ctx, body?: string) => {
+  const r = await v3Create(c, body);
+  expect(r.status, r.text).toBe(202);
+  return r.json.launchId as string;
+};
+const v3Authorize = (c: Ctx, launchId: string, signature: string) =>
+  call(v3(c, `/${launchId}/funding-authorization`), {
+    method: 'POST',
+    headers: auth(c.key),
+    body: JSON.stringify({ schemaVersion: 'platform.custom-launch-funding-authorization.v3', signature }),
+  });
+const v3Cancel = (c: Ctx, launchId: string) =>
+  call(v3(c, `/${launchId}/cancellation`), { method: 'POST', headers: auth(c.key) });
+
+const standardJsonBytes = (unit: { standardJson: unknown }) => Buffer.byteLength(JSON.stringify(unit.standardJson));
+/** Adds a source of padding to `unit` whose length brings its standard JSON to exactly `bytes` bytes. */
+function padUnit(unit: { standardJson: { sources: Record<string, { content: string }> } }, bytes: number): void {
+  unit.standardJson.sources['Pad.sol'] = { content: '' };
+  unit.standardJson.sources['Pad.sol'] = { content: 'x'.repeat(bytes - standardJsonBytes(unit)) };
+  expect(standardJsonBytes(unit)).toBe(bytes);
+}
+const unitOf = (unitId: string) => ({
+  unitId,
+  standardJson: {
+    language: 'Solidity' as const,
+    sources: {} as Record<string, { content: string }>,
+    settings: { optimizer: { enabled: true, runs: 200 }, evmVersion: 'cancun' as const },
+  },
+});
+/** A unit of `n` one-line inline sources. */
+const manySourcesUnit = (unitId: string, n: number) => {
+  const unit = unitOf(unitId);
+  for (let i = 0; i < n; i++) unit.standardJson.sources[`S${i}.sol`] = { content: '// s' };
+  return unit;
+};
+const description = (text: string) => (r: V3Request) => {
+  if (r.projectMetadata) r.projectMetadata.description = text;
+};
+const image = (bytes: Buffer, mediaType: 'image/png' | 'image/gif') => (r: V3Request) => {
+  if (r.projectMetadata) r.projectMetadata.image = baseLayerImage(bytes, mediaType);
+};
+const eip3009Funding = (amount: string): V3Request['funding'] => ({
+  mode: 'eip3009',
+  valueWei: '1000000000000000000',
+  token: baseDevnetAddresses.fundingToken,
+  amount,
+  recipient: v3Recipient,
+});
+
+/** The typed data the lifecycle shows at awaiting_funding_authorization (ReceiveWithAuthorization to the router). */
+function v3TypedData(launchId: string, body: V3Request, validAfter: bigint, validBefore: bigint) {
+  const funding = body.funding as Extract<V3Request['funding'], { mode: 'eip3009' }>;
+  return {
+    domain: { name: 'Devnet USD', version: '2', chainId: 1, verifyingContract: funding.token },
+    types: {
+      EIP712Domain: [
+        { name: 'name', type: 'string' },
+        { name: 'version', type: 'string' },
+        { name: 'chainId', type: 'uint256' },
+        { name: 'verifyingContract', type: 'address' },
+      ],
+      ReceiveWithAuthorization: [
+        { name: 'from', type: 'address' },
+        { name: 'to', type: 'address' },
+        { name: 'value', type: 'uint256' },
+        { name: 'validAfter', type: 'uint256' },
+        { name: 'validBefore', type: 'uint256' },
+        { name: 'nonce', type: 'bytes32' },
+      ],
+    },
+    primaryType: 'ReceiveWithAuthorization',
+    message: {
+      from: body.launchWallet,
+      to: baseDevnetAddresses.launchRouter,
+      value: funding.amount,
+      validAfter: validAfter.toString(),
+      validBefore: validBefore.toString(),
+      nonce: keccak256(toHex(`platform.v3-funding-authorization:${launchId}:${body.launchIntentHash}`)),
+    },
+  } as CustomLaunchFundingTypedDataV3;
+}
+
+const v3Sign = (account: PrivateKeyAccount, typedData: CustomLaunchFundingTypedDataV3) =>
+  account.signTypedData({
+    domain: { ...typedData.domain, verifyingContract: typedData.domain.verifyingContract as Address },
+    types: { ReceiveWithAuthorization: typedData.types.ReceiveWithAuthorization },
+    primaryType: 'ReceiveWithAuthorization',
+    message: {
+      from: typedData.message.from as Address,
+      to: typedData.message.to as Address,
+      value: BigInt(typedData.message.value),
+      validAfter: BigInt(typedData.message.validAfter),
+      validBefore: BigInt(typedData.message.validBefore),
+      nonce: typedData.message.nonce as Hex,
+    },
+  });
+
+/** Moves a launch straight to `to`, as the lifecycle would, with `fields`. */
+function v3Put(c: Ctx, launchId: string, to: BaseLaunchStatus, fields: BaseLaunchFields = {}): void {
+  const from = baseLaunchRow(c.s.db, launchId)?.status as BaseLaunchStatus;
+  const at = new Date(baseChainNowMs).toISOString();
+  expect(moveBaseLaunch(c.s.db, { launchId, from, to, worker: 'contract-table', at }, fields)).toBe(true);
+}
+
+/** An eip3009 launch put at awaiting_funding_authorization with its typed data (window offsets from now, seconds). */
+async function v3Awaiting(c: Ctx, options: { amount?: string; after?: bigint; before?: bigint } = {}) {
+  const body = v3Request({ funding: eip3009Funding(options.amount ?? '25000000') });
+  const launchId = await v3Created(c, JSON.stringify(body));
+  const t = BigInt(baseChainNowMs / 1000);
+  const typedData = v3TypedData(launchId, body, options.after ?? 0n, options.before ?? t + 3600n);
+  const stored = JSON.parse(baseLaunchRow(c.s.db, launchId)?.funding_authorization_json ?? 'null');
+  v3Put(c, launchId, 'awaiting_funding_authorization', {
+    funding_authorization_json: JSON.stringify({ ...stored, typedData }),
+  });
+  return { launchId, typedData };
+}
+
+const baseChainReader = () =>
+  createPublicClient({ chain: chain1(baseDevnet?.deployment.rpcUrl ?? ''), transport: http() });
+const dusdBalance0 = () =>
+  baseChainReader().readContract({
+    address: baseDevnetAddresses.fundingToken,
+    abi: devnetUsdAbi,
+    functionName: 'balanceOf',
+    args: [v3Account0.address],
+  });
+
+/** The holder cancels the launch's EIP-3009 nonce on chain 1 (DevnetUsd.cancelAuthorization). */
+async function cancelNonceOnChain(nonce: Hex): Promise<void> {
+  const rpcUrl = baseDevnet?.deployment.rpcUrl ?? '';
+  const cancelSignature = await v3Account0.signTypedData({
+    domain: { name: 'Devnet USD', version: '2', chainId: 1, verifyingContract: baseDevnetAddresses.fundingToken },
+    types: {
+      CancelAuthorization: [
+        { name: 'authorizer', type: 'address' },
+        { name: 'nonce', type: 'bytes32' },
+      ],
+    },
+    primaryType: 'CancelAuthorization',
+    message: { authorizer: v3Account0.address, nonce },
+  });
+  const { v, r, s } = parseSignature(cancelSignature);
+  const wallet = createWalletClient({ account: v3Account0, chain: chain1(rpcUrl), transport: http() });
+  const hash = await wallet.writeContract({
+    address: baseDevnetAddresses.fundingToken,
+    abi: devnetUsdAbi,
+    functionName: 'cancelAuthorization',
+    args: [v3Account0.address, nonce, Number(v), r, s],
+  });
+  await baseChainReader().waitForTransactionReceipt({ hash });
+}
+
+const v3Section = (rule: string) => `base-layer V3 ${rule}`;
+/** 400 INVALID_REQUEST naming the broken rule: an issue whose location contains `at`. */
+const v3Refused = (at: string) => ({
+  status: 400,
+  code: 'INVALID_REQUEST' as const,
+  body: (j: any) => expect(j.error.issues.map((i: { location: string }) => i.location).join(' ')).toContain(at),
+});
+const v3Accepted = { status: 202, body: (j: any) => expect(j.status).toBe('received') };
+const v3Window = (after: bigint, before: bigint, name: string, want: 'open' | 'closed'): Row => ({
+  section: v3Section('submitFundingAuthorizationV3: now strictly inside (validAfter, validBefore)'),
+  name,
+  server: 'baseChain',
+  given: async (c) => {
+    const { launchId, typedData } = await v3Awaiting(c, { after, before });
+    return v3Authorize(c, launchId, await v3Sign(v3Account0, typedData));
+  },
+  want:
+    want === 'open'
+      ? { status: 200, body: (j) => expect(j.status).toBe('funding_authorization_verified') }
+      : { status: 409, code: 'FUNDING_AUTHORIZATION_WINDOW_CLOSED' },
+});
+const t0 = BigInt(baseChainNowMs / 1000);
+const submittedFields: BaseLaunchFields = {
+  wallet_transaction_json: JSON.stringify({
+    chainId: '1',
+    from: exampleWallet,
+    to: baseDevnetAddresses.launchRouter,
+    valueWei: '1000000000000000000',
+    data: '0x1234',
+  }),
+  chain_evidence_json: JSON.stringify({
+    transactionHash: `0x${'ab'.repeat(32)}`,
+    blockNumber: '120',
+    blockHash: `0x${'cd'.repeat(32)}`,
+  }),
+};
+
+const baseLayerRows: Row[] = [
+  // Graph targets: direct 3 to 16 with one initializer, router primitive 2 to 16 with none, 3.4.0 4 to 16.
+  ...(
+    [
+      ['a direct graph of 3 targets', 'base', () => JSON.stringify(v3Request()), true],
+      [
+        'a direct graph of 2 targets',
+        'base',
+        () =>
+          v3Edited((r) =>
+            r.graph.targets.splice(
+              r.graph.targets.findIndex((t) => t.role === 'initializer'),
+              1,
+            ),
+          ),
+        false,
+      ],
+      [
+        'a direct graph of 16 targets',
+        'base',
+        () => JSON.stringify(v3Request({ auxiliaries: Array(13).fill('BaseNote') })),
+        true,
+      ],
+      [
+        'a direct graph of 17 targets',
+        'base',
+        () => JSON.stringify(v3Request({ auxiliaries: Array(14).fill('BaseNote') })),
+        false,
+      ],
+      [
+        'a router-primitive graph of 2 targets',
+        'base',
+        () => JSON.stringify(v3Request({ kind: 'router-primitive' })),
+        true,
+      ],
+      [
+        'a router-primitive graph of 1 target',
+        'base',
+        () => v3Edited((r) => r.graph.targets.splice(1), { kind: 'router-primitive' }),
+        false,
+      ],
+      [
+        'a 3.4.0 graph of 4 targets (3.4.0 activated)',
+        'base340',
+        () => JSON.stringify(v3Request({ profileVersion: '3.4.0' })),
+        true,
+      ],
+      [
+        'a 3.4.0 graph of 3 targets (3.4.0 activated)',
+        'base340',
+        () => JSON.stringify(v3Request({ profileVersion: '3.4.0', auxiliaries: [] })),
+        false,
+      ],
+    ] as const
+  ).map(([name, server, body, ok]) => ({
+    section: v3Section('custom-launch-create-request.v3.schema.json Graph: target counts'),
+    name,
+    server,
+    given: (c: Ctx) => v3Create(c, body()),
+    want: ok ? v3Accepted : v3Refused('/graph/targets'),
+  })),
+  // The whole request: 8,388,608 bytes (trailing JSON whitespace counts).
+  ...[v3Limits.requestBytes, v3Limits.requestBytes + 1].map((bytes) => ({
+    section: v3Section('createCustomLaunchV3: the whole request at most 8,388,608 bytes'),
+    name: `a request of ${bytes} bytes`,
+    server: 'base' as const,
+    given: (c: Ctx) => {
+      const json = JSON.stringify(v3Request());
+      return v3Create(c, json + ' '.repeat(bytes - Buffer.byteLength(json)));
+    },
+    want: bytes <= v3Limits.requestBytes ? v3Accepted : { status: 413, code: 'PAYLOAD_TOO_LARGE' as const },
+  })),
+  // Decoded standard JSON: 5,242,880 bytes per unit and across units.
+  ...[v3Limits.standardJsonBytes, v3Limits.standardJsonBytes + 1].flatMap((bytes) => [
+    {
+      section: v3Section('custom-launch-create-request.v3.schema.json Compilation: standard JSON per unit'),
+      name: `one unit of ${bytes} bytes of standard JSON`,
+      server: 'base' as const,
+      given: (c: Ctx) =>
+        v3Create(
+          c,
+          v3Edited((r) => {
+            const unit = r.compilation.units[0];
+            if (unit) padUnit(unit, bytes);
+          }),
+        ),
+      want: bytes <= v3Limits.standardJsonBytes ? v3Accepted : v3Refused('/compilation/units/0/standardJson'),
+    },
+    {
+      section: v3Section('custom-launch-create-request.v3.schema.json Compilation: standard JSON across units'),
+      name: `two units of ${bytes} bytes of standard JSON together`,
+      server: 'base' as const,
+      given: (c: Ctx) =>
+        v3Create(
+          c,
+          v3Edited((r) => {
+            const second = unitOf('pad');
+            padUnit(second, bytes - standardJsonBytes(r.compilation.units[0] ?? unitOf('none')));
+            expect(standardJsonBytes(second)).toBeLessThan(v3Limits.standardJsonBytes);
+            r.compilation.units.push(second);
+          }),
+        ),
+      want: bytes <= v3Limits.standardJsonBytes ? v3Accepted : v3Refused('/compilation/units'),
+    },
+  ]),
+  // Inline sources: 2,048 across units.
+  ...[v3Limits.inlineSources, v3Limits.inlineSources + 1].map((n) => ({
+    section: v3Section('custom-launch-create-request.v3.schema.json Compilation: inline sources across units'),
+    name: `${n} inline sources in two units`,
+    server: 'base' as const,
+    given: (c: Ctx) =>
+      v3Create(
+        c,
+        v3Edited((r) => {
+          const held = Object.keys(r.compilation.units[0]?.standardJson.sources ?? {}).length;
+          r.compilation.units.push(manySourcesUnit('sources', n - held));
+        }),
+      ),
+    want: n <= v3Limits.inlineSources ? v3Accepted : v3Refused('/compilation/units'),
+  })),
+  // The strict description (3.3.0): 20 to 4,096 UTF-8 bytes, at least 8 letters or digits.
+  ...(
+    [
+      ['20 bytes', `abcdefgh${'.'.repeat(12)}`, true],
+      ['19 bytes', `abcdefgh${'.'.repeat(11)}`, false],
+      ['4,096 UTF-8 bytes (2,048 two-byte letters)', 'é'.repeat(2048), true],
+      ['4,097 UTF-8 bytes (2,049 code points)', `${'é'.repeat(2048)}a`, false],
+      ['8 letters or digits', `abcd1234${' -'.repeat(10)}`, true],
+      ['7 letters or digits', `abcd123${' -'.repeat(10)}`, false],
+    ] as const
+  ).map(([what, text, ok]) => ({
+    section: v3Section('custom-launch-create-request.v3.schema.json StrictDescription'),
+    name: `a description of ${what}`,
+    server: 'base' as const,
+    given: (c: Ctx) => v3Create(c, v3Edited(description(text))),
+    want: ok ? v3Accepted : v3Refused('/projectMetadata/description'),
+  })),
+  // Applicant rates: at most 100,000 hundredths of a bip in both modes.
+  ...(['additive', 'inclusive'] as const).flatMap((mode) =>
+    [v3Limits.rateHundredthsBip, v3Limits.rateHundredthsBip + 1].map((rate) => ({
+      section: v3Section('custom-launch-create-request.v3.schema.json ApplicantRates: each rate at most 100,000'),
+      name: `${mode} buy and sell rates of ${rate}`,
+      server: 'base' as const,
+      given: (c: Ctx) =>
+        v3Create(
+          c,
+          v3Edited((r) => {
+            r.applicantRates = { ...r.applicantRates, mode, buyRateHundredthsBip: rate, sellRateHundredthsBip: rate };
+          }),
+        ),
+      want: rate <= v3Limits.rateHundredthsBip ? v3Accepted : v3Refused('/applicantRates'),
+    })),
+  ),
+  // The image decodes as its declared type (PNG and GIF are decoded; see the report for JPEG and WebP).
+  ...(
+    [
+      ['a real PNG', image(tinyPng, 'image/png'), true],
+      ['a real single-frame GIF', image(tinyGif, 'image/gif'), true],
+      ['text that only claims image/png', image(Buffer.from('this is not an image'), 'image/png'), false],
+      [
+        'a PNG signature followed by no PNG chunks, claiming image/png',
+        image(Buffer.concat([tinyPng.subarray(0, 8), Buffer.from('garbage after the signature')]), 'image/png'),
+        false,
+      ],
+      ['PNG bytes declared as image/gif', image(tinyPng, 'image/gif'), false],
+    ] as const
+  ).map(([what, edit, ok]) => ({
+    section: v3Section('custom-launch-create-request.v3.schema.json Image: decoded as its media type'),
+    name: what,
+    server: 'base' as const,
+    given: (c: Ctx) => v3Create(c, v3Edited(edit)),
+    want: ok ? v3Accepted : v3Refused('/projectMetadata/image'),
+  })),
+  {
+    section: v3Section(
+      'custom-launch-create-request.v3.schema.json Profile: version is required (no default filled in)',
+    ),
+    name: 'a request whose profile has no version',
+    server: 'base',
+    given: (c) =>
+      v3Create(
+        c,
+        v3Edited((r) => {
+          delete (r.profile as Partial<V3Request['profile']>).version;
+        }),
+      ),
+    want: v3Refused('/profile'),
+  },
+  // Profile 3.4.0 before and after its activation (V3_PROFILE_340_ACTIVE).
+  {
+    section: v3Section('createCustomLaunchV3: 409 PROFILE_NOT_ACTIVE until 3.4.0 is activated'),
+    name: 'a 3.4.0 create before activation',
+    server: 'base',
+    given: (c) => v3Create(c, JSON.stringify(v3Request({ profileVersion: '3.4.0' }))),
+    want: { status: 409, code: 'PROFILE_NOT_ACTIVE' },
+  },
+  {
+    section: v3Section('preflightCustomLaunchV3: 409 PROFILE_NOT_ACTIVE until 3.4.0 is activated'),
+    name: 'a 3.4.0 preflight before activation',
+    server: 'base',
+    given: (c) =>
+      call(v3(c, '/preflight'), {
+        method: 'POST',
+        headers: auth(c.key),
+        body: JSON.stringify(v3Request({ profileVersion: '3.4.0' })),
+      }),
+    want: { status: 409, code: 'PROFILE_NOT_ACTIVE' },
+  },
+  {
+    section: v3Section('getCustomLaunchCapabilitiesV3: profile states'),
+    name: 'capabilities after activation',
+    server: 'base340',
+    given: (c) => call(`${c.s.url}/v3/capabilities`),
+    want: {
+      status: 200,
+      body: (j) => expect(j.profiles.find((p: { version: string }) => p.version === '3.4.0').state).toBe('active'),
+    },
+  },
+  {
+    section: v3Section('createCustomLaunchV3: 503 BASE_LAYER_NOT_CONFIGURED without the lane contracts'),
+    name: 'a create on a deployment without BASE_DEPLOYMENT_PATH',
+    given: (c) => v3Create({ ...c, key: c.s.key({ chains: ['1'] }) }),
+    want: { status: 503, code: 'BASE_LAYER_NOT_CONFIGURED' },
+  },
+  // The global admission quota, shared with V4 (quota server: 2 per hour).
+  {
+    section: v3Section('createCustomLaunchV3: the new-request admission quota shared with V4'),
+    name: 'a V3 create after a V4 and a V3 admission filled the hour',
+    server: 'baseQuota',
+    given: async (c) => {
+      expect((await create(c)).status).toBe(202);
+      await v3Created(c);
+      return v3Create(c);
+    },
+    want: { status: 429, code: 'ADMISSION_QUOTA_EXHAUSTED', retryAfter: true },
+  },
+  {
+    section: v3Section('createCustomLaunchV3: the new-request admission quota shared with V4'),
+    name: 'an exact V3 replay once the hour is full',
+    server: 'baseQuota',
+    given: async (c) => {
+      const k = key16();
+      const body = JSON.stringify(v3Request());
+      expect((await v3Create(c, body, k)).status).toBe(202);
+      expect((await create(c)).status).toBe(202);
+      expect((await v3Create(c)).status).toBe(429);
+      return v3Create(c, body, k);
+    },
+    want: { status: 200 },
+  },
+  // States observable without the chain walk.
+  {
+    section: v3Section('custom-launch-resource.v3.schema.json status: received'),
+    name: 'a created launch is received, with no wallet transaction',
+    server: 'base',
+    given: async (c) => call(v3(c, `/${await v3Created(c)}`), { headers: auth(c.key) }),
+    want: {
+      status: 200,
+      body: (j) => expect(j).toMatchObject({ status: 'received', walletTransaction: null, failure: null }),
+    },
+  },
+  {
+    section: v3Section('cancelCustomLaunchV3: cancelled from any status before submitted'),
+    name: 'cancel a received launch',
+    server: 'base',
+    given: async (c) => v3Cancel(c, await v3Created(c)),
+    want: { status: 200, body: (j) => expect(j.status).toBe('cancelled') },
+  },
+  {
+    section: v3Section('cancelCustomLaunchV3: 409 LAUNCH_NOT_CANCELLABLE once submitted'),
+    name: 'cancel a submitted launch',
+    server: 'base',
+    given: async (c) => {
+      const launchId = await v3Created(c);
+      v3Put(c, launchId, 'submitted', submittedFields);
+      return v3Cancel(c, launchId);
+    },
+    want: { status: 409, code: 'LAUNCH_NOT_CANCELLABLE' },
+  },
+  // The funding authorization (chain 1 read on the base devnet).
+  {
+    section: v3Section('submitFundingAuthorizationV3: 409 FUNDING_AUTHORIZATION_NOT_AWAITED'),
+    name: 'a signature for a native launch',
+    server: 'baseChain',
+    given: async (c) => v3Authorize(c, await v3Created(c), `0x${'11'.repeat(65)}`),
+    want: { status: 409, code: 'FUNDING_AUTHORIZATION_NOT_AWAITED' },
+  },
+  {
+    section: v3Section('submitFundingAuthorizationV3: the signer is launchWallet'),
+    name: 'a signature by another account',
+    server: 'baseChain',
+    given: async (c) => {
+      const { launchId, typedData } = await v3Awaiting(c);
+      return v3Authorize(c, launchId, await v3Sign(v3Account1, typedData));
+    },
+    want: { status: 409, code: 'FUNDING_AUTHORIZATION_SIGNER_MISMATCH' },
+  },
+  v3Window(t0, t0 + 600n, 'now equals validAfter', 'closed'),
+  v3Window(t0 - 1n, t0 + 600n, 'now one second after validAfter', 'open'),
+  v3Window(0n, t0 + 1n, 'now one second before validBefore', 'open'),
+  v3Window(0n, t0, 'now equals validBefore', 'closed'),
+  ...[0n, 1n].map((over) => ({
+    section: v3Section("submitFundingAuthorizationV3: launchWallet's balance covers the amount"),
+    name: over === 0n ? 'an amount of exactly the balance' : 'an amount of the balance + 1',
+    server: 'baseChain' as const,
+    given: async (c: Ctx) => {
+      const { launchId, typedData } = await v3Awaiting(c, { amount: ((await dusdBalance0()) + over).toString() });
+      return v3Authorize(c, launchId, await v3Sign(v3Account0, typedData));
+    },
+    want:
+      over === 0n
+        ? { status: 200, body: (j: any) => expect(j.status).toBe('funding_authorization_verified') }
+        : { status: 409, code: 'FUNDING_AUTHORIZATION_BALANCE_INSUFFICIENT' as const },
+  })),
+  {
+    section: v3Section('submitFundingAuthorizationV3: the nonce is unused on chain 1'),
+    name: 'a nonce the holder cancelled on chain 1',
+    server: 'baseChain',
+    given: async (c) => {
+      const { launchId, typedData } = await v3Awaiting(c);
+      await cancelNonceOnChain(typedData.message.nonce as Hex);
+      return v3Authorize(c, launchId, await v3Sign(v3Account0, typedData));
+    },
+    want: { status: 409, code: 'FUNDING_AUTHORIZATION_NONCE_USED' },
+  },
 ];
 
 const rows: Row[] = [
@@ -879,8 +1469,8 @@ const rows: Row[] = [
   },
   {
     section: 'project design: 501 until the operation is implemented',
-    name: 'GET /v3/capabilities',
-    given: (c) => call(`${c.s.url}/v3/capabilities`),
+    name: 'GET the multi-role capabilities (getMultiRoleCapabilitiesV2)',
+    given: (c) => call(`${c.s.url}/v4/chains/4663/multi-role-custom-launches/capabilities`),
     want: { status: 501, code: 'NOT_IMPLEMENTED' },
   },
   {
@@ -944,6 +1534,7 @@ const rows: Row[] = [
       body: (j) => expect(JSON.stringify(j)).not.toMatch(/sqlite|database|stack/i),
     },
   },
+  ...baseLayerRows,
 ];
 
 const servers = new Map<Kind, Ctx>();
@@ -959,7 +1550,19 @@ const configs: Record<Kind, Parameters<typeof startServer>[0]> = {
   modulesClosed: { modulesSubmissions: false },
   reviewers: { modulesReviewerWallets: [reviewerWallet] },
   reviewStoreGone: {},
+  base: { baseDeploymentPath: baseFixtureDeployment },
+  base340: {
+    baseDeploymentPath: baseFixtureDeployment,
+    v3: { profile340Active: true, fundingAuthorizationWindowSeconds: 3600, feeCertifications: [] },
+  },
+  baseQuota: { baseDeploymentPath: baseFixtureDeployment, admissionPerHour: 2, admissionPerDay: 5 },
+  // Bound to the base devnet in beforeAll.
+  baseChain: {},
 };
+/** The servers shared by their rows; every other kind is fresh per row. */
+const sharedKinds: readonly Kind[] = ['default', 'base', 'baseChain'];
+/** The kinds whose key holds a chain-1 grant besides 4663. */
+const baseKinds: readonly Kind[] = ['base', 'base340', 'baseQuota', 'baseChain'];
 /** The deployment-evidence state each kind of server reports (getReadiness); the others have no chain binding. */
 const evidenceOf: Partial<Record<Kind, () => 'tampered' | 'unreachable'>> = {
   tampered: () => 'tampered',
@@ -967,14 +1570,15 @@ const evidenceOf: Partial<Record<Kind, () => 'tampered' | 'unreachable'>> = {
 };
 /** A fresh server per row for the stateful kinds; one shared server for the default rows. */
 async function serverFor(kind: Kind): Promise<{ ctx: Ctx; done: () => Promise<void> }> {
-  if (kind === 'default') {
-    const ctx = servers.get('default');
+  if (sharedKinds.includes(kind)) {
+    const ctx = servers.get(kind);
     if (ctx) return { ctx, done: async () => undefined };
   }
-  const s = await startServer(configs[kind], undefined, undefined, evidenceOf[kind]);
-  const ctx = { s, key: s.key() };
-  if (kind === 'default') {
-    servers.set('default', ctx);
+  const now = kind === 'baseChain' ? () => baseChainNowMs : undefined;
+  const s = await startServer(configs[kind], now, undefined, evidenceOf[kind]);
+  const ctx = { s, key: baseKinds.includes(kind) ? s.key({ chains: ['1', '4663'] }) : s.key() };
+  if (sharedKinds.includes(kind)) {
+    servers.set(kind, ctx);
     return { ctx, done: async () => undefined };
   }
   if (kind === 'broken') s.db.close();
@@ -995,10 +1599,21 @@ async function serverFor(kind: Kind): Promise<{ ctx: Ctx; done: () => Promise<vo
 
 beforeAll(async () => {
   await serverFor('default');
-});
+  // The request builder compiles the test graph once with the pinned solc-js; the devnet deploys the lane.
+  v3Request();
+  baseDevnetDir = mkdtempSync(join(tmpdir(), 'contract-table-base-'));
+  baseDevnet = await startBaseDevnet({ port: baseChainPort, outputDir: baseDevnetDir });
+  const { rpcUrl } = baseDevnet.deployment;
+  configs.baseChain = {
+    baseDeploymentPath: join(baseDevnetDir, 'base-deployment.json'),
+    chain1RpcUrls: [rpcUrl, rpcUrl],
+  };
+}, 180_000);
 afterAll(async () => {
-  await servers.get('default')?.s.close();
+  for (const ctx of servers.values()) await ctx.s.close();
   await reviewEvm.stop();
+  await baseDevnet?.stop();
+  if (baseDevnetDir) rmSync(baseDevnetDir, { recursive: true, force: true });
 });
 
 describe('contract table', () => {
@@ -1018,16 +1633,7 @@ describe('contract table', () => {
   });
 
   // Codes whose operations answer 501 until they are implemented; each moves into the table with its rows.
-  const pending: ErrorCode[] = [
-    'PROFILE_NOT_ACTIVE',
-    'BASE_LAYER_NOT_CONFIGURED',
-    'FUNDING_AUTHORIZATION_NOT_AWAITED',
-    'FUNDING_AUTHORIZATION_SIGNER_MISMATCH',
-    'FUNDING_AUTHORIZATION_NONCE_USED',
-    'FUNDING_AUTHORIZATION_WINDOW_CLOSED',
-    'FUNDING_AUTHORIZATION_BALANCE_INSUFFICIENT',
-    'LAUNCH_NOT_CANCELLABLE',
-  ];
+  const pending: ErrorCode[] = [];
   // A review build's lastError code, never an HTTP answer: the package fits intake's 16 MiB but not the review
   // profile's 4 MiB (tested on both sides in test/modules/review.test.ts).
   const reviewBuildCodes: ErrorCode[] = ['MODULE_BUILD_PROFILE_CAPACITY_EXCEEDED'];

@@ -76,6 +76,8 @@ const { ajv, files } = loadSchemaRegistry();
 const sections: Record<string, string> = {
   CustomLaunchCreateRequestV4: 'spec/schemas/custom-launch-create-request.v4.schema.json',
   CustomLaunchCreateRequestV3: 'spec/schemas/custom-launch-create-request.v3.schema.json (base-layer V3)',
+  CustomLaunchFundingAuthorizationRequestV3:
+    'spec/schemas/custom-launch-funding-authorization.v3.schema.json (base-layer V3 submitFundingAuthorizationV3)',
   MultiRoleCustomLaunchCreateRequestV2: 'spec/schemas/multi-role-create-request.v2.schema.json (shared lane)',
   ModuleSubmissionRequest: 'spec/schemas/module-submission-request.v0.1.schema.json',
   PartnerSubkeyRequestV1: 'spec/schemas/partner-subkey-request.v1.schema.json',
@@ -547,6 +549,7 @@ describe('request schemas of the bundled spec', () => {
       [
         'CustomLaunchCreateRequestV3',
         'CustomLaunchCreateRequestV4',
+        'CustomLaunchFundingAuthorizationRequestV3',
         'ModuleSubmissionRequest',
         'MultiRoleCustomLaunchCreateRequestV2',
         'PartnerSubkeyRequestV1',

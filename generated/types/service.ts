@@ -1979,7 +1979,6 @@ export type components = {
             revision: 2 | 3;
             /** @constant */
             schemaVersion: "platform.direct-native-hook-graph-profile.v3";
-            /** @default 3.3.0 */
             version: components["schemas"]["CustomLaunchProfileVersionV3"];
         } & unknown;
         /**
