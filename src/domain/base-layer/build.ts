@@ -1,8 +1,10 @@
 import { concat, type Hex, keccak256 } from 'viem';
 import type { CustomLaunchCreateRequestV3 } from '../../../generated/types/service.ts';
+import { digestOf } from '../../core/request-hashes.ts';
 import { compileStandardJsonIsolated, type SolidityBuild } from '../../solidity/compile-contracts.ts';
 
 type GraphTarget = CustomLaunchCreateRequestV3['graph']['targets'][number];
+type StandardJson = CustomLaunchCreateRequestV3['compilation']['units'][number]['standardJson'];
 
 /** One target as the server built it. */
 export interface BuiltBaseTarget {
@@ -44,7 +46,7 @@ export async function buildBaseGraph(
   const timeoutMs = options.unitTimeoutMs ?? baseBuildLimits.unitTimeoutMs;
   for (const unit of request.compilation.units) {
     try {
-      builds.set(unit.unitId, await compileStandardJsonIsolated(unit.standardJson, timeoutMs));
+      builds.set(unit.unitId, await compiledUnit(unit.standardJson, timeoutMs));
     } catch (err) {
       // solc's formatted messages can run long; the first part names the first error.
       const reason = (err instanceof Error ? err.message : String(err)).slice(0, 2000);
@@ -63,6 +65,29 @@ export async function buildBaseGraph(
     targets.push(built);
   }
   return { ok: true, targets };
+}
+
+/** Builds kept by the digest of their standard JSON: the same unit compiles once per process (preflight, then create). */
+const unitBuilds = new Map<string, Promise<SolidityBuild>>();
+const unitBuildsKept = 32;
+
+/**
+ * A unit's build, compiled once per process for identical standard JSON (solc is deterministic for one input and
+ * one pinned version); concurrent requests for the same unit share one compilation. A failed compilation is not kept,
+ * so a timeout on a busy machine is tried again next time.
+ */
+function compiledUnit(standardJson: StandardJson, timeoutMs: number): Promise<SolidityBuild> {
+  const key = digestOf(standardJson);
+  const kept = unitBuilds.get(key);
+  if (kept) return kept;
+  const building = compileStandardJsonIsolated(standardJson, timeoutMs);
+  unitBuilds.set(key, building);
+  building.catch(() => unitBuilds.delete(key));
+  if (unitBuilds.size > unitBuildsKept) {
+    const oldest = unitBuilds.keys().next().value;
+    if (oldest !== undefined) unitBuilds.delete(oldest);
+  }
+  return building;
 }
 
 /** One target from its unit's build, or why it cannot be built as declared. */
