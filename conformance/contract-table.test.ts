@@ -31,6 +31,7 @@ import type {
 import { findPrincipal } from '../src/auth/keys.ts';
 import { chain1 } from '../src/chain/chain.ts';
 import { privateAnvilEvm } from '../src/chain/local-evm.ts';
+import { fundingAuthorizationNonceOf, receiveWithAuthorizationTypedData } from '../src/core/funding-authorization.ts';
 import { bindRequestHashes, launchIntentHashOf } from '../src/core/request-hashes.ts';
 import { devnetOperatorKey } from '../src/devnet/anvil.ts';
 import { startBaseDevnet } from '../src/devnet/base-devnet.ts';
@@ -441,34 +442,15 @@ const eip3009Funding = (amount: string): V3Request['funding'] => ({
 /** The typed data the lifecycle shows at awaiting_funding_authorization (ReceiveWithAuthorization to the router). */
 function v3TypedData(launchId: string, body: V3Request, validAfter: bigint, validBefore: bigint) {
   const funding = body.funding as Extract<V3Request['funding'], { mode: 'eip3009' }>;
-  return {
-    domain: { name: 'Devnet USD', version: '2', chainId: 1, verifyingContract: funding.token },
-    types: {
-      EIP712Domain: [
-        { name: 'name', type: 'string' },
-        { name: 'version', type: 'string' },
-        { name: 'chainId', type: 'uint256' },
-        { name: 'verifyingContract', type: 'address' },
-      ],
-      ReceiveWithAuthorization: [
-        { name: 'from', type: 'address' },
-        { name: 'to', type: 'address' },
-        { name: 'value', type: 'uint256' },
-        { name: 'validAfter', type: 'uint256' },
-        { name: 'validBefore', type: 'uint256' },
-        { name: 'nonce', type: 'bytes32' },
-      ],
-    },
-    primaryType: 'ReceiveWithAuthorization',
-    message: {
-      from: body.launchWallet,
-      to: baseDevnetAddresses.launchRouter,
-      value: funding.amount,
-      validAfter: validAfter.toString(),
-      validBefore: validBefore.toString(),
-      nonce: keccak256(toHex(`platform.v3-funding-authorization:${launchId}:${body.launchIntentHash}`)),
-    },
-  } as CustomLaunchFundingTypedDataV3;
+  return receiveWithAuthorizationTypedData({
+    domain: { name: 'Devnet USD', version: '2', verifyingContract: funding.token },
+    from: body.launchWallet,
+    to: baseDevnetAddresses.launchRouter,
+    value: funding.amount,
+    validAfter,
+    validBefore,
+    nonce: fundingAuthorizationNonceOf(launchId, body.launchIntentHash),
+  });
 }
 
 const v3Sign = (account: PrivateKeyAccount, typedData: CustomLaunchFundingTypedDataV3) =>

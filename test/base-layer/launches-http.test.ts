@@ -7,10 +7,8 @@ import {
   createWalletClient,
   type Hex,
   http,
-  keccak256,
   type PrivateKeyAccount,
   parseSignature,
-  toHex,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,6 +19,10 @@ import type {
   CustomLaunchFundingTypedDataV3,
 } from '../../generated/types/service.ts';
 import { chain1 } from '../../src/chain/chain.ts';
+import {
+  fundingAuthorizationNonceOf,
+  receiveWithAuthorizationTypedData,
+} from '../../src/core/funding-authorization.ts';
 import { devnetOperatorKey } from '../../src/devnet/anvil.ts';
 import { type BaseDevnetDeployment, startBaseDevnet } from '../../src/devnet/base-devnet.ts';
 import {
@@ -483,10 +485,6 @@ describe('listCustomLaunchesV3 and getCustomLaunchV3: credential visibility', ()
   });
 });
 
-/** keccak256(utf8("platform.v3-funding-authorization:" + launchId + ":" + launchIntentHash)). */
-const nonceOf = (launchId: string, intent: string): Hex =>
-  keccak256(toHex(`platform.v3-funding-authorization:${launchId}:${intent}`));
-
 /** The typed data the lifecycle shows at awaiting_funding_authorization. */
 function typedDataOf(
   launchId: string,
@@ -494,34 +492,14 @@ function typedDataOf(
   window: { validAfter: bigint; validBefore: bigint },
 ): CustomLaunchFundingTypedDataV3 {
   const funding = body.funding as Extract<CustomLaunchCreateRequestV3['funding'], { mode: 'eip3009' }>;
-  return {
-    domain: { name: 'Devnet USD', version: '2', chainId: 1, verifyingContract: funding.token },
-    types: {
-      EIP712Domain: [
-        { name: 'name', type: 'string' },
-        { name: 'version', type: 'string' },
-        { name: 'chainId', type: 'uint256' },
-        { name: 'verifyingContract', type: 'address' },
-      ],
-      ReceiveWithAuthorization: [
-        { name: 'from', type: 'address' },
-        { name: 'to', type: 'address' },
-        { name: 'value', type: 'uint256' },
-        { name: 'validAfter', type: 'uint256' },
-        { name: 'validBefore', type: 'uint256' },
-        { name: 'nonce', type: 'bytes32' },
-      ],
-    },
-    primaryType: 'ReceiveWithAuthorization',
-    message: {
-      from: body.launchWallet,
-      to: deployment.contracts.launchRouter.address,
-      value: funding.amount,
-      validAfter: window.validAfter.toString(),
-      validBefore: window.validBefore.toString(),
-      nonce: nonceOf(launchId, body.launchIntentHash),
-    },
-  } as CustomLaunchFundingTypedDataV3;
+  return receiveWithAuthorizationTypedData({
+    domain: { name: 'Devnet USD', version: '2', verifyingContract: funding.token },
+    from: body.launchWallet,
+    to: deployment.contracts.launchRouter.address,
+    value: funding.amount,
+    ...window,
+    nonce: fundingAuthorizationNonceOf(launchId, body.launchIntentHash),
+  });
 }
 
 const sign = (account: PrivateKeyAccount, typedData: CustomLaunchFundingTypedDataV3) =>

@@ -26,6 +26,7 @@ import { fundingTokenReader } from '../../src/chain/funding-token.ts';
 import { PermitAttester } from '../../src/chain/launch-permit.ts';
 import { loadConfig } from '../../src/config.ts';
 import { mineBaseHookSalt } from '../../src/core/base-graph.ts';
+import { fundingAuthorizationNonceOf as fundingNonceOf } from '../../src/core/funding-authorization.ts';
 import { devnetOperatorKey } from '../../src/devnet/anvil.ts';
 import { baseDevnetServerEnv, startBaseDevnet } from '../../src/devnet/base-devnet.ts';
 import { devnetPermitAttesterKey } from '../../src/devnet/devnet.ts';
@@ -36,7 +37,6 @@ import {
   baseLaunchTransitions,
 } from '../../src/domain/base-layer/launch-store.ts';
 import type { BaseLifecycleContext } from '../../src/domain/base-layer/lifecycle-context.ts';
-import { fundingNonceOf } from '../../src/domain/base-layer/lifecycle-funding.ts';
 import { scheduleBaseJob } from '../../src/domain/base-layer/lifecycle-jobs.ts';
 import { BaseLayerLifecycleWorker } from '../../src/domain/base-layer/lifecycle-worker.ts';
 import { pinnedBaseLaunchRules } from '../../src/domain/base-layer/pinned-rules.ts';

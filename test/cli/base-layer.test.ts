@@ -1,16 +1,7 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  type Address,
-  createPublicClient,
-  createTestClient,
-  createWalletClient,
-  type Hex,
-  http,
-  keccak256,
-  toHex,
-} from 'viem';
+import { type Address, createPublicClient, createTestClient, createWalletClient, type Hex, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CustomLaunchCreateRequestV3, CustomLaunchFundingTypedDataV3 } from '../../generated/types/service.ts';
@@ -21,6 +12,10 @@ import { exitCodes } from '../../src/cli/exit-codes.ts';
 import { helpText } from '../../src/cli/main.ts';
 import { loadConfig } from '../../src/config.ts';
 import { baseLaunchIntentHashOf } from '../../src/core/base-graph.ts';
+import {
+  fundingAuthorizationNonceOf,
+  receiveWithAuthorizationTypedData,
+} from '../../src/core/funding-authorization.ts';
 import { devnetOperatorKey } from '../../src/devnet/anvil.ts';
 import { type BaseDevnetDeployment, baseDevnetServerEnv, startBaseDevnet } from '../../src/devnet/base-devnet.ts';
 import { devnetPermitAttesterKey } from '../../src/devnet/devnet.ts';
@@ -131,34 +126,15 @@ async function awaitingSignature(): Promise<{ launchId: string; typedData: Custo
   const row = baseLaunchRow(server.db, launchId);
   const request = JSON.parse(String(row?.request_bytes)) as CustomLaunchCreateRequestV3;
   const funding = request.funding as Extract<CustomLaunchCreateRequestV3['funding'], { mode: 'eip3009' }>;
-  const typedData: CustomLaunchFundingTypedDataV3 = {
-    domain: { name: 'Devnet USD', version: '2', chainId: 1, verifyingContract: funding.token },
-    types: {
-      EIP712Domain: [
-        { name: 'name', type: 'string' },
-        { name: 'version', type: 'string' },
-        { name: 'chainId', type: 'uint256' },
-        { name: 'verifyingContract', type: 'address' },
-      ],
-      ReceiveWithAuthorization: [
-        { name: 'from', type: 'address' },
-        { name: 'to', type: 'address' },
-        { name: 'value', type: 'uint256' },
-        { name: 'validAfter', type: 'uint256' },
-        { name: 'validBefore', type: 'uint256' },
-        { name: 'nonce', type: 'bytes32' },
-      ],
-    },
-    primaryType: 'ReceiveWithAuthorization',
-    message: {
-      from: request.launchWallet,
-      to: deployment.contracts.launchRouter.address,
-      value: funding.amount,
-      validAfter: '0',
-      validBefore: String(Math.floor(Date.now() / 1000) + 3600),
-      nonce: keccak256(toHex(`platform.v3-funding-authorization:${launchId}:${request.launchIntentHash}`)),
-    },
-  } as CustomLaunchFundingTypedDataV3;
+  const typedData = receiveWithAuthorizationTypedData({
+    domain: { name: 'Devnet USD', version: '2', verifyingContract: funding.token },
+    from: request.launchWallet,
+    to: deployment.contracts.launchRouter.address,
+    value: funding.amount,
+    validAfter: 0n,
+    validBefore: BigInt(Math.floor(Date.now() / 1000) + 3600),
+    nonce: fundingAuthorizationNonceOf(launchId, request.launchIntentHash),
+  });
   const stored = JSON.parse(row?.funding_authorization_json ?? 'null');
   put(launchId, 'awaiting_funding_authorization', {
     funding_authorization_json: JSON.stringify({ ...stored, typedData }),
