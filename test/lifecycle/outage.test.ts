@@ -68,7 +68,8 @@ beforeAll(async () => {
   // The processes are spawned before the example is packed (packing compiles, on this thread): both proceed at once.
   const servers = Promise.all([
     startServer('outage', proxies.slice(0, 2), { LIFECYCLE_VALIDATION_DEADLINE_MS: '600000' }),
-    startServer('deadline', proxies.slice(2, 4), { LIFECYCLE_VALIDATION_DEADLINE_MS: '4000' }),
+    // 8 s: room for well over the old bound's 5 attempts at this backoff even on a loaded 2-core machine.
+    startServer('deadline', proxies.slice(2, 4), { LIFECYCLE_VALIDATION_DEADLINE_MS: '8000' }),
   ]);
   packed = packLaunchProject(project, { chainDeployment: devnet.chainDeployment });
   [outage, deadline] = await servers;
@@ -253,11 +254,11 @@ describe('the validation deadline (LIFECYCLE_VALIDATION_DEADLINE_MS)', () => {
     const launchId = await create(deadline);
     const delivered = Date.now();
     const created = await read(deadline, launchId);
-    // createdAt plus 4 s, moved on by the time the step waited idle for the sources (at most until they were all
+    // createdAt plus 8 s, moved on by the time the step waited idle for the sources (at most until they were all
     // delivered): that wait is the controller's, not the lifecycle's.
     const deadlineMs = Date.parse(created.lifecycleQueue.deadlineAt);
-    expect(deadlineMs).toBeGreaterThanOrEqual(Date.parse(created.createdAt) + 4_000);
-    expect(deadlineMs).toBeLessThanOrEqual(delivered + 4_000);
+    expect(deadlineMs).toBeGreaterThanOrEqual(Date.parse(created.createdAt) + 8_000);
+    expect(deadlineMs).toBeLessThanOrEqual(delivered + 8_000);
     const check = waiting(['received', 'validating']);
     let seenBefore = 0;
     const launch = await until(
