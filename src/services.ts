@@ -16,6 +16,7 @@ import { minimumInitialBuyWei, type PriceFeed, priceFeedFromConfig } from './cha
 import { registryObservationProvider } from './chain/source-observation.ts';
 import { watchDeploymentEvidence } from './chain/verify-deployment-evidence.ts';
 import type { Config } from './config.ts';
+import { baseReviewContextOf } from './domain/base-layer/admission-review.ts';
 import { BaseLayerLaunches, type BaseRequestCheck } from './domain/base-layer/launch-service.ts';
 import { BaseLayerLifecycleWorker } from './domain/base-layer/lifecycle-worker.ts';
 import { pinnedBaseLaunchRules } from './domain/base-layer/pinned-rules.ts';
@@ -136,14 +137,9 @@ function baseLayerServices(
     }),
     preflightBaseLayer: async (principal, request, rawBytes) => {
       if (!baseDeployment) throw new ApiError('BASE_LAYER_NOT_CONFIGURED');
-      const { contracts } = baseDeployment;
       return preflightBaseLayer(principal, request, rawBytes, {
         ...ruleContext(),
-        retiredRules: currentBaseRuleSet(db).retiredRules,
-        // The PoolManager the lane's router stamps pools into is the base deployment's (the lifecycle's review too).
-        canonicalPoolManager: contracts.poolManager.address,
-        deployment: { launchRouter: contracts.launchRouter.address, graphFactory: contracts.graphFactory.address },
-        feeCertifications: config.v3.feeCertifications,
+        ...baseReviewContextOf(baseDeployment, currentBaseRuleSet(db).retiredRules, config.v3.feeCertifications),
       });
     },
   };
@@ -265,7 +261,7 @@ export function baseLayerWorkers(services: Services, workerId: string): { lifecy
   const worker = new BaseLayerLifecycleWorker(
     {
       db,
-      rules: pinnedBaseLaunchRules(config),
+      rules: pinnedBaseLaunchRules(services.baseDeployment, config.v3.feeCertifications),
       chain,
       attester: config.permitAttesterKey ? new PermitAttester(config.permitAttesterKey as `0x${string}`) : null,
       now: Date.now,

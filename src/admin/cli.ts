@@ -19,6 +19,7 @@
  */
 import { parseArgs } from 'node:util';
 import { mintPartnerRoot, mintWalletKey, rootBudgetMaxima, walletScopes } from '../auth/keys.ts';
+import { readBaseDeployment } from '../chain/base-deployment.ts';
 import { loadConfig } from '../config.ts';
 import { pinnedBaseLaunchRules } from '../domain/base-layer/pinned-rules.ts';
 import { reevaluateBaseLaunches } from '../domain/base-layer/reevaluate.ts';
@@ -228,11 +229,18 @@ try {
   } else if (group === 'v3' && action === 'reevaluate') {
     const { positionals } = options(rest, {});
     if (positionals.length > 1) fail('reevaluate takes at most one launchId');
-    const outcomes = await reevaluateBaseLaunches(db, pinnedBaseLaunchRules(config), {
-      ...(positionals[0] ? { launchId: positionals[0] } : {}),
-      now: Date.now,
-      worker: 'admin:v3-reevaluate',
-    });
+    const outcomes = await reevaluateBaseLaunches(
+      db,
+      pinnedBaseLaunchRules(
+        config.baseDeploymentPath ? readBaseDeployment(config.baseDeploymentPath) : null,
+        config.v3.feeCertifications,
+      ),
+      {
+        ...(positionals[0] ? { launchId: positionals[0] } : {}),
+        now: Date.now,
+        worker: 'admin:v3-reevaluate',
+      },
+    );
     for (const outcome of outcomes) console.log(JSON.stringify(outcome));
   } else {
     fail(group ? `unknown command "${[group, action].join(' ')}"` : 'no command');

@@ -84,7 +84,7 @@ beforeAll(async () => {
   const now = () => Date.now() + skewMs;
   ctx = {
     db,
-    rules: pinnedBaseLaunchRules(config),
+    rules: pinnedBaseLaunchRules(devnet.deployment, config.v3.feeCertifications),
     chain: baseChain,
     attester: new PermitAttester(devnetPermitAttesterKey),
     now,
@@ -333,7 +333,9 @@ describe('the base-layer lifecycle on chain 1 (in process, real anvil and SQLite
       {
         ...ctx,
         rules: pinnedBaseLaunchRules(
-          loadConfig({ ...env, V3_FEE_CERTIFICATIONS: JSON.stringify([{ adapter: null, profileVersion: '3.3.0' }]) }),
+          devnet.deployment,
+          loadConfig({ ...env, V3_FEE_CERTIFICATIONS: JSON.stringify([{ adapter: null, profileVersion: '3.3.0' }]) }).v3
+            .feeCertifications,
         ),
       },
       { workerId: 'worker-certified', lifecycle: testLifecycle, random: () => 0 },

@@ -411,7 +411,7 @@ describe('custom-launch v3 walks examples/v3-launch to finalized with the real l
       const chain = new BaseLaunchChain(config.chain1RpcUrls, deployment);
       const ctx = {
         db: server.db,
-        rules: pinnedBaseLaunchRules(config),
+        rules: pinnedBaseLaunchRules(devnet.deployment, config.v3.feeCertifications),
         chain,
         attester: new PermitAttester(devnetPermitAttesterKey),
         now: Date.now,

@@ -1,5 +1,6 @@
 import type { Hex } from 'viem';
 import type { CustomLaunchCreateRequestV3, CustomLaunchFeeCertificationV3 } from '../../../generated/types/service.ts';
+import type { BaseDeployment } from '../../chain/base-deployment.ts';
 import { predictBaseGraphTarget, predictBaseLaunch } from '../../core/base-graph.ts';
 import { addressHookBits } from '../../core/create2.ts';
 import { evaluateStaticBaseline } from '../static-baseline/rules.ts';
@@ -15,6 +16,25 @@ export interface BaseLayerReviewContext {
   deployment: { launchRouter: string; graphFactory: string };
   /** Fee certifications (V3_FEE_CERTIFICATIONS): an adapter (null: the profile itself) per profile version. */
   feeCertifications: readonly { adapter: string | null; profileVersion: string }[];
+}
+
+/**
+ * The review's context for a base deployment, under the given retired rules and fee certifications: its PoolManager
+ * is the canonical one the router stamps pools into, its router and graph factory place the graph. Preflight and the
+ * lifecycle review with the same context.
+ */
+export function baseReviewContextOf(
+  deployment: BaseDeployment,
+  retiredRules: readonly string[],
+  feeCertifications: BaseLayerReviewContext['feeCertifications'],
+): BaseLayerReviewContext {
+  const { contracts } = deployment;
+  return {
+    retiredRules,
+    canonicalPoolManager: contracts.poolManager.address,
+    deployment: { launchRouter: contracts.launchRouter.address, graphFactory: contracts.graphFactory.address },
+    feeCertifications,
+  };
 }
 
 /** The admission review of one base-layer launch. */

@@ -23,6 +23,9 @@ export type BaseGraphBuild =
   | { ok: true; targets: BuiltBaseTarget[] }
   | { ok: false; code: 'V3_BUILD_FAILED' | 'V3_INIT_CODE_MISMATCH'; message: string; targetId: string | null };
 
+/** A graph the server built as the request declares it. */
+export type BuiltBaseGraph = Extract<BaseGraphBuild, { ok: true }>;
+
 /** Project design: how long one unit may compile before the build fails. */
 export const baseBuildLimits = { unitTimeoutMs: 120_000 } as const;
 

@@ -3,8 +3,9 @@ import type { CustomLaunchCreateRequestV3, CustomLaunchResourceV3 } from '../../
 import type { BaseLaunchChain } from '../../chain/base-launch-chain.ts';
 import type { PermitAttester } from '../../chain/launch-permit.ts';
 import type { Db } from '../../store/db.ts';
+import type { BuiltBaseGraph } from './build.ts';
 import type { BaseLaunchRow } from './launch-store.ts';
-import type { BaseBuiltTarget, BaseLaunchRules } from './lifecycle-rules.ts';
+import type { BaseLaunchRules } from './lifecycle-rules.ts';
 
 /** The exact wallet transaction (spec/schemas/custom-launch-resource.v3.schema.json WalletTransaction). */
 export type BaseWalletTransaction = NonNullable<CustomLaunchResourceV3['walletTransaction']>;
@@ -32,8 +33,7 @@ export interface BaseLifecycleContext {
  * wallet_transaction_json holds it only from `authorized` on (the resource shows that column as walletTransaction).
  */
 export interface StoredBaseBuild {
-  targets: BaseBuiltTarget[];
-  build: unknown;
+  build: BuiltBaseGraph;
   prepared?: { transaction: BaseWalletTransaction; permitExpiresAt: string };
 }
 

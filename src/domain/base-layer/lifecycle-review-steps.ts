@@ -33,7 +33,7 @@ export async function validatingStep(ctx: BaseLifecycleContext, row: BaseLaunchR
   }
   const ruleSet = currentBaseRuleSet(ctx.db);
   const review = await ctx.rules.review(request, built.build, ruleSet);
-  const stored: StoredBaseBuild = { targets: built.targets, build: built.build };
+  const stored: StoredBaseBuild = { build: built.build };
   return {
     kind: 'move',
     to: 'pending_review',

@@ -1,23 +1,15 @@
-import type { Hex } from 'viem';
 import type { CustomLaunchCreateRequestV3, CustomLaunchResourceV3 } from '../../../generated/types/service.ts';
+import type { BuiltBaseGraph } from './build.ts';
 
 /** The server's fee-certification decision (spec/schemas/custom-launch-resource.v3.schema.json FeeCertification). */
 export type BaseFeeCertification = NonNullable<CustomLaunchResourceV3['feeCertification']>;
-
-/** The pinned build of one graph target, in request order: the init code the router deploys. */
-export interface BaseBuiltTarget {
-  targetId: string;
-  initCode: Hex;
-}
 
 /** What the validating step's rebuild concluded. */
 export type BaseBuildOutcome =
   | {
       ok: true;
-      /** Every target's init code (creation code and constructorArgs), in request order. */
-      targets: BaseBuiltTarget[];
-      /** The build as the review reads it again (stored in build_json, for the operator's re-review). */
-      build: unknown;
+      /** Every target's init code and runtime code, in request order (stored in build_json for later reviews). */
+      build: BuiltBaseGraph;
     }
   | { ok: false; code: string; message: string; remediation: string };
 
@@ -39,7 +31,7 @@ export interface BaseLaunchRules {
   build(request: CustomLaunchCreateRequestV3): Promise<BaseBuildOutcome>;
   review(
     request: CustomLaunchCreateRequestV3,
-    build: unknown,
+    build: BuiltBaseGraph,
     ruleSet: { revision: number; retiredRules: readonly string[] },
   ): Promise<BaseReview>;
 }

@@ -89,7 +89,7 @@ export async function preparedStep(ctx: BaseLifecycleContext, row: BaseLaunchRow
         }
       : noBaseFunding;
   const targets = request.graph.targets.map((t, i) => ({
-    initCode: stored.targets[i]?.initCode as Hex,
+    initCode: stored.build.targets[i]?.initCode as Hex,
     salt: t.salt as Hex,
   }));
   const transaction: BaseWalletTransaction = {
@@ -110,7 +110,8 @@ function launchParamsOf(row: BaseLaunchRow, stored: StoredBaseBuild, platformSha
   const targets = request.graph.targets;
   const indexOf = (role: string) => targets.findIndex((t) => t.role === role);
   const hook = targets[indexOf('hook')];
-  if (targets.length !== stored.targets.length || !hook) throw new Error(`launch ${row.launch_id}: build mismatch`);
+  if (targets.length !== stored.build.targets.length || !hook)
+    throw new Error(`launch ${row.launch_id}: build mismatch`);
   return {
     launchIntentHash: intentBytesOf(row),
     lpFee: request.liquidity.lpFee,
