@@ -72,6 +72,12 @@ export interface Config {
   chain1RpcUrls: string[];
   /** The base-layer deployment document (BASE_DEPLOYMENT_PATH, src/chain/base-deployment.ts); null when unset. */
   baseDeploymentPath: string | null;
+  /**
+   * The shared token-and-hook lane's contracts on chain 4663 (MULTI_ROLE_DEPLOYMENT_PATH,
+   * src/chain/multi-role-deployment.ts; the chain-4663 devnet writes it as multi-role-deployment.json); null when
+   * unset, and then the lane's capabilities report it unavailable.
+   */
+  multiRoleDeploymentPath: string | null;
   /** The V3 lane's operator settings (spec/schemas/custom-launch-capabilities.v3.schema.json). */
   v3: {
     /** Profile 3.4.0 is accepted (V3_PROFILE_340_ACTIVE); refused until an operator activates it. */
@@ -299,6 +305,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .filter(Boolean),
     chain1RpcUrls: chain1RpcUrls(env),
     baseDeploymentPath: baseDeploymentPath(env),
+    multiRoleDeploymentPath: env.MULTI_ROLE_DEPLOYMENT_PATH || null,
     v3: {
       profile340Active: bool(env, 'V3_PROFILE_340_ACTIVE', false),
       fundingAuthorizationWindowSeconds: intInRange(env, 'V3_FUNDING_AUTHORIZATION_WINDOW_SECONDS', 3600, 60, 86_400),

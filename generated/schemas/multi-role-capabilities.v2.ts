@@ -13,13 +13,806 @@ export interface MultiRoleCustomLaunchCapabilitiesV2 {
    * CAIP-2 identifier of chain 4663.
    */
   caip2: 'eip155:4663';
+  /**
+   * If status is unavailable or publicWrites is false, stop before any authenticated request (the reference client does).
+   */
   readiness: {
     status: 'ready' | 'unavailable';
     publicWrites: boolean;
+    /**
+     * Why the lane is unavailable (empty when ready).
+     *
+     * @maxItems 8
+     */
+    reasons:
+      | []
+      | ['deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile']
+      | [
+          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile',
+          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile'
+        ]
+      | [
+          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile',
+          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile',
+          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile'
+        ]
+      | [
+          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile',
+          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile',
+          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile',
+          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile'
+        ]
+      | [
+          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile',
+          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile',
+          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile',
+          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile',
+          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile'
+        ]
+      | [
+          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile',
+          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile',
+          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile',
+          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile',
+          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile',
+          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile'
+        ]
+      | [
+          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile',
+          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile',
+          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile',
+          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile',
+          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile',
+          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile',
+          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile'
+        ]
+      | [
+          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile',
+          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile',
+          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile',
+          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile',
+          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile',
+          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile',
+          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile',
+          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile'
+        ];
   };
-  profile: {
-    schemaVersion: 'platform.multi-role-launch-profile.v2';
-    revision: number;
+  /**
+   * The lane's profile revisions; a request names one whose acceptsNewSubmissions is true.
+   *
+   * @minItems 1
+   * @maxItems 16
+   */
+  profiles:
+    | [
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        }
+      ]
+    | [
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        }
+      ]
+    | [
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        }
+      ]
+    | [
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        }
+      ]
+    | [
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        }
+      ]
+    | [
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        }
+      ]
+    | [
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        }
+      ]
+    | [
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        }
+      ]
+    | [
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        }
+      ]
+    | [
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        }
+      ]
+    | [
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        }
+      ]
+    | [
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        }
+      ]
+    | [
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        }
+      ]
+    | [
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        }
+      ]
+    | [
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        }
+      ]
+    | [
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        },
+        {
+          schemaVersion: 'platform.multi-role-launch-profile.v2';
+          revision: number;
+          acceptsNewSubmissions: boolean;
+        }
+      ];
+  /**
+   * The one pinned solc long version that builds the request's source.
+   */
+  compilerVersion: string;
+  /**
+   * The lane's reference client (GET .../multi-role-custom-launches/client.mjs): its release and the SHA-256 of the exact bytes served. Verify the download against sha256 before running it.
+   */
+  referenceClient: {
+    /**
+     * Semantic version 2.0.0.
+     */
+    release: string;
+    /**
+     * SHA-256 digest: sha256: followed by 64 lowercase hex digits.
+     */
+    sha256: string;
+    path: '/v4/chains/4663/multi-role-custom-launches/client.mjs';
   };
   structuralFormat: {
     tokenAndHookShareAddress: true;
@@ -37,5 +830,33 @@ export interface MultiRoleCustomLaunchCapabilitiesV2 {
       min: 1;
       max: 25;
     };
+    /**
+     * Funding rules of the lane's own plan: valueWei equals liquidityWei plus reserveWei; the service never raises an amount or a budget.
+     */
+    funding: {
+      autoRaise: false;
+    };
   };
+  /**
+   * The lane's contracts on chain 4663 (the packer mines the token_hook's CREATE2 salt for the graph factory with the router as the caller), or null when this deployment has not bound them; then readiness is unavailable.
+   */
+  deployment: Deployment | null;
+}
+export interface Deployment {
+  /**
+   * EVM address: 0x followed by 40 hex digits (either case).
+   */
+  launchRouter: string;
+  /**
+   * EVM address: 0x followed by 40 hex digits (either case).
+   */
+  graphFactory: string;
+  /**
+   * EVM address: 0x followed by 40 hex digits (either case).
+   */
+  poolManager: string;
+  /**
+   * EVM address: 0x followed by 40 hex digits (either case).
+   */
+  permitAuthority: string;
 }

@@ -27,6 +27,7 @@ export interface MultiRoleCustomLaunchCreateRequestV2 {
   nonce: string;
   graph: Graph;
   source: Source;
+  liquidity: Liquidity;
   economics: Economics;
   funding: Funding;
   projectMetadata: ProjectMetadata;
@@ -40,7 +41,7 @@ export interface MultiRoleCustomLaunchCreateRequestV2 {
   launchIntentHash: string;
 }
 /**
- * 2 to 16 physical targets (the router primitive's bound, since token and hook occupy one target); exactly one token_hook target.
+ * 2 to 16 physical targets: exactly one token_hook (the one contract that is both the ERC-20 token and the pool's v4 hook) and exactly one initializer, which delivers liquidity.tokenSupply of the token_hook's tokens to the lane's router; other targets are auxiliary.
  */
 export interface Graph {
   /**
@@ -48,7 +49,9 @@ export interface Graph {
    * @maxItems 16
    */
   targets:
-    | [GraphTarget, GraphTarget]
+    | ({
+        [k: string]: unknown | undefined;
+      } & [GraphTarget, GraphTarget])
     | [GraphTarget, GraphTarget, GraphTarget]
     | [GraphTarget, GraphTarget, GraphTarget, GraphTarget]
     | [GraphTarget, GraphTarget, GraphTarget, GraphTarget, GraphTarget]
@@ -173,7 +176,7 @@ export interface Graph {
       ];
 }
 /**
- * One physical contract. token_hook is the shared token-and-hook contract and carries the hook permission mask.
+ * One physical contract, deployed by the lane's graph factory with CREATE2 from its init code (the built creation code of contractName followed by constructorArgs) at salt, with the lane's router as the caller. token_hook carries the hook permission mask, which its address carries in its low 14 bits.
  */
 export interface GraphTarget {
   targetId: string;
@@ -183,9 +186,17 @@ export interface GraphTarget {
    */
   contractName: string;
   /**
-   * Arbitrary bytes: 0x followed by an even number of hex digits.
+   * ABI-encoded constructor arguments (0x when none).
    */
   constructorArgs: string;
+  /**
+   * CREATE2 salt given to the graph factory (the effective salt is keccak256(abi.encode(router, salt))). The packer mines the token_hook's salt so that its address carries hookPermissionMask.
+   */
+  salt: string;
+  /**
+   * keccak256 of the declared init code. The server rebuilds it from source with the pinned compiler; a token_hook whose declared hash the build does not reproduce gets evidence_required (source_code), another target gets the blocking MULTI_ROLE_INIT_CODE_MISMATCH.
+   */
+  initCodeHash: string;
   /**
    * Uniswap v4 hook permission mask covering all fourteen permission bits.
    */
@@ -214,7 +225,25 @@ export interface Source {
   };
 }
 /**
- * Declared token economics. Applicant buy and sell rates in hundredths of a bip, capped at 100,000 (10%) in additive and inclusive modes. Economics the server cannot match to the lane's known economics yield evidence_required.
+ * The native/token pool the launch initializes on the canonical v4 PoolManager with the token_hook as both currency1 and hooks, and the token supply the router places in it as full-range liquidity together with funding.liquidityWei. Tokens and native the pool does not take return to launchWallet in the same transaction.
+ */
+export interface Liquidity {
+  /**
+   * Static pool fee in hundredths of a bip (v4 PoolKey.fee).
+   */
+  lpFee: number;
+  tickSpacing: number;
+  /**
+   * Initial sqrt price (Q64.96) of currency1 (the token) per currency0 (native).
+   */
+  sqrtPriceX96: string;
+  /**
+   * Token base units the initializer delivers to the router; at most economics.totalSupply.
+   */
+  tokenSupply: string;
+}
+/**
+ * Declared token economics. Applicant buy and sell rates in hundredths of a bip, capped at 100,000 (10%) in additive and inclusive modes. The server knows the economics only when the token_hook's runtime code answers multiRoleEconomics() (returns uint256 totalSupply, uint8 rateMode (0 additive, 1 inclusive), uint32 buyRateHundredthsBip, uint32 sellRateHundredthsBip, address feeRecipient) with exactly these values; otherwise they are unknown and the request gets evidence_required (economics).
  */
 export interface Economics {
   /**
@@ -230,13 +259,21 @@ export interface Economics {
   feeRecipient: string;
 }
 /**
- * Native funding of the shared lane: the exact wallet transaction value and the gas budget. Budgets do not prove available funds; the service never raises them.
+ * The lane's own native funding plan (not V4's fundingPlan): valueWei is the exact wallet transaction value and equals liquidityWei (native placed as the pool's full-range liquidity) plus reserveWei (returned to launchWallet in the same transaction, as is any liquidity native the pool does not take). maxGasCostWei is the controller's gas budget, additional to the value. Budgets do not prove available funds; the service never raises an amount or a budget: a launch whose simulation needs more fails its review instead.
  */
 export interface Funding {
   /**
-   * Native amount in wei as a decimal string (uint256 range by length): 0 or no leading zero.
+   * Positive native amount in wei as a decimal string.
    */
   valueWei: string;
+  /**
+   * Positive native amount in wei as a decimal string.
+   */
+  liquidityWei: string;
+  /**
+   * Native amount in wei as a decimal string (uint256 range by length): 0 or no leading zero.
+   */
+  reserveWei: string;
   /**
    * Positive native amount in wei as a decimal string.
    */

@@ -3,7 +3,9 @@
 /**
  * A durable shared-lane launch resource on chain 4663 (token and hook share one physical contract). Poll with launchId, never the per-call requestId. Its lifecycle is separate from V4.
  */
-export interface MultiRoleCustomLaunchResourceV2 {
+export type MultiRoleCustomLaunchResourceV2 = {
+  [k: string]: unknown | undefined;
+} & {
   schemaVersion: 'platform.multi-role-custom-launch-resource.v2';
   /**
    * Lowercase UUID (8-4-4-4-12 hex), version digit 1 to 8, variant digit 8, 9, a or b.
@@ -17,31 +19,49 @@ export interface MultiRoleCustomLaunchResourceV2 {
    * CAIP-2 identifier of chain 4663.
    */
   caip2: 'eip155:4663';
+  /**
+   * The controller wallet bound by the request; equals the wallet of a wallet key.
+   */
+  launchWallet: string;
+  /**
+   * Server-derived, immutable provenance of a partner credential; null for a wallet key. Callers cannot set it; it grants no wallet authority.
+   */
+  partnerAttribution: null | PartnerAttributionV1;
   status:
     | 'received'
     | 'validating'
     | 'action_required'
     | 'needs_evidence'
+    | 'simulating'
     | 'authorized'
     | 'submitted'
     | 'finalized'
     | 'failed';
   /**
-   * SHA-256 digest: sha256: followed by 64 lowercase hex digits.
+   * RFC 8785 (JCS) SHA-256 of the immutable request.
    */
   requestHash: string;
   /**
-   * Server-authored finding codes: public upper-snake codes and the lane's lowercase evidence_required.
+   * Server-authored finding codes of the latest review: public upper-snake codes and the lane's lowercase evidence_required. In action_required they name the hard-blocking finding to fix in a new immutable request.
    *
    * @maxItems 64
    */
   findingCodes: ('evidence_required' | string)[];
+  /**
+   * What the server could not verify (with evidence_required among findingCodes): source_code, the build of the source does not reproduce the token_hook's declared initCodeHash; economics, the token_hook does not answer the declared economics. Empty otherwise.
+   *
+   * @maxItems 2
+   */
+  missingVerificationRequirements:
+    [] | ['source_code' | 'economics'] | ['source_code' | 'economics', 'source_code' | 'economics'];
   walletTransaction: WalletTransaction | null;
   /**
-   * The one physical contract that is both token and hook.
+   * When the launch permit inside walletTransaction expires (chain time); the exact transaction must be mined before it. Null before authorized.
    */
-  tokenHookAddress: string | null;
-  transactionHash: string | null;
+  permitExpiresAt: string | null;
+  publicOutput: PublicOutput | null;
+  chainEvidence: ChainEvidence | null;
+  failure: Failure | null;
   /**
    * UTC timestamp, RFC 3339, millisecond precision, Z suffix.
    */
@@ -50,9 +70,25 @@ export interface MultiRoleCustomLaunchResourceV2 {
    * UTC timestamp, RFC 3339, millisecond precision, Z suffix.
    */
   updatedAt: string;
+};
+
+export interface PartnerAttributionV1 {
+  /**
+   * Lowercase UUID (8-4-4-4-12 hex), version digit 1 to 8, variant digit 8, 9, a or b.
+   */
+  partnerId: string;
+  credentialKind: 'partner_root' | 'partner_subkey';
+  /**
+   * The subkey that created the launch; null for the partner root.
+   */
+  subkeyId: null | string;
+  /**
+   * Lowercase UUID (8-4-4-4-12 hex), version digit 1 to 8, variant digit 8, 9, a or b.
+   */
+  lineageId: string;
 }
 /**
- * The exact wallet transaction; the service never signs or broadcasts it.
+ * The exact wallet transaction bound at authorized, after its simulation passed: a call of the lane's router that deploys the graph, initializes the pool with the token_hook as its hook, places liquidity and stamps the intent. Not signed or broadcast by the service; the controller reviews chain, sender, target, value and calldata, then signs and broadcasts.
  */
 export interface WalletTransaction {
   /**
@@ -75,4 +111,45 @@ export interface WalletTransaction {
    * Arbitrary bytes: 0x followed by an even number of hex digits.
    */
   data: string;
+}
+/**
+ * The public launch output: the one contract that is both token and hook, and the pool id the launch creates.
+ */
+export interface PublicOutput {
+  /**
+   * EVM address: 0x followed by 40 hex digits (either case).
+   */
+  tokenHookAddress: string;
+  /**
+   * 32 bytes as 0x followed by 64 lowercase hex digits.
+   */
+  poolId: string;
+}
+/**
+ * The observed exact transaction of the launch and its block.
+ */
+export interface ChainEvidence {
+  /**
+   * 0x followed by 64 lowercase hex digits, not all zeros.
+   */
+  transactionHash: string;
+  /**
+   * Unsigned decimal integer >= 1 as a string, no leading zero.
+   */
+  blockNumber: string;
+  /**
+   * 0x followed by 64 lowercase hex digits, not all zeros.
+   */
+  blockHash: string;
+}
+/**
+ * The bound failure and its remediation; read it before a new request.
+ */
+export interface Failure {
+  /**
+   * Public finding code: upper snake case.
+   */
+  code: string;
+  message: string;
+  remediation: string;
 }

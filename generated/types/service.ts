@@ -862,7 +862,9 @@ export type paths = {
          *     resource (status `received`). Poll it with the returned launchId. The Idempotency-Key binds the exact bytes:
          *     the same key and bytes replay the first answer with 200 and consume no admission quota; the same key with other
          *     bytes is a 409. On a timeout, ambiguous result, 429 or 503 retry only the same bytes with the same key. The path
-         *     chainId must equal the body's chainId. Project design: this path and the resource shape.
+         *     chainId must equal the body's chainId. A new request counts against the global admission quota (120 per hour,
+         *     500 per day); exact replays consume nothing. 503 MULTI_ROLE_LANE_UNAVAILABLE when the lane's capabilities report
+         *     it unavailable. Project design: this path and the resource shape.
          */
         post: operations["createMultiRoleCustomLaunch"];
         delete?: never;
@@ -993,8 +995,9 @@ export type paths = {
          * @description Validates a MultiRole V2 request without side effects: persists no launch, allocates no nonce, never
          *     broadcasts. A 200 may still report `needs_evidence` or `unsupported`; the finding `evidence_required` means
          *     different source code or unknown economics: follow the missing verification requirements. Then create with the
-         *     exact same bytes. Bound to the key's chain-4663 grant and the controller. Project design: this path and the
-         *     response shape.
+         *     exact same bytes. Bound to the key's chain-4663 grant and the controller. Counts against the route's rate budget
+         *     (and a partner's prepareRequestsPerHour), never the admission quota. 503 MULTI_ROLE_LANE_UNAVAILABLE when the
+         *     lane's capabilities report it unavailable. Project design: this path and the response shape.
          */
         post: operations["preflightMultiRoleCustomLaunch"];
         delete?: never;
@@ -1065,7 +1068,7 @@ export type components = {
          * @description Public error code. The closed table with HTTP status and retryable lives in src/errors/codes.ts.
          * @enum {string}
          */
-        ApiErrorCode: "INVALID_REQUEST" | "MALFORMED_JSON" | "UNAUTHENTICATED" | "INSUFFICIENT_SCOPE" | "CHAIN_NOT_ALLOWED" | "WALLET_MISMATCH" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CHAIN_MISMATCH" | "IDEMPOTENCY_CONFLICT" | "CUSTOM_LAUNCH_V2_READ_ONLY" | "CUSTOM_LAUNCH_V1_READ_ONLY" | "PROFILE_NOT_ACTIVE" | "FUNDING_AUTHORIZATION_NOT_AWAITED" | "FUNDING_AUTHORIZATION_SIGNER_MISMATCH" | "FUNDING_AUTHORIZATION_NONCE_USED" | "FUNDING_AUTHORIZATION_WINDOW_CLOSED" | "FUNDING_AUTHORIZATION_BALANCE_INSUFFICIENT" | "LAUNCH_NOT_CANCELLABLE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "ADMISSION_QUOTA_EXHAUSTED" | "INTERNAL" | "NOT_IMPLEMENTED" | "UNAVAILABLE" | "BASE_LAYER_NOT_CONFIGURED" | "PRICE_SOURCE_UNAVAILABLE" | "DEPLOYMENT_EVIDENCE_TAMPERED" | "DEPLOYMENT_EVIDENCE_UNVERIFIED" | "SOURCE_FILE_DIGEST_MISMATCH" | "SOURCE_FILE_NOT_IN_MANIFEST" | "AUTHENTICATION_REQUIRED" | "API_SCOPE_REQUIRED" | "MODULE_SUBMISSION_NOT_FOUND" | "MODULE_REVIEW_EXPORT_NOT_ACCEPTED" | "MODULE_REVIEW_EXPORT_BINDING_INVALID" | "MODULE_REVIEW_EXPORT_UNAVAILABLE" | "MODULE_REVIEW_UNAVAILABLE" | "MODULE_REVIEW_JOB_UNAVAILABLE" | "MODULE_SUBMISSIONS_UNAVAILABLE" | "MODULE_AUTHOR_MISMATCH" | "OPEN_ADDRESS" | "OPEN_SOURCE_HASH" | "MODULE_FILE_HASH" | "OPEN_CONFIG_FIXED_OVERRIDE" | "MODULE_IDEMPOTENCY_CONFLICT" | "MODULE_PACKAGE_CONFLICT" | "MODULE_VERSION_ALREADY_SUBMITTED" | "MODULE_REVISION_LINEAGE_INVALID" | "MODULE_BUILD_SOURCE_ALIAS_COLLISION" | "MODULE_BUILD_PROFILE_CAPACITY_EXCEEDED" | "SUBKEY_BOUNDS_EXCEEDED" | "SUBKEY_REVOKED" | "SUBKEY_LIMIT_REACHED";
+        ApiErrorCode: "INVALID_REQUEST" | "MALFORMED_JSON" | "UNAUTHENTICATED" | "INSUFFICIENT_SCOPE" | "CHAIN_NOT_ALLOWED" | "WALLET_MISMATCH" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CHAIN_MISMATCH" | "IDEMPOTENCY_CONFLICT" | "CUSTOM_LAUNCH_V2_READ_ONLY" | "CUSTOM_LAUNCH_V1_READ_ONLY" | "PROFILE_NOT_ACTIVE" | "FUNDING_AUTHORIZATION_NOT_AWAITED" | "FUNDING_AUTHORIZATION_SIGNER_MISMATCH" | "FUNDING_AUTHORIZATION_NONCE_USED" | "FUNDING_AUTHORIZATION_WINDOW_CLOSED" | "FUNDING_AUTHORIZATION_BALANCE_INSUFFICIENT" | "LAUNCH_NOT_CANCELLABLE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "ADMISSION_QUOTA_EXHAUSTED" | "INTERNAL" | "NOT_IMPLEMENTED" | "UNAVAILABLE" | "BASE_LAYER_NOT_CONFIGURED" | "MULTI_ROLE_LANE_UNAVAILABLE" | "PRICE_SOURCE_UNAVAILABLE" | "DEPLOYMENT_EVIDENCE_TAMPERED" | "DEPLOYMENT_EVIDENCE_UNVERIFIED" | "SOURCE_FILE_DIGEST_MISMATCH" | "SOURCE_FILE_NOT_IN_MANIFEST" | "AUTHENTICATION_REQUIRED" | "API_SCOPE_REQUIRED" | "MODULE_SUBMISSION_NOT_FOUND" | "MODULE_REVIEW_EXPORT_NOT_ACCEPTED" | "MODULE_REVIEW_EXPORT_BINDING_INVALID" | "MODULE_REVIEW_EXPORT_UNAVAILABLE" | "MODULE_REVIEW_UNAVAILABLE" | "MODULE_REVIEW_JOB_UNAVAILABLE" | "MODULE_SUBMISSIONS_UNAVAILABLE" | "MODULE_AUTHOR_MISMATCH" | "OPEN_ADDRESS" | "OPEN_SOURCE_HASH" | "MODULE_FILE_HASH" | "OPEN_CONFIG_FIXED_OVERRIDE" | "MODULE_IDEMPOTENCY_CONFLICT" | "MODULE_PACKAGE_CONFLICT" | "MODULE_VERSION_ALREADY_SUBMITTED" | "MODULE_REVISION_LINEAGE_INVALID" | "MODULE_BUILD_SOURCE_ALIAS_COLLISION" | "MODULE_BUILD_PROFILE_CAPACITY_EXCEEDED" | "SUBKEY_BOUNDS_EXCEEDED" | "SUBKEY_REVOKED" | "SUBKEY_LIMIT_REACHED";
         /**
          * ApiKeySecret
          * @description Bearer API key of the child.
@@ -1217,6 +1220,12 @@ export type components = {
             permitAuthoritySourceProvenance: components["schemas"]["PermitAuthoritySourceProvenance"];
             /** @constant */
             schemaVersion: "platform.custom-launch-chain-deployment.v1";
+        };
+        /** @description The observed exact transaction of the launch and its block. */
+        ChainEvidence: {
+            blockHash: components["schemas"]["TransactionHash"];
+            blockNumber: components["schemas"]["PositiveDecimalString"];
+            transactionHash: components["schemas"]["TransactionHash"];
         };
         /**
          * @description The base-layer chain: the decimal string 1.
@@ -2197,6 +2206,12 @@ export type components = {
             permitAuthority: components["schemas"]["Address"];
             poolManager: components["schemas"]["Address"];
         };
+        Deployment2: {
+            graphFactory: components["schemas"]["Address"];
+            launchRouter: components["schemas"]["Address"];
+            permitAuthority: components["schemas"]["Address"];
+            poolManager: components["schemas"]["Address"];
+        };
         /**
          * DeploymentEvidenceV1
          * @description Evidence of the single atomic transaction on chain 4663 that deployed the three platform root contracts (platformLaunchStampRouter, graphFactory, permitAuthority), read back from two independent providers (chainDeployment.deploymentEvidence).
@@ -2402,7 +2417,7 @@ export type components = {
          * @description Label shown to the partner; no control characters.
          */
         DisplayName: string;
-        /** @description Declared token economics. Applicant buy and sell rates in hundredths of a bip, capped at 100,000 (10%) in additive and inclusive modes. Economics the server cannot match to the lane's known economics yield evidence_required. */
+        /** @description Declared token economics. Applicant buy and sell rates in hundredths of a bip, capped at 100,000 (10%) in additive and inclusive modes. The server knows the economics only when the token_hook's runtime code answers multiRoleEconomics() (returns uint256 totalSupply, uint8 rateMode (0 additive, 1 inclusive), uint32 buyRateHundredthsBip, uint32 sellRateHundredthsBip, address feeRecipient) with exactly these values; otherwise they are unknown and the request gets evidence_required (economics). */
         Economics: {
             buyRateHundredthsBip: number;
             feeRecipient: components["schemas"]["Address"];
@@ -2521,6 +2536,12 @@ export type components = {
             /** @constant */
             schemaVersion: "platform.l2-external-root-deployment-evidence.v1";
         };
+        /** @description The bound failure and its remediation; read it before a new request. */
+        Failure: {
+            code: components["schemas"]["FindingCode"];
+            message: string;
+            remediation: string;
+        };
         /**
          * FieldOperand
          * @description Another configuration field.
@@ -2547,6 +2568,8 @@ export type components = {
             chainId: components["schemas"]["ChainId4663"];
             finalizedAt: components["schemas"]["Timestamp"];
             launchId: components["schemas"]["Uuid"];
+            launchWallet: components["schemas"]["Address"];
+            poolId: components["schemas"]["Hex32"];
             /** @description The one physical contract that is both token and hook. */
             tokenHookAddress: components["schemas"]["Address"];
             transactionHash: components["schemas"]["TransactionHash"];
@@ -2571,10 +2594,12 @@ export type components = {
             mode: "fixed";
             value: components["schemas"]["AbiValue"];
         };
-        /** @description Native funding of the shared lane: the exact wallet transaction value and the gas budget. Budgets do not prove available funds; the service never raises them. */
+        /** @description The lane's own native funding plan (not V4's fundingPlan): valueWei is the exact wallet transaction value and equals liquidityWei (native placed as the pool's full-range liquidity) plus reserveWei (returned to launchWallet in the same transaction, as is any liquidity native the pool does not take). maxGasCostWei is the controller's gas budget, additional to the value. Budgets do not prove available funds; the service never raises an amount or a budget: a launch whose simulation needs more fails its review instead. */
         Funding: {
+            liquidityWei: components["schemas"]["PositiveWeiAmount"];
             maxGasCostWei: components["schemas"]["PositiveWeiAmount"];
-            valueWei: components["schemas"]["WeiAmount"];
+            reserveWei: components["schemas"]["WeiAmount"];
+            valueWei: components["schemas"]["PositiveWeiAmount"];
         };
         /**
          * FundingInitialBuy
@@ -2662,9 +2687,9 @@ export type components = {
             symbol: string;
             version: string;
         };
-        /** @description 2 to 16 physical targets (the router primitive's bound, since token and hook occupy one target); exactly one token_hook target. */
+        /** @description 2 to 16 physical targets: exactly one token_hook (the one contract that is both the ERC-20 token and the pool's v4 hook) and exactly one initializer, which delivers liquidity.tokenSupply of the token_hook's tokens to the lane's router; other targets are auxiliary. */
         Graph: {
-            targets: components["schemas"]["GraphTarget"][];
+            targets: components["schemas"]["GraphTarget"][] & (unknown & unknown);
         };
         /**
          * GraphBundle
@@ -2676,14 +2701,19 @@ export type components = {
             schemaVersion: "platform.custom-launch-graph-bundle.v1";
             targets: components["schemas"]["CustomLaunchGraphTargetV4"][] & (unknown & unknown & unknown);
         };
-        /** @description One physical contract. token_hook is the shared token-and-hook contract and carries the hook permission mask. */
+        /** @description One physical contract, deployed by the lane's graph factory with CREATE2 from its init code (the built creation code of contractName followed by constructorArgs) at salt, with the lane's router as the caller. token_hook carries the hook permission mask, which its address carries in its low 14 bits. */
         GraphTarget: {
+            /** @description ABI-encoded constructor arguments (0x when none). */
             constructorArgs: components["schemas"]["HexData"];
             /** @description Fully qualified name: source path, colon, contract identifier. */
             contractName: string;
             hookPermissionMask?: components["schemas"]["HookPermissionMask"];
+            /** @description keccak256 of the declared init code. The server rebuilds it from source with the pinned compiler; a token_hook whose declared hash the build does not reproduce gets evidence_required (source_code), another target gets the blocking MULTI_ROLE_INIT_CODE_MISMATCH. */
+            initCodeHash: components["schemas"]["Hex32"];
             /** @enum {string} */
             role: "token_hook" | "initializer" | "auxiliary";
+            /** @description CREATE2 salt given to the graph factory (the effective salt is keccak256(abi.encode(router, salt))). The packer mines the token_hook's salt so that its address carries hookPermissionMask. */
+            salt: components["schemas"]["Hex32"];
             targetId: string;
         };
         /** GraphTargetId */
@@ -3056,6 +3086,16 @@ export type components = {
                 /** @constant */
                 min: 2;
             };
+        };
+        /** @description The native/token pool the launch initializes on the canonical v4 PoolManager with the token_hook as both currency1 and hooks, and the token supply the router places in it as full-range liquidity together with funding.liquidityWei. Tokens and native the pool does not take return to launchWallet in the same transaction. */
+        Liquidity: {
+            /** @description Static pool fee in hundredths of a bip (v4 PoolKey.fee). */
+            lpFee: number;
+            /** @description Initial sqrt price (Q64.96) of currency1 (the token) per currency0 (native). */
+            sqrtPriceX96: components["schemas"]["PositiveDecimalString"];
+            tickSpacing: number;
+            /** @description Token base units the initializer delivers to the router; at most economics.totalSupply. */
+            tokenSupply: components["schemas"]["PositiveDecimalString"];
         };
         /**
          * LiquidityModel
@@ -3534,9 +3574,18 @@ export type components = {
         MultiRoleCustomLaunchCapabilitiesV2: {
             caip2: components["schemas"]["Caip2Chain4663"];
             chainId: components["schemas"]["ChainId4663"];
+            /** @description The one pinned solc long version that builds the request's source. */
+            compilerVersion: string;
+            /** @description The lane's contracts on chain 4663 (the packer mines the token_hook's CREATE2 salt for the graph factory with the router as the caller), or null when this deployment has not bound them; then readiness is unavailable. */
+            deployment: components["schemas"]["Deployment2"] | null;
             limits: {
                 /** @constant */
                 applicantRateCapHundredthsBip: 100000;
+                /** @description Funding rules of the lane's own plan: valueWei equals liquidityWei plus reserveWei; the service never raises an amount or a budget. */
+                funding: {
+                    /** @constant */
+                    autoRaise: false;
+                };
                 graphTargets: {
                     /** @constant */
                     max: 16;
@@ -3554,15 +3603,27 @@ export type components = {
                     min: 1;
                 };
             };
-            profile: {
+            /** @description The lane's profile revisions; a request names one whose acceptsNewSubmissions is true. */
+            profiles: {
+                acceptsNewSubmissions: boolean;
                 revision: number;
                 /** @constant */
                 schemaVersion: "platform.multi-role-launch-profile.v2";
-            };
+            }[];
+            /** @description If status is unavailable or publicWrites is false, stop before any authenticated request (the reference client does). */
             readiness: {
                 publicWrites: boolean;
+                /** @description Why the lane is unavailable (empty when ready). */
+                reasons: ("deployment_not_configured" | "chain_not_configured" | "permit_attester_not_configured" | "no_active_profile")[];
                 /** @enum {string} */
                 status: "ready" | "unavailable";
+            };
+            /** @description The lane's reference client (GET .../multi-role-custom-launches/client.mjs): its release and the SHA-256 of the exact bytes served. Verify the download against sha256 before running it. */
+            referenceClient: {
+                /** @constant */
+                path: "/v4/chains/4663/multi-role-custom-launches/client.mjs";
+                release: components["schemas"]["SemVer"];
+                sha256: components["schemas"]["Sha256Digest"];
             };
             /** @constant */
             schemaVersion: "platform.multi-role-custom-launch-capabilities.v2";
@@ -3590,6 +3651,7 @@ export type components = {
             launchIntentHash: components["schemas"]["Sha256Digest"];
             /** @description The controller wallet that reviews, signs and broadcasts the exact wallet transaction. */
             launchWallet: components["schemas"]["Address"];
+            liquidity: components["schemas"]["Liquidity"];
             nonce: components["schemas"]["DecimalString"];
             profile: {
                 revision: number;
@@ -3605,7 +3667,7 @@ export type components = {
         };
         /**
          * MultiRoleCustomLaunchFinalizedListV2
-         * @description Public finalized feed of the shared token-and-hook lane, separate from the V4 feed.
+         * @description Public finalized feed of the shared token-and-hook lane, separate from the V4 feed: newest first; pass nextCursor back unchanged, null on the last page.
          */
         MultiRoleCustomLaunchFinalizedListV2: {
             launches: components["schemas"]["FinalizedLaunch"][];
@@ -3644,22 +3706,31 @@ export type components = {
          */
         MultiRoleCustomLaunchResourceV2: {
             caip2: components["schemas"]["Caip2Chain4663"];
+            chainEvidence: components["schemas"]["ChainEvidence"] | null;
             chainId: components["schemas"]["ChainId4663"];
             createdAt: components["schemas"]["Timestamp"];
-            /** @description Server-authored finding codes: public upper-snake codes and the lane's lowercase evidence_required. */
+            failure: components["schemas"]["Failure"] | null;
+            /** @description Server-authored finding codes of the latest review: public upper-snake codes and the lane's lowercase evidence_required. In action_required they name the hard-blocking finding to fix in a new immutable request. */
             findingCodes: ("evidence_required" | components["schemas"]["FindingCode"])[];
             launchId: components["schemas"]["Uuid"];
+            /** @description The controller wallet bound by the request; equals the wallet of a wallet key. */
+            launchWallet: components["schemas"]["Address"];
+            /** @description What the server could not verify (with evidence_required among findingCodes): source_code, the build of the source does not reproduce the token_hook's declared initCodeHash; economics, the token_hook does not answer the declared economics. Empty otherwise. */
+            missingVerificationRequirements: ("source_code" | "economics")[];
+            /** @description Server-derived, immutable provenance of a partner credential; null for a wallet key. Callers cannot set it; it grants no wallet authority. */
+            partnerAttribution: null | components["schemas"]["PartnerAttributionV1"];
+            /** @description When the launch permit inside walletTransaction expires (chain time); the exact transaction must be mined before it. Null before authorized. */
+            permitExpiresAt: components["schemas"]["Timestamp"] | null;
+            publicOutput: components["schemas"]["PublicOutput"] | null;
+            /** @description RFC 8785 (JCS) SHA-256 of the immutable request. */
             requestHash: components["schemas"]["Sha256Digest"];
             /** @constant */
             schemaVersion: "platform.multi-role-custom-launch-resource.v2";
             /** @enum {string} */
-            status: "received" | "validating" | "action_required" | "needs_evidence" | "authorized" | "submitted" | "finalized" | "failed";
-            /** @description The one physical contract that is both token and hook. */
-            tokenHookAddress: components["schemas"]["Address"] | null;
-            transactionHash: components["schemas"]["TransactionHash"] | null;
+            status: "received" | "validating" | "action_required" | "needs_evidence" | "simulating" | "authorized" | "submitted" | "finalized" | "failed";
             updatedAt: components["schemas"]["Timestamp"];
             walletTransaction: components["schemas"]["WalletTransaction"] | null;
-        };
+        } & (unknown & unknown & unknown & unknown & unknown & unknown);
         /**
          * Native20FeePolicy
          * @description Native20: 20 bps (0.20%) of the gross native amount, charged once per successful buy or sell, rounded up to the next wei (a buy's gross amount is the native sent in; a sell's is the native the pool pays out, before the fee). The full amount belongs to the platform and is paid only to one fixed recipient bound by the profile. Creator fees and pool LP fees are additional. Fees accrue as pool-manager native claims anyone may trigger; API keys cannot claim fees. Admission does not prove collected revenue. Project design: the claims are held by the launch stamp router (chainDeployment.contracts.platformLaunchStampRouter) and its permissionless settlePlatformFees() burns them and pays the native to the fixed recipient only; the service has no claim route and the fees:claim scope stays reserved and disabled. chargedOn says which trades pay the fee.
@@ -3986,6 +4057,11 @@ export type components = {
         };
         /** @description Identifier of an evidence provider. */
         ProviderId: string;
+        /** @description The public launch output: the one contract that is both token and hook, and the pool id the launch creates. */
+        PublicOutput: {
+            poolId: components["schemas"]["Hex32"];
+            tokenHookAddress: components["schemas"]["Address"];
+        };
         Range: {
             max: number;
             min: number;
@@ -4324,7 +4400,7 @@ export type components = {
          * @description Open versioned name <org>.<name>@<n> of a runtime, port interface, host capability, extension namespace or review profile, for example platform.module-engine-solidity@1. org: lowercase letters, digits, hyphens; name: lowercase letters, digits, dots, hyphens; n: integer >= 1 without leading zero. Declares an interface and activates nothing.
          */
         VersionedName: string;
-        /** @description The exact wallet transaction; the service never signs or broadcasts it. */
+        /** @description The exact wallet transaction bound at authorized, after its simulation passed: a call of the lane's router that deploys the graph, initializes the pool with the token_hook as its hook, places liquidity and stamps the intent. Not signed or broadcast by the service; the controller reviews chain, sender, target, value and calldata, then signs and broadcasts. */
         WalletTransaction: {
             chainId: components["schemas"]["ChainId4663"];
             data: components["schemas"]["HexData"];
@@ -4486,6 +4562,7 @@ export type ChainCheckpoint = components['schemas']['ChainCheckpoint'];
 export type ChainContractBinding = components['schemas']['ChainContractBinding'];
 export type ChainDeploymentContracts = components['schemas']['ChainDeploymentContracts'];
 export type ChainDeploymentV1 = components['schemas']['ChainDeploymentV1'];
+export type ChainEvidence = components['schemas']['ChainEvidence'];
 export type ChainId1 = components['schemas']['ChainId1'];
 export type ChainId4663 = components['schemas']['ChainId4663'];
 export type ChildScopes = components['schemas']['ChildScopes'];
@@ -4548,6 +4625,7 @@ export type CustomLaunchWalletTransactionV3 = components['schemas']['CustomLaunc
 export type CustomLaunchWalletTransactionV4 = components['schemas']['CustomLaunchWalletTransactionV4'];
 export type DecimalString = components['schemas']['DecimalString'];
 export type Deployment = components['schemas']['Deployment'];
+export type Deployment2 = components['schemas']['Deployment2'];
 export type DeploymentEvidenceV1 = components['schemas']['DeploymentEvidenceV1'];
 export type DeploymentReceiptLog = components['schemas']['DeploymentReceiptLog'];
 export type DeploymentResultingContract = components['schemas']['DeploymentResultingContract'];
@@ -4569,6 +4647,7 @@ export type ExternalContractReference = components['schemas']['ExternalContractR
 export type ExternalReferenceBindingV2 = components['schemas']['ExternalReferenceBindingV2'];
 export type ExternalReferenceOutcomeV2 = components['schemas']['ExternalReferenceOutcomeV2'];
 export type ExternalRootDeploymentEvidence = components['schemas']['ExternalRootDeploymentEvidence'];
+export type Failure = components['schemas']['Failure'];
 export type FieldOperand = components['schemas']['FieldOperand'];
 export type FinalityPolicyRefV1 = components['schemas']['FinalityPolicyRefV1'];
 export type FinalizedLaunch = components['schemas']['FinalizedLaunch'];
@@ -4610,6 +4689,7 @@ export type LaunchGuideV1 = components['schemas']['LaunchGuideV1'];
 export type LaunchNonce = components['schemas']['LaunchNonce'];
 export type LaunchScope = components['schemas']['LaunchScope'];
 export type Limits = components['schemas']['Limits'];
+export type Liquidity = components['schemas']['Liquidity'];
 export type LiquidityModel = components['schemas']['LiquidityModel'];
 export type Management = components['schemas']['Management'];
 export type ManagementAction = components['schemas']['ManagementAction'];
@@ -4658,6 +4738,7 @@ export type ProfileEntry = components['schemas']['ProfileEntry'];
 export type ProjectMetadata = components['schemas']['ProjectMetadata'];
 export type ProjectMetadataImageArtifact = components['schemas']['ProjectMetadataImageArtifact'];
 export type ProviderId = components['schemas']['ProviderId'];
+export type PublicOutput = components['schemas']['PublicOutput'];
 export type Range = components['schemas']['Range'];
 export type ReadinessCheckV1 = components['schemas']['ReadinessCheckV1'];
 export type ReadinessV1 = components['schemas']['ReadinessV1'];
@@ -5928,7 +6009,6 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -5977,7 +6057,6 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6011,7 +6090,6 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6042,7 +6120,6 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6074,7 +6151,6 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6141,7 +6217,6 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -6178,7 +6253,6 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };

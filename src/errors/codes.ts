@@ -109,6 +109,12 @@ export const errorTable = {
     message:
       'This deployment has no base-layer (chain 1) lane configured (BASE_DEPLOYMENT_PATH); GET /v3/capabilities reports acceptsNewSubmissions false.',
   },
+  MULTI_ROLE_LANE_UNAVAILABLE: {
+    status: 503,
+    retryable: false,
+    message:
+      'The shared token-and-hook lane is not available on this deployment (its contracts, chain or permit attester are not configured); GET .../multi-role-custom-launches/capabilities reports readiness unavailable.',
+  },
   PRICE_SOURCE_UNAVAILABLE: {
     status: 503,
     retryable: true,

@@ -321,4 +321,64 @@ export const migrations: ReadonlyArray<{ version: number; name: string; sql: str
       ) STRICT;
     `,
   },
+  {
+    version: 13,
+    name: 'the MultiRole V2 shared lane: launches, their lifecycle jobs and transitions',
+    sql: `
+      -- One row per shared-lane (MultiRole V2, chain 4663) launch: the exact request bytes and what the lifecycle
+      -- bound to them. Kept apart from the V4 launches, whose workers and feed never see these rows.
+      CREATE TABLE multi_role_launches (
+        seq                         INTEGER PRIMARY KEY AUTOINCREMENT,
+        launch_id                   TEXT NOT NULL UNIQUE,
+        lineage_id                  TEXT NOT NULL,
+        partner_id                  TEXT,
+        owner_key_id                TEXT NOT NULL REFERENCES api_keys (key_id),
+        profile_revision            INTEGER NOT NULL,
+        status                      TEXT NOT NULL,
+        launch_wallet               TEXT NOT NULL,
+        request_hash                TEXT NOT NULL,
+        launch_intent_hash          TEXT NOT NULL,
+        request_bytes               BLOB NOT NULL,
+        partner_attribution_json    TEXT,
+        finding_codes_json          TEXT NOT NULL DEFAULT '[]',
+        missing_verification_json   TEXT NOT NULL DEFAULT '[]',
+        build_json                  TEXT,
+        wallet_transaction_json     TEXT,
+        permit_expires_at           TEXT,
+        public_output_json          TEXT,
+        chain_evidence_json         TEXT,
+        failure_json                TEXT,
+        tracked_to_block            INTEGER,
+        created_at                  TEXT NOT NULL,
+        updated_at                  TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX multi_role_launches_lineage ON multi_role_launches (lineage_id, seq);
+      CREATE INDEX multi_role_launches_partner ON multi_role_launches (partner_id, seq);
+      CREATE INDEX multi_role_launches_status ON multi_role_launches (status, seq);
+
+      -- One durable job per shared-lane launch; only a lifecycle step changes a status.
+      CREATE TABLE multi_role_lifecycle_jobs (
+        launch_id        TEXT PRIMARY KEY REFERENCES multi_role_launches (launch_id),
+        state            TEXT NOT NULL CHECK (state IN ('scheduled', 'running', 'retry_wait', 'idle', 'done')),
+        attempt          INTEGER NOT NULL DEFAULT 0,
+        next_attempt_ms  INTEGER,
+        lease_owner      TEXT,
+        lease_expires_ms INTEGER,
+        last_error_code  TEXT,
+        updated_at       TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX multi_role_lifecycle_jobs_due ON multi_role_lifecycle_jobs (state, next_attempt_ms);
+
+      -- Every status change of a shared-lane launch, once.
+      CREATE TABLE multi_role_launch_transitions (
+        seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+        launch_id   TEXT NOT NULL REFERENCES multi_role_launches (launch_id),
+        from_status TEXT NOT NULL,
+        to_status   TEXT NOT NULL,
+        worker      TEXT NOT NULL,
+        at          TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX multi_role_launch_transitions_launch ON multi_role_launch_transitions (launch_id, seq);
+    `,
+  },
 ];

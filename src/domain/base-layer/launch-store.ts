@@ -1,6 +1,7 @@
 import type { CustomLaunchResourceV3 } from '../../../generated/types/service.ts';
 import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
+import { laneLaunchTransitions, moveLaneLaunch } from '../lanes/launch-table.ts';
 
 /** A base-layer launch status (spec/schemas/custom-launch-resource.v3.schema.json Status). */
 export type BaseLaunchStatus = CustomLaunchResourceV3['status'];
@@ -59,6 +60,8 @@ export function baseLaunchRow(db: Db, launchId: string): BaseLaunchRow | undefin
   return statement(db, 'SELECT * FROM v3_launches WHERE launch_id = ?').get(launchId) as BaseLaunchRow | undefined;
 }
 
+const tables = { launches: 'v3_launches', transitions: 'v3_launch_transitions' } as const;
+
 /**
  * Moves a launch from `from` to `to` and sets `fields`, only if its status is still `from`; records the transition
  * once (v3_launch_transitions). Returns false (and changes nothing) when another step moved it first. Call inside
@@ -69,30 +72,10 @@ export function moveBaseLaunch(
   move: { launchId: string; from: BaseLaunchStatus; to: BaseLaunchStatus; worker: string; at: string },
   fields: BaseLaunchFields = {},
 ): boolean {
-  const names = Object.keys(fields) as (keyof BaseLaunchFields)[];
-  const sets = ['status = ?', 'updated_at = ?', ...names.map((name) => `${name} = ?`)].join(', ');
-  const result = statement(db, `UPDATE v3_launches SET ${sets} WHERE launch_id = ? AND status = ?`).run(
-    move.to,
-    move.at,
-    ...names.map((name) => fields[name] ?? null),
-    move.launchId,
-    move.from,
-  );
-  if (result.changes !== 1) return false;
-  if (move.from !== move.to) {
-    statement(
-      db,
-      'INSERT INTO v3_launch_transitions (launch_id, from_status, to_status, worker, at) VALUES (?, ?, ?, ?, ?)',
-    ).run(move.launchId, move.from, move.to, move.worker, move.at);
-  }
-  return true;
+  return moveLaneLaunch(db, tables, move, fields);
 }
 
 /** The statuses a launch passed through, oldest first (for tests and the audit of a resumed worker). */
 export function baseLaunchTransitions(db: Db, launchId: string): Array<{ from: string; to: string }> {
-  return (
-    statement(db, 'SELECT from_status, to_status FROM v3_launch_transitions WHERE launch_id = ? ORDER BY seq').all(
-      launchId,
-    ) as Array<{ from_status: string; to_status: string }>
-  ).map((row) => ({ from: row.from_status, to: row.to_status }));
+  return laneLaunchTransitions(db, tables, launchId);
 }
