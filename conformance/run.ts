@@ -47,6 +47,9 @@ async function startServer(databasePath: string): Promise<{ child: ChildProcess;
       // The base-layer lane's contracts without a chain-1 node: V3 creates are accepted and wait for the chain after
       // the admission review (test/fixtures/base-deployment.json is the base devnet's deterministic deployment).
       BASE_DEPLOYMENT_PATH: join(root, 'test/fixtures/base-deployment.json'),
+      // The shared lane's contracts without a chain-4663 node: its creates are accepted and wait for the chain after
+      // the static review (test/fixtures/multi-role-deployment.json is the chain-4663 devnet's lane deployment).
+      MULTI_ROLE_DEPLOYMENT_PATH: join(root, 'test/fixtures/multi-role-deployment.json'),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,8 +1,8 @@
 /*
  * `make devnet`: the local devnets alone, until Ctrl-C: chain 4663 (anvil on DEVNET_PORT, default 8545, with the v4
- * PoolManager and the native/USD feed) and the base layer, chain 1 (anvil on BASE_DEVNET_PORT, default 8546, with the
- * v4 PoolManager, the V3 lane's contracts and dUSD). Prints the RPC URLs and writes var/devnet/deployment.json and
- * var/devnet/base-deployment.json.
+ * PoolManager, the native/USD feed, the V4 root contracts and the shared lane's contracts) and the base layer, chain 1 (anvil on BASE_DEVNET_PORT, default 8546, with the
+ * v4 PoolManager, the V3 lane's contracts and dUSD). Prints the RPC URLs and writes var/devnet/deployment.json,
+ * var/devnet/multi-role-deployment.json and var/devnet/base-deployment.json.
  */
 import { fileURLToPath } from 'node:url';
 import { baseDevnetDefaultPort, startBaseDevnet } from '../src/devnet/base-devnet.ts';
@@ -13,7 +13,13 @@ const basePort = Number(process.env.BASE_DEVNET_PORT ?? String(baseDevnetDefault
 const outputDir = fileURLToPath(new URL('../var/devnet/', import.meta.url));
 const devnet = await startDevnet({ port, outputDir });
 console.log(
-  JSON.stringify({ level: 'info', msg: 'devnet ready (Ctrl-C stops it)', ...devnet.deployment, documents: outputDir }),
+  JSON.stringify({
+    level: 'info',
+    msg: 'devnet ready (Ctrl-C stops it)',
+    ...devnet.deployment,
+    multiRole: devnet.multiRoleDeployment.contracts,
+    documents: outputDir,
+  }),
 );
 const baseDevnet = await startBaseDevnet({ port: basePort, outputDir }).catch(async (err: unknown) => {
   await devnet.stop();

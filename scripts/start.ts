@@ -49,6 +49,7 @@ if (!process.env.CHAIN_4663_RPC_URLS) {
       chainId: 4663,
       poolManager: deployment.contracts.poolManager.address,
       nativeUsdPriceFeed: deployment.contracts.nativeUsdPriceFeed.address,
+      multiRoleLaunchRouter: devnet.multiRoleDeployment.contracts.launchRouter.address,
       documents: outputDir,
     }),
   );
