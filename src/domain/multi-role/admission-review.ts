@@ -1,10 +1,15 @@
-import type { Address, Hex } from 'viem';
+import { type Address, createPublicClient, type Hex, http } from 'viem';
 import type {
   MultiRoleCustomLaunchCreateRequestV2,
   MultiRoleCustomLaunchPreflightV2,
 } from '../../../generated/types/service.ts';
-import type { CallbackVerdict } from '../../chain/hook-probe.ts';
+import { type CallbackVerdict, probeHookCallbacks } from '../../chain/hook-probe.ts';
 import type { MultiRoleDeployment } from '../../chain/multi-role-deployment.ts';
+import {
+  InitCodeReverted,
+  type MultiRoleEconomicsAnswer,
+  type MultiRoleLaunchChain,
+} from '../../chain/multi-role-launch-chain.ts';
 import { basePoolKey } from '../../core/base-graph.ts';
 import { addressHookBits } from '../../core/create2.ts';
 import { callbackFlags, hookPermissionBits } from '../../core/hook-permissions.ts';
@@ -20,21 +25,12 @@ import { type MultiRoleFindingCode, multiRoleFindingCodes } from './finding-code
 /** One finding of the shared lane's review (spec/schemas/multi-role-preflight.v2.schema.json Finding). */
 export type MultiRoleFinding = MultiRoleCustomLaunchPreflightV2['findings'][number];
 
-/** What the token_hook's multiRoleEconomics() answers (src/core/multi-role-graph.ts multiRoleEconomicsAbi). */
-export interface MultiRoleEconomicsRead {
-  totalSupply: bigint;
-  rateMode: number;
-  buyRateHundredthsBip: number;
-  sellRateHundredthsBip: number;
-  feeRecipient: Address;
-}
-
-/** The chain-4663 reads the review makes (src/chain/multi-role-launch-chain.ts answers them). */
+/** The chain-4663 reads the review makes (multiRoleReviewChainOf gives them on a MultiRoleLaunchChain). */
 export interface MultiRoleReviewChain {
   /** The runtime code `initCode`'s constructor returns when `from` creates it (immutables filled). */
   deployedRuntimeCode(initCode: Hex, from: Address): Promise<Hex>;
   /** multiRoleEconomics() of `runtimeCode` placed at `address`; null when it reverts or does not decode. */
-  economicsOf(address: Address, runtimeCode: Hex): Promise<MultiRoleEconomicsRead | null>;
+  economicsOf(address: Address, runtimeCode: Hex): Promise<MultiRoleEconomicsAnswer | null>;
   /** The verdict of each enabled hook callback (src/chain/hook-probe.ts probeHookCallbacks). */
   probeHookCallbacks(input: {
     hookAddress: Address;
@@ -45,6 +41,19 @@ export interface MultiRoleReviewChain {
     sqrtPriceX96: bigint;
     enabled: readonly (typeof callbackFlags)[number][];
   }): Promise<CallbackVerdict[]>;
+}
+
+/**
+ * The review's chain reads on the lane's chain (src/chain/multi-role-launch-chain.ts): its deployed runtime code and
+ * economics reads, and the callback probe (src/chain/hook-probe.ts) on the first of the providers.
+ */
+export function multiRoleReviewChainOf(chain: MultiRoleLaunchChain, rpcUrl: string): MultiRoleReviewChain {
+  const client = createPublicClient({ transport: http(rpcUrl) });
+  return {
+    deployedRuntimeCode: (initCode, from) => chain.deployedRuntimeCode(initCode, from),
+    economicsOf: (address, runtimeCode) => chain.economicsOf(address, runtimeCode),
+    probeHookCallbacks: (input) => probeHookCallbacks(client, input),
+  };
 }
 
 /** What the review reads besides the request and its build. */
@@ -109,23 +118,10 @@ export async function reviewMultiRoleRequest(
   if (!build.tokenHookSourceMatches) missing.push('source_code');
   let runtime = hook.runtimeCode;
   if (ctx.chain) {
-    runtime = await ctx.chain.deployedRuntimeCode(hook.initCode, factory);
-    const economics = await ctx.chain.economicsOf(tokenHook, runtime);
-    if (!economicsMatch(request.economics, economics)) missing.push('economics');
-    const verdicts = await ctx.chain.probeHookCallbacks({
-      hookAddress: tokenHook,
-      runtimeCode: runtime,
-      poolManager: ctx.deployment.contracts.poolManager.address,
-      router,
-      key: basePoolKey(tokenHook, tokenHook, request.liquidity.lpFee, request.liquidity.tickSpacing),
-      sqrtPriceX96: BigInt(request.liquidity.sqrtPriceX96),
-      enabled: callbackFlags.filter((flag) => (mask & hookPermissionBits[flag]) !== 0),
-    });
-    codes.push(
-      ...hookProbeFindings(verdicts, hook.targetId).flatMap((f) =>
-        f.severity === 'blocking' ? [f.code as 'CALLBACK_GUARD_MISSING'] : [],
-      ),
-    );
+    const onChain = await chainChecks(request, hook, { tokenHook, factory, router }, ctx.chain, ctx.deployment);
+    runtime = onChain.runtime;
+    codes.push(...onChain.codes);
+    if (!onChain.economicsKnown) missing.push('economics');
   } else {
     codes.push('MULTI_ROLE_CHAIN_CHECKS_PENDING');
   }
@@ -140,6 +136,42 @@ export async function reviewMultiRoleRequest(
     });
   }
   return { findings, missingVerificationRequirements: missing, chainChecked: ctx.chain !== null };
+}
+
+/**
+ * The token_hook on chain 4663: its runtime code as its constructor returns it from the lane's factory, the economics
+ * that code answers, and the guard of each enabled callback. A constructor that reverts cannot launch
+ * (MULTI_ROLE_SIMULATION_REVERTED); the compiled runtime code then stands in for the static checks.
+ */
+async function chainChecks(
+  request: MultiRoleCustomLaunchCreateRequestV2,
+  hook: BuiltMultiRoleTarget,
+  at: { tokenHook: Hex; factory: Hex; router: Hex },
+  chain: MultiRoleReviewChain,
+  deployment: MultiRoleDeployment,
+): Promise<{ runtime: Hex; codes: (MultiRoleFindingCode | keyof typeof findingCodes)[]; economicsKnown: boolean }> {
+  let runtime: Hex;
+  try {
+    runtime = await chain.deployedRuntimeCode(hook.initCode, at.factory);
+  } catch (err) {
+    if (!(err instanceof InitCodeReverted)) throw err;
+    return { runtime: hook.runtimeCode, codes: ['MULTI_ROLE_SIMULATION_REVERTED'], economicsKnown: false };
+  }
+  const economics = await chain.economicsOf(at.tokenHook, runtime);
+  const mask = hook.hookPermissionMask ?? 0;
+  const verdicts = await chain.probeHookCallbacks({
+    hookAddress: at.tokenHook,
+    runtimeCode: runtime,
+    poolManager: deployment.contracts.poolManager.address,
+    router: at.router,
+    key: basePoolKey(at.tokenHook, at.tokenHook, request.liquidity.lpFee, request.liquidity.tickSpacing),
+    sqrtPriceX96: BigInt(request.liquidity.sqrtPriceX96),
+    enabled: callbackFlags.filter((flag) => (mask & hookPermissionBits[flag]) !== 0),
+  });
+  const codes = hookProbeFindings(verdicts, hook.targetId).flatMap((f) =>
+    f.severity === 'blocking' ? [f.code as 'CALLBACK_GUARD_MISSING' | 'ENABLED_CALLBACK_MISSING'] : [],
+  );
+  return { runtime, codes, economicsKnown: economicsMatch(request.economics, economics) };
 }
 
 /** The static baseline's codes over every target, the token_hook as the hook at its predicted address. */
@@ -178,7 +210,7 @@ function carriesErc20Core(runtimeCode: Hex): boolean {
 /** The declared economics equal what the token_hook answers, field by field. */
 function economicsMatch(
   declared: MultiRoleCustomLaunchCreateRequestV2['economics'],
-  read: MultiRoleEconomicsRead | null,
+  read: MultiRoleEconomicsAnswer | null,
 ): boolean {
   if (!read) return false;
   return (
