@@ -208,6 +208,11 @@ describe('preflightMultiRoleCustomLaunch on the chain-4663 devnet', () => {
       'RUNTIME_SELFDESTRUCT',
     ],
     [
+      'a selfdestruct call only in the source (an unused private function)',
+      () => variant({ source: adding('    function _retire() private { selfdestruct(payable(msg.sender)); }') }),
+      'SOURCE_SELFDESTRUCT',
+    ],
+    [
       'beforeSwap callable by anyone (no pool-manager guard)',
       () =>
         variant({

@@ -14,11 +14,13 @@ import { basePoolKey } from '../../core/base-graph.ts';
 import { addressHookBits } from '../../core/create2.ts';
 import { callbackFlags, hookPermissionBits } from '../../core/hook-permissions.ts';
 import { multiRoleRateModes, predictMultiRoleLaunch } from '../../core/multi-role-graph.ts';
+import { solidityAstsIsolated } from '../../solidity/compile-contracts.ts';
 import { findingCodes } from '../launches/finding-codes.ts';
 import { hookProbeFindings } from '../lifecycle/chain-gates.ts';
 import { scanRuntime } from '../static-baseline/opcode-scanner.ts';
 import { erc20CoreSelectors } from '../static-baseline/role-binding.ts';
 import { evaluateStaticBaseline } from '../static-baseline/rules.ts';
+import { findSourceSelfdestructs } from '../static-baseline/source-selfdestruct.ts';
 import type { BuiltMultiRoleGraph, BuiltMultiRoleTarget } from './build.ts';
 import { type MultiRoleFindingCode, multiRoleFindingCodes } from './finding-codes.ts';
 
@@ -92,7 +94,8 @@ const finding = (code: MultiRoleFindingCode | keyof typeof findingCodes): MultiR
  * its mask in its low 14 bits (MULTI_ROLE_HOOK_ADDRESS_MISMATCH), its runtime code must carry the ERC-20 core
  * (MULTI_ROLE_TOKEN_CORE_MISSING), and the static baseline (src/domain/static-baseline/rules.ts) runs over every
  * target, the token_hook as the hook (its serving the ERC-20 core is this lane's point, so HOOK_ROLE_BINDING_INVALID
- * does not apply): its hard blocks block, its evidence duties warn. On chain (ctx.chain): the token_hook's deployed
+ * does not apply): its hard blocks block, its evidence duties warn; a selfdestruct call in any source blocks too
+ * (SOURCE_SELFDESTRUCT). On chain (ctx.chain): the token_hook's deployed
  * runtime code (immutables filled) replaces the compiled one, its multiRoleEconomics() must answer exactly the
  * declared economics, and each enabled callback is probed for its pool-manager guard (CALLBACK_GUARD_MISSING,
  * ENABLED_CALLBACK_MISSING). A token_hook hash the build does not reproduce, or economics not answered, is
@@ -126,6 +129,7 @@ export async function reviewMultiRoleRequest(
     codes.push('MULTI_ROLE_CHAIN_CHECKS_PENDING');
   }
   if (!carriesErc20Core(runtime)) codes.push('MULTI_ROLE_TOKEN_CORE_MISSING');
+  if (await sourceSelfdestructs(request)) codes.push('SOURCE_SELFDESTRUCT');
   codes.push(...baselineCodes(build, { ...hook, runtimeCode: runtime }, tokenHook, ctx.canonicalPoolManager));
   const findings = [...new Set(codes)].sort().map(finding);
   if (missing.length > 0) {
@@ -198,6 +202,17 @@ function baselineCodes(
   return findings
     .map((f) => f.code as keyof typeof findingCodes)
     .filter((code) => code !== 'HOOK_ROLE_BINDING_INVALID');
+}
+
+/**
+ * Whether the request's sources call the selfdestruct builtin anywhere, by the solc AST (never a comment or string;
+ * src/domain/static-baseline/source-selfdestruct.ts): a call the optimizer left out of the runtime code still blocks.
+ */
+async function sourceSelfdestructs(request: MultiRoleCustomLaunchCreateRequestV2): Promise<boolean> {
+  const sources = Object.fromEntries(Object.entries(request.source.sources).map(([path, s]) => [path, s.content]));
+  const { optimizer, evmVersion, viaIR } = request.source.settings;
+  const asts = await solidityAstsIsolated(sources, { optimizer, evmVersion, viaIR: viaIR ?? false });
+  return findSourceSelfdestructs(asts, sources).length > 0;
 }
 
 /** Whether the runtime code pushes every ERC-20 core selector in reachable code (src/domain/static-baseline). */
