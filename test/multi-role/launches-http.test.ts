@@ -413,6 +413,50 @@ describe('preflightMultiRoleCustomLaunch without a chain provider', () => {
   }, 120_000);
 });
 
+describe('preflightMultiRoleCustomLaunch: the build, on both sides', () => {
+  const initializer = (r: MultiRoleCustomLaunchCreateRequestV2) =>
+    r.graph.targets.find((t) => t.role === 'initializer') as { contractName: string; initCodeHash: string };
+  it.each([
+    ['the example builds as declared', () => multiRoleRequest(), null],
+    [
+      'an initializer initCodeHash the build does not reproduce',
+      () => multiRoleRequest((r) => (initializer(r).initCodeHash = `0x${'ab'.repeat(32)}`)),
+      'MULTI_ROLE_INIT_CODE_MISMATCH',
+    ],
+    [
+      'a source that does not compile',
+      () =>
+        multiRoleRequest((r) => {
+          const source = r.source.sources['contracts/TidewaterInitializer.sol'] as { content: string };
+          source.content = `${source.content}\ncontract Broken {`;
+        }),
+      'MULTI_ROLE_BUILD_FAILED',
+    ],
+    [
+      'a contractName its source does not define',
+      () => multiRoleRequest((r) => (initializer(r).contractName = 'contracts/TidewaterInitializer.sol:Missing')),
+      'MULTI_ROLE_BUILD_FAILED',
+    ],
+  ] as const)(
+    '%s',
+    async (_name, body, code) => {
+      const before = counts(s);
+      const r = await preflight(key, body());
+      expect(r.status, r.text).toBe(200);
+      expect(schemaProblems('multi-role-preflight.v2.schema.json', r.json)).toEqual([]);
+      const blocking = r.json.findings.filter((f: { severity: string }) => f.severity === 'blocking');
+      if (code === null) {
+        expect(blocking).toEqual([]);
+      } else {
+        expect(r.json.disposition).toBe('unsupported');
+        expect(blocking).toEqual([{ code, severity: 'blocking', missingVerificationRequirements: [] }]);
+      }
+      expect(counts(s)).toEqual(before);
+    },
+    120_000,
+  );
+});
+
 describe('listMultiRoleCustomLaunches and getMultiRoleCustomLaunch: credential visibility', () => {
   let root: { apiKey: string; partnerId: string; keyId: string };
   async function issue(name: string): Promise<{ apiKey: string; subkeyId: string; lineageId: string }> {
