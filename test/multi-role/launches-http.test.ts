@@ -413,6 +413,16 @@ describe('preflightMultiRoleCustomLaunch without a chain provider', () => {
   }, 120_000);
 });
 
+describe("a partner's prepareRequestsPerHour", () => {
+  it('counts preflight and create: 2 allowed, the third 429 RATE_LIMITED', async () => {
+    const root = s.partnerRoot({ chains: ['4663'], budgets: { prepareRequestsPerHour: 2 } });
+    const body = multiRoleRequest();
+    expect((await preflight(root.apiKey, body)).status).toBe(200);
+    expect((await create(root.apiKey, body)).status).toBe(202);
+    expectApiError(await create(root.apiKey, multiRoleRequest()), 429, 'RATE_LIMITED');
+  }, 120_000);
+});
+
 describe('preflightMultiRoleCustomLaunch: the build, on both sides', () => {
   const initializer = (r: MultiRoleCustomLaunchCreateRequestV2) =>
     r.graph.targets.find((t) => t.role === 'initializer') as { contractName: string; initCodeHash: string };
