@@ -6,10 +6,8 @@ import type { Refusal } from '../../client/core/transport.ts';
 import { CliExit } from '../exit-codes.ts';
 import { type Remote, refused } from './remote.ts';
 
-/**
- * The parts the lane command groups (`v3 …`, `multi-role …`) share: their journal submit, their pinned read, the
- * wallet handoff print and the exits of their calls.
- */
+// The parts the lane command groups (`v3 …`, `multi-role …`) share: their journal submit, their pinned read, the
+// wallet handoff print and the exits of their calls.
 
 /** The exit of a call's error: a refusal (5, with the support line) or no answer (6, run it again). */
 export function failed(error: Refusal | NoAnswer, what: string): CliExit {
