@@ -1,23 +1,24 @@
 import { readFileSync } from 'node:fs';
 
-/** The shared lane's reference client release (spec/schemas/multi-role-capabilities.v2.schema.json referenceClient.release). */
+/** The release of the shared lane's reference client (spec/schemas/multi-role-capabilities.v2.schema.json). */
 export const multiRoleClientRelease = '2.0.0';
 
-const assetDir = new URL('../../public/multi-role/', import.meta.url);
+const asset = (name: string) => new URL(`../../public/multi-role/${name}`, import.meta.url);
 let client: Buffer | undefined;
 let guide: Buffer | undefined;
 
 /**
- * The exact bytes of src/public/multi-role/client.mjs, read once: what getMultiRoleClient serves
- * (spec/openapi/paths/multi-role-client.yaml) and what capabilities' referenceClient.sha256 digests.
+ * The exact bytes of the shared lane's reference client, src/public/multi-role/client.mjs, read once: what
+ * getMultiRoleClient serves and capabilities' referenceClient.sha256 digests
+ * (spec/openapi/paths/multi-role-client.yaml).
  */
 export function multiRoleClientBytes(): Buffer {
-  client ??= readFileSync(new URL('client.mjs', assetDir));
+  client ??= readFileSync(asset('client.mjs'));
   return client;
 }
 
-/** The exact bytes of src/public/multi-role/guide.md, read once: what getMultiRoleGuide serves (spec/openapi/paths/multi-role-guide.yaml). */
+/** The exact bytes of the shared lane's guide, src/public/multi-role/guide.md, read once (multi-role-guide.yaml). */
 export function multiRoleGuideBytes(): Buffer {
-  guide ??= readFileSync(new URL('guide.md', assetDir));
+  guide ??= readFileSync(asset('guide.md'));
   return guide;
 }
