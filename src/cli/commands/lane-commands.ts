@@ -1,9 +1,11 @@
 import { existsSync } from 'node:fs';
 import { credentialFingerprint, JournalError } from '../../client/core/journal-file.ts';
 import type { JournalSubmitOptions, JournalSubmitResult, SubmitJournal } from '../../client/core/journal-submit.ts';
-import type { NoAnswer, PinnedReadResult } from '../../client/core/lane-calls.ts';
+import type { NoAnswer, PinnedReadResult, PollResult } from '../../client/core/lane-calls.ts';
 import type { Refusal } from '../../client/core/transport.ts';
+import { positiveSeconds, stringFlag } from '../command.ts';
 import { CliExit } from '../exit-codes.ts';
+import { elapsed, type Output } from '../output.ts';
 import { type Remote, refused } from './remote.ts';
 
 // The parts the lane command groups (`v3 …`, `multi-role …`) share: their journal submit, their pinned read, the
@@ -191,4 +193,69 @@ export function printHandoff(
   out.line('');
   out.line('eth_sendTransaction parameter:');
   out.line(JSON.stringify(walletRequest, null, 2));
+}
+
+/** What a lane's wait command needs of its lane: its statuses, its poll and how it describes a launch. */
+export interface WaitLane<G extends string, L extends { status: string }, E extends { kind: string; launch: L }> {
+  group: string;
+  order: readonly G[];
+  poll: (
+    remote: Remote,
+    options: {
+      launchId: string;
+      until: G;
+      intervalMs: number;
+      maxWaitMs: number;
+      onProgress: (status: string | undefined, elapsedMs: number, note?: string) => void;
+    },
+  ) => Promise<PollResult<L, E>>;
+  describe: (launch: L, out: Output) => void;
+}
+
+/**
+ * `<group> wait <launchId> [--until <status>]`: polls with a progress line until the status or past it, then prints
+ * the launch. A refusal is exit 5 and a timeout exit 6; a lane's own stop (`stop`) is returned for the lane to word.
+ */
+export async function waitThroughPoll<
+  G extends string,
+  L extends { status: string },
+  E extends { kind: string; launch: L },
+>(
+  lane: WaitLane<G, L, E>,
+  input: { args: string[]; values: Record<string, string | boolean | undefined>; maxWaitMs: number },
+  remote: Remote,
+): Promise<{ launchId: string; until: G; launch: L; stop: E | undefined }> {
+  const launchId = onePositional(lane.group, input.args, 'wait', 'launchId');
+  const until = (stringFlag(input.values, 'until') ?? 'authorized') as G;
+  if (!lane.order.includes(until)) {
+    throw new CliExit('usage', `--until must be one of ${lane.order.join(', ')}, got "${until}"`);
+  }
+  const { out } = remote;
+  const result = await lane.poll(remote, {
+    launchId,
+    until,
+    intervalMs: positiveSeconds(input.values.interval, 'interval', 2),
+    maxWaitMs: input.maxWaitMs,
+    onProgress: (current, ms, note) =>
+      out.progress(
+        `${current}${note ?? ''}`,
+        `waiting for ${until}: ${current ?? 'no answer yet'} · ${elapsed(ms)}${note ? ` · ${note}` : ''}`,
+      ),
+  });
+  out.endProgress();
+  const { error } = result;
+  if (error?.kind === 'refused') throw refused(error as Refusal);
+  if (error?.kind === 'timeout') {
+    const last = (error as { launch: L | undefined }).launch;
+    if (last) out.result(last);
+    throw new CliExit(
+      'unresolved',
+      `not ${until} within --max-wait (last status ${last?.status ?? 'unknown'}); run ${lane.group} wait again`,
+    );
+  }
+  const stop = error as E | undefined;
+  const launch = stop ? stop.launch : (result.data as { launch: L }).launch;
+  out.result(launch);
+  lane.describe(launch, out);
+  return { launchId, until, launch, stop };
 }

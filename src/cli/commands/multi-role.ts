@@ -22,7 +22,7 @@ import { readMultiRoleRequestFile } from '../../client/multi-role/request-file.t
 import { submitMultiRoleWithJournal } from '../../client/multi-role/submit.ts';
 import { type CliCommand, type CommandGroup, positiveSeconds, stringFlag } from '../command.ts';
 import { CliExit } from '../exit-codes.ts';
-import { elapsed, type Output } from '../output.ts';
+import type { Output } from '../output.ts';
 import {
   failed,
   launchOrExit,
@@ -30,8 +30,10 @@ import {
   printHandoff,
   type SubmitLane,
   submitThroughJournal,
+  type WaitLane,
+  waitThroughPoll,
 } from './lane-commands.ts';
-import { type Remote, refused } from './remote.ts';
+import type { Remote } from './remote.ts';
 
 /** One `custom-launch multi-role …` command line, parsed. */
 interface MultiRoleArgs {
@@ -163,41 +165,32 @@ async function status({ args }: MultiRoleArgs, remote: Remote): Promise<void> {
   describe(launch, remote.out);
 }
 
+const waitLane: WaitLane<
+  MultiRoleWaitGoal,
+  MultiRoleCustomLaunchResourceV2,
+  { kind: 'stuck'; launch: MultiRoleCustomLaunchResourceV2 }
+> = {
+  group: 'multi-role',
+  order: multiRoleStatusOrder,
+  poll: (remote, options) =>
+    waitForMultiRoleLaunch({
+      origin: remote.env.origin,
+      apiKey: remote.apiKey(),
+      timeoutMs: remote.timeoutMs,
+      ...options,
+    }),
+  describe,
+};
+
 /** `multi-role wait <launchId> [--until <status>]`: polls with a progress line until the status or past it. */
 async function wait({ args, values, maxWaitMs }: MultiRoleArgs, remote: Remote): Promise<void> {
-  const launchId = one(args, 'wait', 'launchId');
-  const until = (stringFlag(values, 'until') ?? 'authorized') as MultiRoleWaitGoal;
-  if (!multiRoleStatusOrder.includes(until)) {
-    throw new CliExit('usage', `--until must be one of ${multiRoleStatusOrder.join(', ')}, got "${until}"`);
-  }
-  const { out } = remote;
-  const result = await waitForMultiRoleLaunch({
-    origin: remote.env.origin,
-    apiKey: remote.apiKey(),
+  const {
     launchId,
-    timeoutMs: remote.timeoutMs,
     until,
-    intervalMs: positiveSeconds(values.interval, 'interval', 2),
-    maxWaitMs: maxWaitMs(900),
-    onProgress: (current, ms, note) =>
-      out.progress(
-        `${current}${note ?? ''}`,
-        `waiting for ${until}: ${current ?? 'no answer yet'} · ${elapsed(ms)}${note ? ` · ${note}` : ''}`,
-      ),
-  });
-  out.endProgress();
-  const { error } = result;
-  if (error?.kind === 'refused') throw refused(error);
-  if (error?.kind === 'timeout') {
-    if (error.launch) out.result(error.launch);
-    throw new CliExit(
-      'unresolved',
-      `not ${until} within --max-wait (last status ${error.launch?.status ?? 'unknown'}); run multi-role wait again`,
-    );
-  }
-  const launch = error ? error.launch : result.data.launch;
-  out.result(launch);
-  describe(launch, out);
+    launch,
+    stop: error,
+  } = await waitThroughPoll(waitLane, { args, values, maxWaitMs: maxWaitMs(900) }, remote);
+  const { out } = remote;
   if (error) {
     const why = {
       failed: `the launch failed (terminal): ${launch.failure?.remediation ?? ''}`,

@@ -24,7 +24,7 @@ import { readBaseLayerRequestFile } from '../../client/base-layer/request-file.t
 import { submitBaseLayerWithJournal } from '../../client/base-layer/submit.ts';
 import { type CliCommand, type CommandGroup, positiveSeconds, stringFlag } from '../command.ts';
 import { CliExit } from '../exit-codes.ts';
-import { elapsed, type Output } from '../output.ts';
+import type { Output } from '../output.ts';
 import {
   failed,
   launchOrExit,
@@ -32,8 +32,10 @@ import {
   printHandoff,
   type SubmitLane,
   submitThroughJournal,
+  type WaitLane,
+  waitThroughPoll,
 } from './lane-commands.ts';
-import { type Remote, refused } from './remote.ts';
+import type { Remote } from './remote.ts';
 
 /** One `custom-launch v3 …` command line, parsed. */
 interface V3Args {
@@ -148,41 +150,32 @@ async function status({ args }: V3Args, remote: Remote): Promise<void> {
   describe(launch, remote.out);
 }
 
+const v3WaitLane: WaitLane<
+  BaseLayerWaitGoal,
+  CustomLaunchResourceV3,
+  { kind: 'stuck' | 'awaiting_signature'; launch: CustomLaunchResourceV3 }
+> = {
+  group: 'v3',
+  order: baseLayerStatusOrder,
+  poll: (remote, options) =>
+    waitForBaseLayerLaunch({
+      origin: remote.env.origin,
+      apiKey: remote.apiKey(),
+      timeoutMs: remote.timeoutMs,
+      ...options,
+    }),
+  describe,
+};
+
 /** `v3 wait <launchId> [--until <status>]`: polls with a progress line until the status or past it. */
 async function wait({ args, values, maxWaitMs }: V3Args, remote: Remote): Promise<void> {
-  const launchId = one(args, 'wait', 'launchId');
-  const until = (stringFlag(values, 'until') ?? 'authorized') as BaseLayerWaitGoal;
-  if (!baseLayerStatusOrder.includes(until)) {
-    throw new CliExit('usage', `--until must be one of ${baseLayerStatusOrder.join(', ')}, got "${until}"`);
-  }
-  const { out } = remote;
-  const result = await waitForBaseLayerLaunch({
-    origin: remote.env.origin,
-    apiKey: remote.apiKey(),
+  const {
     launchId,
-    timeoutMs: remote.timeoutMs,
     until,
-    intervalMs: positiveSeconds(values.interval, 'interval', 2),
-    maxWaitMs: maxWaitMs(900),
-    onProgress: (current, ms, note) =>
-      out.progress(
-        `${current}${note ?? ''}`,
-        `waiting for ${until}: ${current ?? 'no answer yet'} · ${elapsed(ms)}${note ? ` · ${note}` : ''}`,
-      ),
-  });
-  out.endProgress();
-  const { error } = result;
-  if (error?.kind === 'refused') throw refused(error);
-  if (error?.kind === 'timeout') {
-    if (error.launch) out.result(error.launch);
-    throw new CliExit(
-      'unresolved',
-      `not ${until} within --max-wait (last status ${error.launch?.status ?? 'unknown'}); run v3 wait again`,
-    );
-  }
-  const launch = error ? error.launch : result.data.launch;
-  out.result(launch);
-  describe(launch, out);
+    launch,
+    stop: error,
+  } = await waitThroughPoll(v3WaitLane, { args, values, maxWaitMs: maxWaitMs(900) }, remote);
+  const { out } = remote;
   if (error?.kind === 'awaiting_signature') {
     throw new CliExit(
       'needsAction',
