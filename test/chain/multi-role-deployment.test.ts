@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { readMultiRoleDeployment } from '../../src/chain/multi-role-deployment.ts';
+import { MultiRoleLaunchChain } from '../../src/chain/multi-role-launch-chain.ts';
 
 const fixturePath = fileURLToPath(new URL('../fixtures/multi-role-deployment.json', import.meta.url));
 const binding = {
@@ -98,5 +99,16 @@ describe('the shared-lane deployment document', () => {
     writeFileSync(path, '{"chainId": 4663,');
     expect(() => readMultiRoleDeployment(path)).toThrow(`multi-role deployment ${path}: cannot be read as JSON`);
     expect(() => readMultiRoleDeployment(join(dir, 'absent.json'))).toThrow('cannot be read as JSON');
+  });
+
+  it.each([
+    ['one URL', ['http://127.0.0.1:1'], 'the shared-lane chain needs two CHAIN_4663_RPC_URLS'],
+    ['two URLs', ['http://127.0.0.1:1', 'http://127.0.0.1:2'], null],
+    ['three URLs', ['http://127.0.0.1:1', 'http://127.0.0.1:2', 'http://127.0.0.1:3'], 'needs two'],
+  ])('MultiRoleLaunchChain on %s', (_name, urls, want) => {
+    const deployment = readMultiRoleDeployment(fixturePath);
+    if (want === null)
+      expect(new MultiRoleLaunchChain(urls, deployment).router).toBe(deployment.contracts.launchRouter.address);
+    else expect(() => new MultiRoleLaunchChain(urls, deployment)).toThrow(want);
   });
 });
