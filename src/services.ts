@@ -19,6 +19,7 @@ import { viemLaunchObserver } from './chain/launch-observer.ts';
 import { PermitAttester } from './chain/launch-permit.ts';
 import { privateAnvilEvm } from './chain/local-evm.ts';
 import { type MultiRoleDeployment, readMultiRoleDeployment } from './chain/multi-role-deployment.ts';
+import { MultiRoleLaunchChain } from './chain/multi-role-launch-chain.ts';
 import { minimumInitialBuyWei, type PriceFeed, priceFeedFromConfig } from './chain/price-feed.ts';
 import { registryObservationProvider } from './chain/source-observation.ts';
 import { watchDeploymentEvidence } from './chain/verify-deployment-evidence.ts';
@@ -38,7 +39,7 @@ import { SourceVerifier } from './domain/lifecycle/source-verifier.ts';
 import { LaunchTracker } from './domain/lifecycle/tracker.ts';
 import { LifecycleWorker } from './domain/lifecycle/worker.ts';
 import { ModuleReviewWorker } from './domain/modules/review-worker.ts';
-import type { MultiRoleReviewChain } from './domain/multi-role/admission-review.ts';
+import { multiRoleReviewChainOf } from './domain/multi-role/admission-review.ts';
 import { MultiRoleLaunches } from './domain/multi-role/launch-service.ts';
 import { preflightMultiRole } from './domain/multi-role/preflight.ts';
 import { checkMultiRoleRequestRules, type MultiRoleRuleContext } from './domain/multi-role/request-rules.ts';
@@ -180,10 +181,14 @@ function baseLayerServices(
 export function multiRoleServices(
   inputs: ServiceInputs,
   compilerVersion: () => string,
-  chain: MultiRoleReviewChain | null = null,
 ): Pick<Services, 'multiRoleDeployment' | 'multiRoleLaunches' | 'preflightMultiRole' | 'multiRoleCapabilities'> {
   const { db, config, now } = inputs;
   const deployment = config.multiRoleDeploymentPath ? readMultiRoleDeployment(config.multiRoleDeploymentPath) : null;
+  const [rpcUrl] = config.chain4663RpcUrls;
+  const chain =
+    deployment && rpcUrl && config.chain4663RpcUrls.length === 2
+      ? multiRoleReviewChainOf(new MultiRoleLaunchChain(config.chain4663RpcUrls, deployment), rpcUrl)
+      : null;
   const ruleContext = (): MultiRoleRuleContext => ({
     compilerVersion: compilerVersion(),
     activeRevisions: multiRoleActiveRevisions,
