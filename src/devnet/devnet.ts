@@ -15,11 +15,13 @@ import type { ChainDeploymentV1 } from '../../generated/types/service.ts';
 import { chain4663 } from '../chain/chain.ts';
 import { readChainDeploymentEvidence } from '../chain/deployment-evidence.ts';
 import type { SourceVerificationRecord } from '../chain/external-references.ts';
+import type { MultiRoleDeployment } from '../chain/multi-role-deployment.ts';
 import { defaultPlatformFeeRecipient } from '../config.ts';
 import { digestOf } from '../core/request-hashes.ts';
 import { artifact, artifacts } from '../solidity/artifacts.ts';
 import { startAnvil } from './anvil.ts';
 import {
+  type Binding,
   bindingOnly,
   type DevnetOperator,
   devnetOperator,
@@ -78,14 +80,17 @@ export const rootDeploymentCalldataBytes = 33_412;
  * fixed order with fixed block times: the real Uniswap v4 PoolManager from the `@uniswap/v4-core` artifacts, the
  * native/USD price feed, the root deployer, and the one atomic root deployment of the permit authority, the graph
  * factory and the launch stamp router (compiled from contracts/). It mines 100 blocks so the deployment is final,
- * reads the deployment back as a chain-deployment document (the `chainDeployment` of create requests), moves the
- * clock to now and keeps the feed's round fresh (the quote accepts at most 60 s). Every start yields the same
- * addresses and the same document.
+ * reads the deployment back as a chain-deployment document (the `chainDeployment` of create requests), deploys the
+ * shared lane's contracts (deployMultiRoleLane), moves the clock to now and keeps the feed's round fresh (the quote
+ * accepts at most 60 s). With `outputDir` it writes deployment.json, chain-deployment.json, source-verification.json
+ * and multi-role-deployment.json there. Every start yields the same addresses and the same documents.
  */
 export async function startDevnet(options: { port?: number; outputDir?: string } = {}): Promise<{
   deployment: DevnetDeployment;
   chainDeployment: ChainDeploymentV1;
   sourceVerificationRegistry: SourceVerificationRecord[];
+  /** The shared (MultiRole V2) lane's contracts, deployed after the V4 deployment was read back. */
+  multiRoleDeployment: MultiRoleDeployment;
   /** The anvil process group, for a synchronous stop at process exit. */
   anvilPid: number;
   stop: () => Promise<void>;
@@ -107,13 +112,14 @@ export async function startDevnet(options: { port?: number; outputDir?: string }
       to: rootDeployer.address,
       data: deployRootsCalldata(roots, permitAttester, poolManager.address),
     });
-    await operator.testClient.mine({ blocks: blocksAfterDeployment, interval: 12 });
+    await operator.mine(blocksAfterDeployment);
 
     const chainDeployment = await readChainDeploymentEvidence({
       providers: devnetProviders.map((p) => ({ ...p, url: anvil.url })),
       rootTransactionHash: rootReceipt.transactionHash,
       poolManagerTransactionHash: poolManager.transactionHash,
     });
+    const multiRoleDeployment = await deployMultiRoleLane(operator, anvil.url, permitAttester, poolManager);
     await operator.followWallClock();
     publisher = await keepPriceFresh(operator, nativeUsdPriceFeed.address);
 
@@ -138,6 +144,7 @@ export async function startDevnet(options: { port?: number; outputDir?: string }
         'deployment.json': deployment,
         'chain-deployment.json': chainDeployment,
         'source-verification.json': sourceVerificationRegistry,
+        'multi-role-deployment.json': multiRoleDeployment,
       });
     }
     const stopPublisher = publisher;
@@ -145,6 +152,7 @@ export async function startDevnet(options: { port?: number; outputDir?: string }
       deployment,
       chainDeployment,
       sourceVerificationRegistry,
+      multiRoleDeployment,
       anvilPid: anvil.pid,
       stop: async () => {
         clearInterval(stopPublisher);
@@ -156,6 +164,46 @@ export async function startDevnet(options: { port?: number; outputDir?: string }
     await anvil.stop();
     throw err;
   }
+}
+
+/**
+ * The shared (MultiRole V2) lane on the devnet, after the V4 deployment and its readback so that neither moves: its
+ * own permit authority for the devnet's permit attester (its own EIP-712 domain), a graph factory (contracts/base/
+ * BaseGraphFactory.sol) and the lane's launch router (contracts/multi-role/MultiRoleLaunchRouter.sol) on the devnet's
+ * PoolManager, then 100 blocks so `finalized` covers them.
+ */
+async function deployMultiRoleLane(
+  operator: DevnetOperator,
+  rpcUrl: string,
+  permitAttester: Address,
+  poolManager: Binding,
+): Promise<MultiRoleDeployment> {
+  const addressArg = [{ type: 'address' }] as const;
+  const permitAuthority = await operator.deploy(
+    concat([artifact('PermitAuthority').bytecode, encodeAbiParameters(addressArg, [permitAttester])]),
+  );
+  const graphFactory = await operator.deploy(artifact('BaseGraphFactory').bytecode);
+  const launchRouter = await operator.deploy(
+    concat([
+      artifact('MultiRoleLaunchRouter').bytecode,
+      encodeAbiParameters(
+        [{ type: 'address' }, { type: 'address' }, { type: 'address' }],
+        [poolManager.address, graphFactory.address, permitAuthority.address],
+      ),
+    ]),
+  );
+  await operator.mine(blocksAfterDeployment);
+  return {
+    chainId: 4663,
+    rpcUrl,
+    permitAttester,
+    contracts: {
+      poolManager: bindingOnly(poolManager),
+      permitAuthority: bindingOnly(permitAuthority),
+      graphFactory: bindingOnly(graphFactory),
+      launchRouter: bindingOnly(launchRouter),
+    },
+  };
 }
 
 /** The root contracts' addresses: the root deployer creates them with CREATE at its nonces 1, 2 and 3. */
@@ -271,5 +319,6 @@ export function devnetServerEnv(deployment: DevnetDeployment, outputDir: string)
     CHAIN_DEPLOYMENT_PATH: join(outputDir, 'chain-deployment.json'),
     SOURCE_VERIFICATION_REGISTRY_PATH: join(outputDir, 'source-verification.json'),
     PERMIT_ATTESTER_KEY: devnetPermitAttesterKey,
+    MULTI_ROLE_DEPLOYMENT_PATH: join(outputDir, 'multi-role-deployment.json'),
   };
 }

@@ -51,12 +51,17 @@ export function devnetOperator(url: string, chain: Chain, genesisTimestamp: numb
     if (!receipt.contractAddress) throw new Error('no contract address');
     return { ...(await bindingOf(receipt.contractAddress)), transactionHash: receipt.transactionHash };
   };
+  /** Mines `blocks` empty blocks 12 s apart; the next transaction comes 12 s after the last of them. */
+  const mine = async (blocks: number) => {
+    await testClient.mine({ blocks, interval: 12 });
+    clock = Number((await reader.getBlock({ blockTag: 'latest' })).timestamp);
+  };
   /** From here on the devnet follows the wall clock, so permits and quotes are current at any date. */
   const followWallClock = async () => {
     await testClient.setNextBlockTimestamp({ timestamp: BigInt(Math.max(Math.floor(Date.now() / 1000), clock + 1)) });
     await testClient.mine({ blocks: 1 });
   };
-  return { address: account.address, wallet, reader, testClient, bindingOf, send, deploy, followWallClock };
+  return { address: account.address, wallet, reader, testClient, bindingOf, send, deploy, mine, followWallClock };
 }
 
 export type DevnetOperator = ReturnType<typeof devnetOperator>;

@@ -256,10 +256,10 @@ function exampleSourceDirs(): string[] {
     .sort();
 }
 
-function compileRepositoryDir(dir: string, exclude?: string): SolidityBuild & { given: Set<string> } {
+function compileRepositoryDir(dir: string, exclude: string[] = []): SolidityBuild & { given: Set<string> } {
   const sources = Object.fromEntries(
     solFiles(dir)
-      .filter((path) => exclude === undefined || !path.startsWith(`${exclude}/`))
+      .filter((path) => !exclude.some((excluded) => path.startsWith(`${excluded}/`)))
       .sort()
       .map((path) => [relative(root, path), readFileSync(path, 'utf8')]),
   );
@@ -271,18 +271,19 @@ function compileRepositoryDir(dir: string, exclude?: string): SolidityBuild & { 
 }
 
 /**
- * Compiles the platform's chain-4663 contracts (contracts/ without contracts/base/) with the pinned build (its input
- * digest is the one the chain deployment records), the base-layer contracts of contracts/base/ as a build of their
- * own (so adding to them never moves that digest), and each example project's contracts/ as a build of its own,
- * resolving `@uniswap/v4-core/...` and `contracts/...` imports from the repository. `make generate` writes the result
- * to generated/contracts/; the devnets deploy from it and the server encodes and decodes calls with its ABIs.
+ * Compiles the platform's chain-4663 contracts (contracts/ without contracts/base/ and contracts/multi-role/) with the
+ * pinned build (its input digest is the one the chain deployment records), the base-layer contracts of
+ * contracts/base/ and the shared lane's contracts of contracts/multi-role/ each as a build of their own (so adding to
+ * them never moves that digest), and each example project's contracts/ as a build of its own, resolving
+ * `@uniswap/v4-core/...` and `contracts/...` imports from the repository. `make generate` writes the result to
+ * generated/contracts/; the devnets deploy from it and the server encodes and decodes calls with its ABIs.
  */
 export function compileContracts(): CompiledContracts {
-  const baseDir = join(root, 'contracts', 'base');
-  const platform = compileRepositoryDir(join(root, 'contracts'), baseDir);
-  const base = existsSync(baseDir) ? [compileRepositoryDir(baseDir)] : [];
+  const laneDirs = [join(root, 'contracts', 'base'), join(root, 'contracts', 'multi-role')];
+  const platform = compileRepositoryDir(join(root, 'contracts'), laneDirs);
+  const lanes = laneDirs.filter((dir) => existsSync(dir)).map((dir) => compileRepositoryDir(dir));
   const contracts: Record<string, CompiledContract> = {};
-  for (const build of [platform, ...base, ...exampleSourceDirs().map((dir) => compileRepositoryDir(dir))]) {
+  for (const build of [platform, ...lanes, ...exampleSourceDirs().map((dir) => compileRepositoryDir(dir))]) {
     for (const [sourcePath, byName] of Object.entries(build.contracts)) {
       if (!build.given.has(sourcePath)) continue; // imported library code
       for (const [name, contract] of Object.entries(byName)) {
