@@ -1,34 +1,21 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { type AbiParameter, encodeAbiParameters, type Hex, isAddress, isHex, keccak256 } from 'viem';
-import type {
-  BaseLayerConstructorArg,
-  BaseLayerProjectTarget,
-} from '../../../generated/schemas/launch-project-manifest-v3.v1.ts';
+import type { Hex } from 'viem';
 import type { CustomLaunchCapabilitiesV3, CustomLaunchCreateRequestV3 } from '../../../generated/types/service.ts';
-import {
-  baseLaunchIntentHashOf,
-  baseProjectMetadataHashOf,
-  mineBaseHookSalt,
-  predictBaseGraphTarget,
-  predictBaseLaunch,
-} from '../../core/base-graph.ts';
-import { sha256Digest, utf8Order } from '../../core/canonical-json.ts';
-import { type HookPermission, hookPermissionBits } from '../../core/hook-permissions.ts';
-import {
-  compileSolidity,
-  compileStandardJson,
-  pinnedCompilerVersion,
-  type SolidityBuild,
-  solidityBuildSettings,
-} from '../../solidity/compile-contracts.ts';
+import { baseLaunchIntentHashOf, baseProjectMetadataHashOf, predictBaseLaunch } from '../../core/base-graph.ts';
+import { sha256Digest } from '../../core/canonical-json.ts';
+import { pinnedCompilerVersion } from '../../solidity/compile-contracts.ts';
 import { schemaProblems } from '../../spec/schema-registry.ts';
+import {
+  compileProjectUnit,
+  projectCompilationUnit,
+  readProjectBytes,
+  resolveProjectGraph,
+} from '../core/graph-pack.ts';
 import { LocalCheckError } from '../core/local-check-error.ts';
-import { checkProjectImage, projectSourcePath } from '../launches/pack/pack.ts';
+import { checkProjectImage } from '../launches/pack/pack.ts';
 import { type BaseLayerProjectManifestV1, checkBaseLayerManifest, readBaseLayerManifest } from './manifest.ts';
 
 type GraphTarget = CustomLaunchCreateRequestV3['graph']['targets'][number];
-type StandardJson = CustomLaunchCreateRequestV3['compilation']['units'][number]['standardJson'];
 /** The lane's contracts a pack binds: GET /v3/capabilities `deployment`. */
 export type BaseLayerDeployment = NonNullable<CustomLaunchCapabilitiesV3['deployment']>;
 
@@ -62,12 +49,6 @@ export interface BaseLayerPackResult {
 const randomHex32 = (): Hex => `0x${randomBytes(32).toString('hex')}`;
 const unitId = 'main';
 
-function readProjectBytes(projectDir: string, relative: string): Buffer {
-  const path = projectSourcePath(projectDir, relative);
-  if (!path) throw new LocalCheckError('PROJECT_FILE_UNREADABLE', `cannot read ${relative} in ${projectDir}`);
-  return readFileSync(path);
-}
-
 /** The lane's deployment, with the capabilities' compiler and funding-token checks made first. */
 function laneDeployment(options: BaseLayerPackOptions, manifest: BaseLayerProjectManifestV1): BaseLayerDeployment {
   if ('deployment' in options.lane) return options.lane.deployment;
@@ -99,152 +80,6 @@ function laneDeployment(options: BaseLayerPackOptions, manifest: BaseLayerProjec
 }
 
 /**
- * The project's one compilation unit: every source the targets use, imports included (resolved inside the project or
- * node_modules as the V4 packer resolves them), inline, in UTF-8 order, with the pinned settings.
- */
-function compilationUnit(projectDir: string, manifest: BaseLayerProjectManifestV1): StandardJson {
-  const sources: Record<string, string> = {};
-  for (const target of manifest.targets)
-    sources[target.source] ??= readProjectBytes(projectDir, target.source).toString('utf8');
-  let build: SolidityBuild;
-  try {
-    build = compileSolidity(sources, (path) => {
-      const found = projectSourcePath(projectDir, path);
-      return found ? readFileSync(found, 'utf8') : undefined;
-    });
-  } catch (err) {
-    if (err instanceof LocalCheckError) throw err;
-    throw new LocalCheckError(
-      'SOURCE_COMPILE_FAILED',
-      `the project's sources do not compile:\n${(err as Error).message}`,
-    );
-  }
-  const paths = Object.keys(build.sources).sort(utf8Order);
-  return {
-    language: 'Solidity',
-    sources: Object.fromEntries(paths.map((p) => [p, { content: build.sources[p] as string }])),
-    settings: { optimizer: { ...solidityBuildSettings.optimizer }, evmVersion: solidityBuildSettings.evmVersion },
-  };
-}
-
-/** The ABI value of one literal constructor argument, or a LocalCheckError naming it. */
-function literalValue(type: string, value: string, where: string): unknown {
-  const bad = () =>
-    new LocalCheckError('PROJECT_MANIFEST_INVALID', `${where}: "${value}" is not a value of type ${type}`);
-  if (type === 'string') return value;
-  if (type === 'bool') {
-    if (value !== 'true' && value !== 'false') throw bad();
-    return value === 'true';
-  }
-  if (type === 'address') {
-    if (!isAddress(value, { strict: false })) throw bad();
-    return value;
-  }
-  if (type.startsWith('bytes')) {
-    if (!isHex(value, { strict: true })) throw bad();
-    return value;
-  }
-  const signed = type.startsWith('int');
-  if (!(signed ? /^-?(?:0|[1-9][0-9]*)$/ : /^(?:0|[1-9][0-9]*)$/).test(value)) throw bad();
-  const bits = BigInt(type.replace(/^u?int/, '') || '256');
-  const n = BigInt(value);
-  const [min, max] = signed ? [-(1n << (bits - 1n)), (1n << (bits - 1n)) - 1n] : [0n, (1n << bits) - 1n];
-  if (n < min || n > max) throw bad();
-  return n;
-}
-
-/** Where the graph's targets land: each one's salt, init code hash and address, resolved in dependency order. */
-interface Resolution {
-  manifest: BaseLayerProjectManifestV1;
-  deployment: BaseLayerDeployment;
-  build: SolidityBuild;
-  fresh: (label: string) => Hex;
-  done: Map<string, GraphTarget & { address: Hex }>;
-  visiting: Set<string>;
-}
-
-function resolveTarget(r: Resolution, target: BaseLayerProjectTarget): GraphTarget & { address: Hex } {
-  const known = r.done.get(target.targetId);
-  if (known) return known;
-  if (r.visiting.has(target.targetId)) {
-    throw new LocalCheckError(
-      'PROJECT_MANIFEST_INVALID',
-      `the constructor arguments of the graph refer to each other in a cycle through "${target.targetId}"`,
-    );
-  }
-  r.visiting.add(target.targetId);
-  const contract = r.build.contracts[target.source]?.[target.contractName];
-  if (!contract) {
-    throw new LocalCheckError(
-      'SOURCE_COMPILE_FAILED',
-      `${target.source} has no deployable contract ${target.contractName}`,
-    );
-  }
-  const args = target.constructorArgs ?? [];
-  const values = args.map((arg, i) => argValue(r, arg, `${target.targetId} constructor argument ${i}`));
-  const constructorArgs = encodeConstructorArgs(target.targetId, args, values);
-  const initCodeHash = keccak256(`${contract.bytecode}${constructorArgs.slice(2)}` as Hex);
-  const { graphFactory, launchRouter } = r.deployment;
-  const mask = target.role === 'hook' ? maskOf(target.hookPermissions ?? []) : undefined;
-  const salt =
-    mask !== undefined
-      ? mineBaseHookSalt(
-          graphFactory as Hex,
-          launchRouter as Hex,
-          initCodeHash,
-          mask,
-          // A fresh start gives each pack its own hook address; the shift leaves room to count up.
-          BigInt(r.fresh('hook salt search start')) >> 8n,
-        )
-      : ((target.salt as Hex | undefined) ?? r.fresh(`salt of ${target.targetId}`));
-  const item: GraphTarget & { address: Hex } = {
-    targetId: target.targetId,
-    role: target.role,
-    compilationUnitId: unitId,
-    contractName: `${target.source}:${target.contractName}`,
-    constructorArgs,
-    salt,
-    initCodeHash,
-    ...(mask !== undefined ? { hookPermissionMask: mask } : {}),
-    address: predictBaseGraphTarget(graphFactory as Hex, launchRouter as Hex, salt, initCodeHash),
-  };
-  r.visiting.delete(target.targetId);
-  r.done.set(target.targetId, item);
-  return item;
-}
-
-/** The ABI encoding of a target's constructor arguments (0x when none), or a LocalCheckError naming the target. */
-function encodeConstructorArgs(targetId: string, args: BaseLayerConstructorArg[], values: unknown[]): Hex {
-  if (args.length === 0) return '0x';
-  try {
-    return encodeAbiParameters(
-      args.map((a) => ({ type: a.type }) as AbiParameter),
-      values,
-    );
-  } catch (err) {
-    throw new LocalCheckError(
-      'PROJECT_MANIFEST_INVALID',
-      `the constructor arguments of ${targetId} do not encode: ${(err as Error).message.split('\n')[0]}`,
-    );
-  }
-}
-
-function argValue(r: Resolution, arg: BaseLayerConstructorArg, where: string): unknown {
-  if ('deployment' in arg) return r.deployment[arg.deployment];
-  if ('target' in arg) {
-    const other = r.manifest.targets.find((t) => t.targetId === arg.target) as BaseLayerProjectTarget;
-    return resolveTarget(r, other).address;
-  }
-  return literalValue(arg.type, arg.value, where);
-}
-
-function maskOf(flags: readonly string[]): number {
-  let mask = 0;
-  for (const [flag, bit] of Object.entries(hookPermissionBits)) if (flags.includes(flag as HookPermission)) mask |= bit;
-  return mask;
-}
-
-/**
  * `v3 pack`: turns a base-layer project folder (launch-v3.json, the Solidity sources, the image) into a
  * CustomLaunchCreateRequestV3 (spec/schemas/custom-launch-create-request.v3.schema.json) for the lane's contracts.
  * Everything is local: the manifest is validated, the image checked, the sources carried inline as one standard-JSON
@@ -262,21 +97,13 @@ export function packBaseLayerLaunch(projectDir: string, options: BaseLayerPackOp
   const { metadata } = manifest;
   const imageBytes = readProjectBytes(projectDir, metadata.imageFile);
   const mediaType = checkProjectImage(imageBytes, metadata.imageFile);
-  const standardJson = compilationUnit(projectDir, manifest);
-  let build: SolidityBuild;
-  try {
-    build = compileStandardJson(standardJson);
-  } catch (err) {
-    throw new LocalCheckError(
-      'SOURCE_COMPILE_FAILED',
-      `the compilation unit does not compile:\n${(err as Error).message}`,
-    );
-  }
-  const resolution: Resolution = { manifest, deployment, build, fresh, done: new Map(), visiting: new Set() };
-  const targets = manifest.targets.map((t) => {
-    const { address: _address, ...target } = resolveTarget(resolution, t);
-    return target;
-  });
+  const standardJson = projectCompilationUnit(projectDir, manifest.targets);
+  const build = compileProjectUnit(standardJson);
+  const resolved = resolveProjectGraph({ targets: manifest.targets, build, deployment, hookRole: 'hook', fresh });
+  const targets = resolved.map(
+    ({ address: _address, targetId, role, ...rest }) =>
+      ({ targetId, role, compilationUnitId: unitId, ...rest }) as GraphTarget,
+  );
   const version = manifest.profileVersion;
   const request: CustomLaunchCreateRequestV3 = {
     schemaVersion: 'platform.custom-launch-create-request.v3',
