@@ -1,0 +1,185 @@
+import {
+  type Address,
+  type Chain,
+  createPublicClient,
+  type Hex,
+  http,
+  keccak256,
+  type Log,
+  type PublicClient,
+} from 'viem';
+import { isExecutionRevert, ProviderDisagreement } from './chain-failure.ts';
+import type { ContractBinding } from './deployment-document.ts';
+import type { Checkpoint } from './launch-chain.ts';
+import { type ObservedTransaction, observedTransactionOf } from './launch-observer.ts';
+import { describeRevert, revertDataOf } from './revert.ts';
+
+/** A wallet transaction of a lane: sender, target (the lane's router), value and calldata. */
+export interface LaneCall {
+  from: Address;
+  to: Address;
+  value: bigint;
+  data: Hex;
+}
+
+/** What eth_call of the exact transaction returned: its gas, or the EVM's decoded revert. */
+export type LaneSimulation = { ok: true; gasUsed: bigint } | { ok: false; revert: string };
+
+/** Where a lane's chain is read: its chain, two provider URLs and the setting that names them. */
+export interface LaneChainSite {
+  /** The lane's name in the message when there are not two URLs ("base-layer"). */
+  lane: string;
+  chainId: number;
+  /** The viem chain at one URL (src/chain/chain.ts). */
+  chainAt: (url: string) => Chain;
+  /** The two JSON-RPC URLs: the fixed provider positions 1 and 2. */
+  rpcUrls: readonly string[];
+  /** The configuration variable of the URLs, for the message when there are not two. */
+  setting: string;
+}
+
+/**
+ * What a launch lane's chain says, read through both providers: the lane-neutral part of BaseLaunchChain
+ * (src/chain/base-launch-chain.ts) and MultiRoleLaunchChain (src/chain/multi-role-launch-chain.ts). The finalized
+ * checkpoint both agree on (after checking that both serve the lane's chain with the bound runtime code at the
+ * router and the permit authority), the latest block, the exact wallet transaction's eth_call, the router's stamp
+ * events with their transactions, wallet transactions to the router, receipts. It reads; it decides nothing, signs
+ * nothing and sends nothing. A provider that does not answer throws viem's error; providers that disagree (with each
+ * other or with the bound deployment) throw ProviderDisagreement.
+ */
+export abstract class LaneLaunchChain {
+  protected readonly clients: readonly [PublicClient, PublicClient];
+  private readonly chainId: number;
+
+  constructor(site: LaneChainSite) {
+    if (site.rpcUrls.length !== 2) throw new Error(`the ${site.lane} chain needs two ${site.setting}`);
+    this.chainId = site.chainId;
+    this.clients = site.rpcUrls.map((url) =>
+      createPublicClient({ chain: site.chainAt(url), transport: http(url, { retryCount: 1, timeout: 20_000 }) }),
+    ) as unknown as readonly [PublicClient, PublicClient];
+  }
+
+  /** The lane's router. */
+  abstract get router(): Address;
+
+  /** The lane's router and permit authority, whose runtime code both providers must hold. */
+  protected abstract boundContracts(): readonly ContractBinding[];
+
+  /**
+   * Both providers serve the lane's chain with the bound router and permit authority code; then the lower of their
+   * finalized heights, with the same hash on both.
+   */
+  async agreedFinalizedCheckpoint(): Promise<Checkpoint> {
+    await this.checkBoundCode();
+    const number = await this.finalizedHeight();
+    const hash = await this.agreedBlockHash(number);
+    if (!hash) throw new ProviderDisagreement(`providers disagree on the hash of finalized block ${number}`);
+    return { number, hash };
+  }
+
+  /** The lower of the two providers' `finalized` block numbers. */
+  async finalizedHeight(): Promise<bigint> {
+    const heads = await Promise.all(this.clients.map((c) => c.getBlock({ blockTag: 'finalized' })));
+    // The lowest finalized head: a block counts as final only where every provider says so (bigint: no Math.min).
+    let lowest = heads[0]?.number ?? 0n;
+    for (const head of heads) if (head.number < lowest) lowest = head.number;
+    return lowest;
+  }
+
+  /** The first provider's latest block: number, hash and timestamp (chain time, seconds). */
+  async latestBlock(): Promise<Checkpoint & { timestamp: bigint }> {
+    const latest = await this.clients[0].getBlock({ blockTag: 'latest' });
+    return { number: latest.number, hash: latest.hash, timestamp: latest.timestamp };
+  }
+
+  /** The block hash at a height on both providers: null when either has no block there or they disagree. */
+  async agreedBlockHash(number: bigint): Promise<Hex | null> {
+    const hashes = await Promise.all(
+      this.clients.map((c) =>
+        c
+          .getBlock({ blockNumber: number })
+          .then((b) => b.hash as Hex)
+          .catch(() => null),
+      ),
+    );
+    return hashes[0] && hashes.every((h) => h === hashes[0]) ? hashes[0] : null;
+  }
+
+  /**
+   * eth_call, then eth_estimateGas, of exactly `call` at the latest block of the first provider, without state
+   * overrides: the wallet's balance and the chain's state are part of what is checked. Only an EVM revert is a
+   * result; a provider that did not answer throws.
+   */
+  async simulate(call: LaneCall): Promise<LaneSimulation> {
+    const request = { account: call.from, to: call.to, data: call.data, value: call.value };
+    try {
+      await this.clients[0].call(request);
+      return { ok: true, gasUsed: await this.clients[0].estimateGas(request) };
+    } catch (err) {
+      if (!isExecutionRevert(err)) throw err;
+      return { ok: false, revert: describeRevert(revertDataOf(err)) };
+    }
+  }
+
+  /** Mined transactions from `wallet` to the router in blocks [from, to] (block by block). */
+  async walletTransactions(wallet: Address, from: bigint, to: bigint): Promise<ObservedTransaction[]> {
+    const found: ObservedTransaction[] = [];
+    for (let n = from; n <= to; n++) {
+      const block = await this.clients[0].getBlock({ blockNumber: n, includeTransactions: true });
+      for (const tx of block.transactions) {
+        if (tx.from.toLowerCase() !== wallet.toLowerCase() || tx.to?.toLowerCase() !== this.router.toLowerCase())
+          continue;
+        const seen = observedTransactionOf(tx);
+        if (seen) found.push(seen);
+      }
+    }
+    return found;
+  }
+
+  /** Whether a mined transaction succeeded or reverted; null when it has no receipt. */
+  async receiptStatus(hash: Hex): Promise<'success' | 'reverted' | null> {
+    const receipt = await this.clients[0].getTransactionReceipt({ hash }).catch(() => null);
+    return receipt?.status ?? null;
+  }
+
+  /** A mined transaction, or null when it is unknown or pending. */
+  async transaction(hash: Hex): Promise<ObservedTransaction | null> {
+    const tx = await this.clients[0].getTransaction({ hash }).catch(() => null);
+    return tx ? observedTransactionOf(tx) : null;
+  }
+
+  /** The router's logs in blocks [from, to], for a lane's stamp events. */
+  protected routerLogs(from: bigint, to: bigint): Promise<Log[]> {
+    return this.clients[0].getLogs({ address: this.router, fromBlock: from, toBlock: to });
+  }
+
+  /** The decoded stamp events of one launch intent, each with its mined transaction (events without one are left). */
+  protected async stampedWithTransactions<L extends { args: { launchIntentHash: Hex }; transactionHash: Hex }>(
+    logs: readonly L[],
+    launchIntentHash: Hex,
+  ): Promise<Array<{ log: L; transaction: ObservedTransaction }>> {
+    const found: Array<{ log: L; transaction: ObservedTransaction }> = [];
+    for (const log of logs) {
+      if (log.args.launchIntentHash.toLowerCase() !== launchIntentHash.toLowerCase()) continue;
+      const transaction = await this.transaction(log.transactionHash);
+      if (transaction) found.push({ log, transaction });
+    }
+    return found;
+  }
+
+  /** Both providers serve the lane's chain with the bound runtime code at the router and the permit authority. */
+  private async checkBoundCode(): Promise<void> {
+    for (const [i, client] of this.clients.entries()) {
+      const chainId = await client.getChainId();
+      if (chainId !== this.chainId) {
+        throw new ProviderDisagreement(`provider ${i + 1} serves chain ${chainId}, not ${this.chainId}`);
+      }
+      for (const binding of this.boundContracts()) {
+        const code = await client.getCode({ address: binding.address });
+        if (keccak256(code ?? '0x') !== binding.runtimeCodeHash.toLowerCase()) {
+          throw new ProviderDisagreement(`provider ${i + 1}: ${binding.address} does not hold the bound runtime code`);
+        }
+      }
+    }
+  }
+}
