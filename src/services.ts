@@ -4,7 +4,13 @@
  * `src/main.ts` builds the chain gates, the services and the background workers through this file and runs them.
  */
 
-import type { CustomLaunchCreateRequestV3, CustomLaunchPreflightV3 } from '../generated/types/service.ts';
+import type {
+  CustomLaunchCreateRequestV3,
+  CustomLaunchPreflightV3,
+  MultiRoleCustomLaunchCapabilitiesV2,
+  MultiRoleCustomLaunchCreateRequestV2,
+  MultiRoleCustomLaunchPreflightV2,
+} from '../generated/types/service.ts';
 import type { Principal } from './auth/keys.ts';
 import { type BaseDeployment, readBaseDeployment } from './chain/base-deployment.ts';
 import { BaseLaunchChain } from './chain/base-launch-chain.ts';
@@ -12,6 +18,7 @@ import { fundingTokenReader } from './chain/funding-token.ts';
 import { viemLaunchObserver } from './chain/launch-observer.ts';
 import { PermitAttester } from './chain/launch-permit.ts';
 import { privateAnvilEvm } from './chain/local-evm.ts';
+import { type MultiRoleDeployment, readMultiRoleDeployment } from './chain/multi-role-deployment.ts';
 import { minimumInitialBuyWei, type PriceFeed, priceFeedFromConfig } from './chain/price-feed.ts';
 import { registryObservationProvider } from './chain/source-observation.ts';
 import { watchDeploymentEvidence } from './chain/verify-deployment-evidence.ts';
@@ -31,8 +38,14 @@ import { SourceVerifier } from './domain/lifecycle/source-verifier.ts';
 import { LaunchTracker } from './domain/lifecycle/tracker.ts';
 import { LifecycleWorker } from './domain/lifecycle/worker.ts';
 import { ModuleReviewWorker } from './domain/modules/review-worker.ts';
+import type { MultiRoleReviewChain } from './domain/multi-role/admission-review.ts';
+import { MultiRoleLaunches } from './domain/multi-role/launch-service.ts';
+import { preflightMultiRole } from './domain/multi-role/preflight.ts';
+import { checkMultiRoleRequestRules, type MultiRoleRuleContext } from './domain/multi-role/request-rules.ts';
 import { SubkeyService } from './domain/partners/subkeys.ts';
+import { multiRoleActiveRevisions, multiRoleCapabilities } from './domain/public/capabilities-multi-role.ts';
 import type { EvidenceStateKind } from './domain/public/deployment-evidence-check.ts';
+import { multiRoleClientBytes } from './domain/public/multi-role-assets.ts';
 import { ApiError } from './errors/api-error.ts';
 import { compileSolidityIsolated, pinnedCompilerVersion, solidityAstsIsolated } from './solidity/compile-contracts.ts';
 import type { Db } from './store/db.ts';
@@ -64,6 +77,18 @@ export interface Services {
   ) => Promise<CustomLaunchPreflightV3>;
   /** The pinned solc long version (read once, on first use). */
   compilerVersion: () => string;
+  /** The shared lane's (MultiRole V2) contracts on chain 4663 (MULTI_ROLE_DEPLOYMENT_PATH); null when unbound. */
+  multiRoleDeployment: MultiRoleDeployment | null;
+  /** The shared-lane launches: create, list and get. */
+  multiRoleLaunches: MultiRoleLaunches;
+  /** preflightMultiRoleCustomLaunch over a schema-valid request: persists nothing. */
+  preflightMultiRole: (
+    principal: Principal,
+    request: MultiRoleCustomLaunchCreateRequestV2,
+    rawBytes: Buffer,
+  ) => Promise<MultiRoleCustomLaunchPreflightV2>;
+  /** getMultiRoleCapabilitiesV2's document, readiness included. */
+  multiRoleCapabilities: () => MultiRoleCustomLaunchCapabilitiesV2;
 }
 
 /** The inputs of `buildServices`: the chain hooks are absent on a server without chain gates. */
@@ -82,6 +107,7 @@ export function buildServices(inputs: ServiceInputs): Services {
   const base = baseLayerServices(inputs);
   return {
     ...base,
+    ...multiRoleServices(inputs, base.compilerVersion),
     db,
     config,
     now,
@@ -142,6 +168,44 @@ function baseLayerServices(
         ...baseReviewContextOf(baseDeployment, currentBaseRuleSet(db).retiredRules, config.v3.feeCertifications),
       });
     },
+  };
+}
+
+/**
+ * The shared lane's (MultiRole V2) services: its deployment document read once at start, the request rules with the
+ * pinned compiler and the active profile revisions, the launch service on the global admission quota, preflight
+ * (with the chain-4663 reads when `chain` is given; without them the chain checks wait for the lifecycle review) and
+ * the capabilities over the exact client bytes served.
+ */
+export function multiRoleServices(
+  inputs: ServiceInputs,
+  compilerVersion: () => string,
+  chain: MultiRoleReviewChain | null = null,
+): Pick<Services, 'multiRoleDeployment' | 'multiRoleLaunches' | 'preflightMultiRole' | 'multiRoleCapabilities'> {
+  const { db, config, now } = inputs;
+  const deployment = config.multiRoleDeploymentPath ? readMultiRoleDeployment(config.multiRoleDeploymentPath) : null;
+  const ruleContext = (): MultiRoleRuleContext => ({
+    compilerVersion: compilerVersion(),
+    activeRevisions: multiRoleActiveRevisions,
+  });
+  return {
+    multiRoleDeployment: deployment,
+    multiRoleLaunches: new MultiRoleLaunches({
+      db,
+      now,
+      admission: { perHour: config.admissionPerHour, perDay: config.admissionPerDay },
+      checkRules: (principal, request, rawBytes) =>
+        checkMultiRoleRequestRules(principal, request, rawBytes, ruleContext()),
+    }),
+    preflightMultiRole: (principal, request, rawBytes) =>
+      preflightMultiRole(principal, request, rawBytes, {
+        ...ruleContext(),
+        deployment,
+        chain,
+        canonicalPoolManager: deployment?.contracts.poolManager.address ?? config.canonicalPoolManager,
+      }),
+    multiRoleCapabilities: () =>
+      multiRoleCapabilities({ deployment, compilerVersion: compilerVersion(), clientBytes: multiRoleClientBytes() }),
   };
 }
 

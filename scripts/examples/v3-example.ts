@@ -13,10 +13,14 @@ export const v3ExampleProject = new URL('../../examples/v3-launch', import.meta.
 /** The base devnet's test account 0 (anvil's first well-known account): the example's controller. */
 export const v3ExampleLaunchWallet = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 
-/** A 32-byte value (0x + 64 lowercase hex) derived from a label. */
-export function v3ExampleFresh(label: string): Hex {
-  return `0x${createHash('sha256').update(`custom-launch-api v3 example: ${label}`, 'utf8').digest('hex')}`;
+/** The fresh values of a lane's example pack: a 32-byte value (0x + 64 lowercase hex) derived from a label. */
+export function exampleFreshOf(lane: string): (label: string) => Hex {
+  return (label) =>
+    `0x${createHash('sha256').update(`custom-launch-api ${lane} example: ${label}`, 'utf8').digest('hex')}`;
 }
+
+/** A 32-byte value (0x + 64 lowercase hex) derived from a label. */
+export const v3ExampleFresh = exampleFreshOf('v3');
 
 /** The lane's contracts as a base deployment document names them. */
 interface DeploymentDocument {
