@@ -5,10 +5,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createPublicClient, createTestClient, createWalletClient, type Hex, http } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chain4663 } from '../../src/chain/chain.ts';
+import { devnetOperatorKey } from '../../src/devnet/anvil.ts';
 import { multiRoleClientBytes } from '../../src/domain/public/multi-role-assets.ts';
 import { schemaProblems } from '../../src/spec/schema-registry.ts';
-import { type DevnetServer, startDevnetServer } from '../support/devnet-server.ts';
+import { type DevnetServer, devnetWallet, startDevnetServer } from '../support/devnet-server.ts';
 import { type LoopbackProxy, startProxy } from '../support/proxy.ts';
 import { startServer, type TestServer } from '../support/server.ts';
 
@@ -240,6 +244,49 @@ describe('the reference client under node, against the devnet server', () => {
     expect(run.json.launchId).toBe(launchId);
     expect(schemaProblems('multi-role-resource.v2.schema.json', run.json)).toEqual([]);
   });
+
+  it(
+    'waits to authorized; the test account broadcasts the exact transaction; waits to finalized and the lane feed lists it',
+    async () => {
+      const authorized = await client(
+        ['wait', launchId, '--until', 'authorized', '--interval', '0.5', '--max-wait', '150'],
+        env(),
+      );
+      expect(authorized.code, authorized.stderr).toBe(0);
+      const tx = authorized.json.walletTransaction;
+      expect(tx).toMatchObject({ chainId: '4663', from: devnetWallet });
+      expect(authorized.json.permitExpiresAt).toEqual(expect.any(String));
+      // The controller's wallet (anvil account 0), not the client, signs and sends exactly what was handed over.
+      const { rpcUrl } = running.devnet.deployment;
+      const chain = chain4663(rpcUrl);
+      const wallet = createWalletClient({
+        account: privateKeyToAccount(devnetOperatorKey),
+        chain,
+        transport: http(rpcUrl),
+      });
+      const hash = await wallet.sendTransaction({ to: tx.to as Hex, value: BigInt(tx.valueWei), data: tx.data as Hex });
+      const reader = createPublicClient({ chain, transport: http(rpcUrl) });
+      expect((await reader.waitForTransactionReceipt({ hash })).status).toBe('success');
+      await createTestClient({ mode: 'anvil', chain, transport: http(rpcUrl) }).mine({ blocks: 65 });
+      const finalized = await client(
+        ['wait', launchId, '--until', 'finalized', '--interval', '0.5', '--max-wait', '150'],
+        env(),
+      );
+      expect(finalized.code, finalized.stderr).toBe(0);
+      expect(finalized.json.status).toBe('finalized');
+      expect(finalized.json.chainEvidence.transactionHash).toBe(hash);
+      const feed: any = await (await fetch(`${proxy.url}${lane}/finalized`)).json();
+      expect(feed.launches).toEqual([
+        expect.objectContaining({
+          launchId,
+          transactionHash: hash,
+          tokenHookAddress: finalized.json.publicOutput.tokenHookAddress,
+          poolId: finalized.json.publicOutput.poolId,
+        }),
+      ]);
+    },
+    slow,
+  );
 
   it.each([
     ['a requestId', `req_${'0'.repeat(32)}`],
