@@ -3,7 +3,7 @@ import { credentialFingerprint, JournalError } from '../../client/core/journal-f
 import type { JournalSubmitOptions, JournalSubmitResult, SubmitJournal } from '../../client/core/journal-submit.ts';
 import type { NoAnswer, PinnedReadResult, PollResult } from '../../client/core/lane-calls.ts';
 import type { Refusal } from '../../client/core/transport.ts';
-import { positiveSeconds, stringFlag } from '../command.ts';
+import { type CliCommand, positiveSeconds, stringFlag } from '../command.ts';
 import { CliExit } from '../exit-codes.ts';
 import { elapsed, type Output } from '../output.ts';
 import { type Remote, refused } from './remote.ts';
@@ -258,4 +258,37 @@ export async function waitThroughPoll<
   out.result(launch);
   lane.describe(launch, out);
   return { launchId, until, launch, stop };
+}
+
+/** One lane subcommand's command line, parsed. */
+export interface LaneArgs {
+  args: string[];
+  values: Record<string, string | boolean | undefined>;
+  maxWaitMs: (fallbackSeconds: number) => number;
+}
+
+/**
+ * The `run` of a lane command group: picks the subcommand, refuses any flag it does not take (its own in `ownFlags`,
+ * of the group's `flags`) and runs it with the parsed line and the service settings.
+ */
+export function laneDispatch(
+  group: string,
+  flags: Record<string, unknown>,
+  subcommands: Record<string, (args: LaneArgs, remote: Remote) => Promise<void>>,
+  ownFlags: Record<string, readonly string[]>,
+): CliCommand['run'] {
+  return async ({ args, values, foreign, remote }) => {
+    const [sub, ...rest] = args;
+    const run = sub === undefined ? undefined : subcommands[sub];
+    if (!run || sub === undefined) throw new CliExit('usage', `unknown ${group} command "${sub ?? ''}"; see --help`);
+    const allowed = new Set(ownFlags[sub] ?? []);
+    const stray = [...foreign, ...Object.keys(flags).filter((f) => values[f] !== undefined && !allowed.has(f))];
+    if (stray.length > 0) {
+      throw new CliExit('usage', `${group} ${sub} does not take ${stray.map((f) => `--${f}`).join(', ')}`);
+    }
+    await run(
+      { args: rest, values, maxWaitMs: (fallback) => positiveSeconds(values['max-wait'], 'max-wait', fallback) },
+      remote(),
+    );
+  };
 }

@@ -20,11 +20,13 @@ import { readMultiRoleManifest } from '../../client/multi-role/manifest.ts';
 import { packMultiRoleProject } from '../../client/multi-role/pack.ts';
 import { readMultiRoleRequestFile } from '../../client/multi-role/request-file.ts';
 import { submitMultiRoleWithJournal } from '../../client/multi-role/submit.ts';
-import { type CliCommand, type CommandGroup, positiveSeconds, stringFlag } from '../command.ts';
+import { type CliCommand, type CommandGroup, stringFlag } from '../command.ts';
 import { CliExit } from '../exit-codes.ts';
 import type { Output } from '../output.ts';
 import {
   failed,
+  type LaneArgs,
+  laneDispatch,
   launchOrExit,
   onePositional,
   printHandoff,
@@ -36,11 +38,7 @@ import {
 import type { Remote } from './remote.ts';
 
 /** One `custom-launch multi-role …` command line, parsed. */
-interface MultiRoleArgs {
-  args: string[];
-  values: Record<string, string | boolean | undefined>;
-  maxWaitMs: (fallbackSeconds: number) => number;
-}
+type MultiRoleArgs = LaneArgs;
 
 const one = (args: string[], sub: string, what: string) => onePositional('multi-role', args, sub, what);
 
@@ -256,21 +254,7 @@ export const multiRole: CliCommand = {
   custom-launch multi-role handoff <launchId>
       Print the exact wallet transaction for the controller to review and send from the wallet.
 `,
-  run: async ({ args, values, foreign, remote }) => {
-    const [sub, ...rest] = args;
-    const run = sub === undefined ? undefined : subcommands[sub];
-    if (!run || sub === undefined) throw new CliExit('usage', `unknown multi-role command "${sub ?? ''}"; see --help`);
-    const allowed = new Set(ownFlags[sub] ?? []);
-    const given = Object.keys(multiRole.flags).filter((f) => values[f] !== undefined && !allowed.has(f));
-    const stray = [...foreign, ...given];
-    if (stray.length > 0) {
-      throw new CliExit('usage', `multi-role ${sub} does not take ${stray.map((f) => `--${f}`).join(', ')}`);
-    }
-    await run(
-      { args: rest, values, maxWaitMs: (fallback) => positiveSeconds(values['max-wait'], 'max-wait', fallback) },
-      remote(),
-    );
-  },
+  run: (input) => laneDispatch('multi-role', multiRole.flags, subcommands, ownFlags)(input),
 };
 
 /** The shared-lane group of `--help`. */

@@ -22,11 +22,13 @@ import { readBaseLayerManifest } from '../../client/base-layer/manifest.ts';
 import { packBaseLayerLaunch } from '../../client/base-layer/pack.ts';
 import { readBaseLayerRequestFile } from '../../client/base-layer/request-file.ts';
 import { submitBaseLayerWithJournal } from '../../client/base-layer/submit.ts';
-import { type CliCommand, type CommandGroup, positiveSeconds, stringFlag } from '../command.ts';
+import { type CliCommand, type CommandGroup, stringFlag } from '../command.ts';
 import { CliExit } from '../exit-codes.ts';
 import type { Output } from '../output.ts';
 import {
   failed,
+  type LaneArgs,
+  laneDispatch,
   launchOrExit,
   onePositional,
   printHandoff,
@@ -38,11 +40,7 @@ import {
 import type { Remote } from './remote.ts';
 
 /** One `custom-launch v3 …` command line, parsed. */
-interface V3Args {
-  args: string[];
-  values: Record<string, string | boolean | undefined>;
-  maxWaitMs: (fallbackSeconds: number) => number;
-}
+type V3Args = LaneArgs;
 
 function one(args: string[], sub: string, what: string): string {
   return onePositional('v3', args, sub, what);
@@ -314,19 +312,7 @@ export const v3: CliCommand = {
   custom-launch v3 handoff <launchId>
       Print the exact wallet transaction for the controller to review and send from the wallet.
 `,
-  run: async ({ args, values, foreign, remote }) => {
-    const [sub, ...rest] = args;
-    const run = sub === undefined ? undefined : subcommands[sub];
-    if (!run || sub === undefined) throw new CliExit('usage', `unknown v3 command "${sub ?? ''}"; see --help`);
-    const allowed = new Set(ownFlags[sub] ?? []);
-    const stray = [...foreign, ...Object.keys(v3.flags).filter((f) => values[f] !== undefined && !allowed.has(f))];
-    if (stray.length > 0)
-      throw new CliExit('usage', `v3 ${sub} does not take ${stray.map((f) => `--${f}`).join(', ')}`);
-    await run(
-      { args: rest, values, maxWaitMs: (fallback) => positiveSeconds(values['max-wait'], 'max-wait', fallback) },
-      remote(),
-    );
-  },
+  run: (input) => laneDispatch('v3', v3.flags, subcommands, ownFlags)(input),
 };
 
 /** The V3 group of `--help`. */
