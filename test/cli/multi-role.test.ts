@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintWalletKey } from '../../src/auth/keys.ts';
@@ -205,6 +205,64 @@ describe('custom-launch multi-role against the devnet server', () => {
     const from = proxy.seen.length;
     const run = await cli(args);
     expect(run.code, run.stderr).toBe(exitCodes.usage.code);
+    expect(proxy.seen.length).toBe(from);
+  });
+});
+
+describe('custom-launch multi-role checks a request file before anything is sent', () => {
+  const variant = (name: string, edit: (request: any) => void) => {
+    const request = JSON.parse(readFileSync(requestPath, 'utf8'));
+    edit(request);
+    const path = join(running.dir, 'requests', `${name}.json`);
+    writeFileSync(path, JSON.stringify(request));
+    return path;
+  };
+  const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01]);
+
+  it.each([
+    ['a V4 request', () => 'spec/examples/custom-launch-create-request.v4.json', 'REQUEST_INVALID'],
+    [
+      'not JSON',
+      () => {
+        const path = join(running.dir, 'requests', 'not-json.json');
+        writeFileSync(path, '{"schemaVersion":');
+        return path;
+      },
+      'REQUEST_UNREADABLE',
+    ],
+    [
+      'a JPEG declared as PNG',
+      () =>
+        variant('jpeg', (r) => {
+          r.projectMetadata.image.contentBase64 = jpeg.toString('base64');
+        }),
+      'IMAGE_REFUSED',
+    ],
+    [
+      'an unbound launchIntentHash',
+      () =>
+        variant('unbound', (r) => {
+          r.nonce = '2';
+        }),
+      'launchIntentHash',
+    ],
+  ])('preflight and submit refuse %s with exit 3', async (name, path, text) => {
+    const file = path();
+    const from = proxy.seen.length;
+    for (const args of [
+      ['multi-role', 'preflight', file],
+      [
+        'multi-role',
+        'submit',
+        file,
+        '--journal',
+        join(running.dir, 'journals', `local-${name.replaceAll(' ', '-')}.json`),
+      ],
+    ]) {
+      const run = await cli(args);
+      expect(run.code, run.stderr).toBe(exitCodes.localCheck.code);
+      expect(run.stderr).toContain(text);
+    }
     expect(proxy.seen.length).toBe(from);
   });
 });

@@ -20,11 +20,13 @@ export interface PackedRequestKind<R extends { launchIntentHash: string }> {
   /** What the request is, for messages ("a V3 create request"). */
   what: string;
   intentHashOf: (request: R) => string;
+  /** A further local check of the valid request (throws LocalCheckError). */
+  check?: (request: R, path: string) => void;
 }
 
 /**
  * Reads a packed request file and checks it locally before any network request: JSON, the lane's create-request
- * schema and its launchIntentHash. Returns the exact bytes, which are what is sent, never a re-serialization.
+ * schema, the lane's own check and its launchIntentHash. Returns the exact bytes, which are what is sent, never a re-serialization.
  */
 export function readPackedRequestFile<R extends { launchIntentHash: string }>(
   path: string,
@@ -45,6 +47,7 @@ export function readPackedRequestFile<R extends { launchIntentHash: string }>(
     );
   }
   const valid = request as R;
+  kind.check?.(valid, path);
   if (kind.intentHashOf(valid) !== valid.launchIntentHash) {
     throw new LocalCheckError('REQUEST_INVALID', `${path}: launchIntentHash does not bind the request; pack it again`);
   }
