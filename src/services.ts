@@ -41,8 +41,11 @@ import { LifecycleWorker } from './domain/lifecycle/worker.ts';
 import { ModuleReviewWorker } from './domain/modules/review-worker.ts';
 import { multiRoleReviewChainOf } from './domain/multi-role/admission-review.ts';
 import { MultiRoleLaunches } from './domain/multi-role/launch-service.ts';
+import { MultiRoleLifecycleWorker } from './domain/multi-role/lifecycle-worker.ts';
+import { pinnedMultiRoleLaunchRules } from './domain/multi-role/pinned-rules.ts';
 import { preflightMultiRole } from './domain/multi-role/preflight.ts';
 import { checkMultiRoleRequestRules, type MultiRoleRuleContext } from './domain/multi-role/request-rules.ts';
+import { MultiRoleTracker } from './domain/multi-role/tracker.ts';
 import { SubkeyService } from './domain/partners/subkeys.ts';
 import { multiRoleActiveRevisions, multiRoleCapabilities } from './domain/public/capabilities-multi-role.ts';
 import type { EvidenceStateKind } from './domain/public/deployment-evidence-check.ts';
@@ -238,6 +241,10 @@ export interface Workers {
   baseLayer: Start;
   /** The base-layer tracker; null without CHAIN_1_RPC_URLS and BASE_DEPLOYMENT_PATH. */
   baseTracker: Start | null;
+  /** The shared lane's (MultiRole V2) lifecycle worker: it runs without chain 4663 too (launches then wait). */
+  multiRole: Start;
+  /** The shared lane's tracker; null without CHAIN_4663_RPC_URLS and MULTI_ROLE_DEPLOYMENT_PATH. */
+  multiRoleTracker: Start | null;
   /** Stops the module review's private local EVM. */
   stopReviewEvm: () => Promise<void> | void;
 }
@@ -269,6 +276,7 @@ export function buildWorkers(services: Services, authorizer: LaunchAuthorizer | 
   });
   const chain = authorizer ? chainWorkers(services, authorizer, workerId) : null;
   const base = baseLayerWorkers(services, workerId);
+  const multiRole = multiRoleWorkers(services, workerId);
   return {
     lifecycle: () => worker.start(),
     tracker: chain?.tracker ?? null,
@@ -276,6 +284,8 @@ export function buildWorkers(services: Services, authorizer: LaunchAuthorizer | 
     review: () => reviewWorker.start(config.modulesReviewPollMs),
     baseLayer: base.lifecycle,
     baseTracker: base.tracker,
+    multiRole: multiRole.lifecycle,
+    multiRoleTracker: multiRole.tracker,
     stopReviewEvm: () => reviewEvm.stop(),
   };
 }
@@ -314,8 +324,8 @@ function chainWorkers(
   };
 }
 
-/** Blocks the base-layer tracker scans per launch and poll at most. */
-const baseTrackerBlocksPerPoll = 500;
+/** Blocks the base-layer and shared-lane trackers scan per launch and poll at most. */
+const laneTrackerBlocksPerPoll = 500;
 
 /**
  * The base-layer (V3) workers: the lifecycle worker over the pinned build and review, and, with chain 1 configured
@@ -339,7 +349,37 @@ export function baseLayerWorkers(services: Services, workerId: string): { lifecy
     { workerId, lifecycle: config.lifecycle },
   );
   const tracker = chain
-    ? new BaseLayerTracker({ db, chain, now: Date.now, workerId, maxBlocksPerPoll: baseTrackerBlocksPerPoll })
+    ? new BaseLayerTracker({ db, chain, now: Date.now, workerId, maxBlocksPerPoll: laneTrackerBlocksPerPoll })
+    : null;
+  return {
+    lifecycle: () => worker.start(),
+    tracker: tracker ? () => tracker.start(config.lifecycle.trackerPollMs) : null,
+  };
+}
+
+/**
+ * The shared lane's (MultiRole V2) workers: the lifecycle worker over the pinned build and the review, and, with
+ * chain 4663 configured (two CHAIN_4663_RPC_URLS and MULTI_ROLE_DEPLOYMENT_PATH), the reads of chain 4663, the permit
+ * attester and the tracker, which writes the lane's own finalized feed.
+ */
+export function multiRoleWorkers(services: Services, workerId: string): { lifecycle: Start; tracker: Start | null } {
+  const { db, config, multiRoleDeployment: deployment } = services;
+  const chain =
+    config.chain4663RpcUrls.length === 2 && deployment
+      ? new MultiRoleLaunchChain(config.chain4663RpcUrls, deployment)
+      : null;
+  const worker = new MultiRoleLifecycleWorker(
+    {
+      db,
+      rules: pinnedMultiRoleLaunchRules(deployment, config.canonicalPoolManager),
+      chain,
+      attester: config.permitAttesterKey ? new PermitAttester(config.permitAttesterKey as `0x${string}`) : null,
+      now: Date.now,
+    },
+    { workerId, lifecycle: config.lifecycle },
+  );
+  const tracker = chain
+    ? new MultiRoleTracker({ db, chain, now: Date.now, workerId, maxBlocksPerPoll: laneTrackerBlocksPerPoll })
     : null;
   return {
     lifecycle: () => worker.start(),
