@@ -31,6 +31,8 @@ let stopTracker: (() => Promise<void>) | undefined;
 let stopVerifier: (() => Promise<void>) | undefined;
 let stopBaseLayer: (() => Promise<void>) | undefined;
 let stopBaseTracker: (() => Promise<void>) | undefined;
+let stopMultiRole: (() => Promise<void>) | undefined;
+let stopMultiRoleTracker: (() => Promise<void>) | undefined;
 
 // Not the listen callback: Express 5 calls it on failure too.
 const server = keepIdleConnections(app.listen(config.port, config.host));
@@ -41,6 +43,8 @@ server.once('listening', () => {
   stopReviewWorker = workers.review();
   stopBaseLayer = workers.baseLayer();
   stopBaseTracker = workers.baseTracker?.();
+  stopMultiRole = workers.multiRole();
+  stopMultiRoleTracker = workers.multiRoleTracker?.();
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   console.log(
@@ -75,6 +79,8 @@ function stop(signal: string): void {
       stopReviewWorker?.(),
       stopBaseLayer?.(),
       stopBaseTracker?.(),
+      stopMultiRole?.(),
+      stopMultiRoleTracker?.(),
     ])
       .then(() => workers.stopReviewEvm())
       .then(() => {

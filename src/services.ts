@@ -4,7 +4,13 @@
  * `src/main.ts` builds the chain gates, the services and the background workers through this file and runs them.
  */
 
-import type { CustomLaunchCreateRequestV3, CustomLaunchPreflightV3 } from '../generated/types/service.ts';
+import type {
+  CustomLaunchCreateRequestV3,
+  CustomLaunchPreflightV3,
+  MultiRoleCustomLaunchCapabilitiesV2,
+  MultiRoleCustomLaunchCreateRequestV2,
+  MultiRoleCustomLaunchPreflightV2,
+} from '../generated/types/service.ts';
 import type { Principal } from './auth/keys.ts';
 import { type BaseDeployment, readBaseDeployment } from './chain/base-deployment.ts';
 import { BaseLaunchChain } from './chain/base-launch-chain.ts';
@@ -12,6 +18,8 @@ import { fundingTokenReader } from './chain/funding-token.ts';
 import { viemLaunchObserver } from './chain/launch-observer.ts';
 import { PermitAttester } from './chain/launch-permit.ts';
 import { privateAnvilEvm } from './chain/local-evm.ts';
+import { type MultiRoleDeployment, readMultiRoleDeployment } from './chain/multi-role-deployment.ts';
+import { MultiRoleLaunchChain } from './chain/multi-role-launch-chain.ts';
 import { minimumInitialBuyWei, type PriceFeed, priceFeedFromConfig } from './chain/price-feed.ts';
 import { registryObservationProvider } from './chain/source-observation.ts';
 import { watchDeploymentEvidence } from './chain/verify-deployment-evidence.ts';
@@ -31,8 +39,16 @@ import { SourceVerifier } from './domain/lifecycle/source-verifier.ts';
 import { LaunchTracker } from './domain/lifecycle/tracker.ts';
 import { LifecycleWorker } from './domain/lifecycle/worker.ts';
 import { ModuleReviewWorker } from './domain/modules/review-worker.ts';
+import { MultiRoleLaunches } from './domain/multi-role/launch-service.ts';
+import { MultiRoleLifecycleWorker } from './domain/multi-role/lifecycle-worker.ts';
+import { pinnedMultiRoleLaunchRules } from './domain/multi-role/pinned-rules.ts';
+import { preflightMultiRole } from './domain/multi-role/preflight.ts';
+import { checkMultiRoleRequestRules, type MultiRoleRuleContext } from './domain/multi-role/request-rules.ts';
+import { MultiRoleTracker } from './domain/multi-role/tracker.ts';
 import { SubkeyService } from './domain/partners/subkeys.ts';
+import { multiRoleActiveRevisions, multiRoleCapabilities } from './domain/public/capabilities-multi-role.ts';
 import type { EvidenceStateKind } from './domain/public/deployment-evidence-check.ts';
+import { multiRoleClientBytes } from './domain/public/multi-role-assets.ts';
 import { ApiError } from './errors/api-error.ts';
 import { compileSolidityIsolated, pinnedCompilerVersion, solidityAstsIsolated } from './solidity/compile-contracts.ts';
 import type { Db } from './store/db.ts';
@@ -64,6 +80,18 @@ export interface Services {
   ) => Promise<CustomLaunchPreflightV3>;
   /** The pinned solc long version (read once, on first use). */
   compilerVersion: () => string;
+  /** The shared lane's (MultiRole V2) contracts on chain 4663 (MULTI_ROLE_DEPLOYMENT_PATH); null when unbound. */
+  multiRoleDeployment: MultiRoleDeployment | null;
+  /** The shared-lane launches: create, list and get. */
+  multiRoleLaunches: MultiRoleLaunches;
+  /** preflightMultiRoleCustomLaunch over a schema-valid request: persists nothing. */
+  preflightMultiRole: (
+    principal: Principal,
+    request: MultiRoleCustomLaunchCreateRequestV2,
+    rawBytes: Buffer,
+  ) => Promise<MultiRoleCustomLaunchPreflightV2>;
+  /** getMultiRoleCapabilitiesV2's document, readiness included. */
+  multiRoleCapabilities: () => MultiRoleCustomLaunchCapabilitiesV2;
 }
 
 /** The inputs of `buildServices`: the chain hooks are absent on a server without chain gates. */
@@ -82,6 +110,7 @@ export function buildServices(inputs: ServiceInputs): Services {
   const base = baseLayerServices(inputs);
   return {
     ...base,
+    ...multiRoleServices(inputs, base.compilerVersion),
     db,
     config,
     now,
@@ -145,6 +174,47 @@ function baseLayerServices(
   };
 }
 
+/**
+ * The shared lane's (MultiRole V2) services: its deployment document read once at start, the request rules with the
+ * pinned compiler and the active profile revisions, the launch service on the global admission quota, preflight
+ * (with the chain-4663 reads when two CHAIN_4663_RPC_URLS are set; without them the chain checks wait for the lifecycle review) and
+ * the capabilities over the exact client bytes served.
+ */
+export function multiRoleServices(
+  inputs: ServiceInputs,
+  compilerVersion: () => string,
+): Pick<Services, 'multiRoleDeployment' | 'multiRoleLaunches' | 'preflightMultiRole' | 'multiRoleCapabilities'> {
+  const { db, config, now } = inputs;
+  const deployment = config.multiRoleDeploymentPath ? readMultiRoleDeployment(config.multiRoleDeploymentPath) : null;
+  const chain =
+    deployment && config.chain4663RpcUrls.length === 2
+      ? new MultiRoleLaunchChain(config.chain4663RpcUrls, deployment)
+      : null;
+  const ruleContext = (): MultiRoleRuleContext => ({
+    compilerVersion: compilerVersion(),
+    activeRevisions: multiRoleActiveRevisions,
+  });
+  return {
+    multiRoleDeployment: deployment,
+    multiRoleLaunches: new MultiRoleLaunches({
+      db,
+      now,
+      admission: { perHour: config.admissionPerHour, perDay: config.admissionPerDay },
+      checkRules: (principal, request, rawBytes) =>
+        checkMultiRoleRequestRules(principal, request, rawBytes, ruleContext()),
+    }),
+    preflightMultiRole: (principal, request, rawBytes) =>
+      preflightMultiRole(principal, request, rawBytes, {
+        ...ruleContext(),
+        deployment,
+        chain,
+        canonicalPoolManager: deployment?.contracts.poolManager.address ?? config.canonicalPoolManager,
+      }),
+    multiRoleCapabilities: () =>
+      multiRoleCapabilities({ deployment, compilerVersion: compilerVersion(), clientBytes: multiRoleClientBytes() }),
+  };
+}
+
 /** The chain gates: the launch authorizer and its deployment evidence watcher, or neither without chain config. */
 export function buildChainGates(config: Config): {
   authorizer: LaunchAuthorizer | null;
@@ -169,6 +239,10 @@ export interface Workers {
   baseLayer: Start;
   /** The base-layer tracker; null without CHAIN_1_RPC_URLS and BASE_DEPLOYMENT_PATH. */
   baseTracker: Start | null;
+  /** The shared lane's (MultiRole V2) lifecycle worker: it runs without chain 4663 too (launches then wait). */
+  multiRole: Start;
+  /** The shared lane's tracker; null without CHAIN_4663_RPC_URLS and MULTI_ROLE_DEPLOYMENT_PATH. */
+  multiRoleTracker: Start | null;
   /** Stops the module review's private local EVM. */
   stopReviewEvm: () => Promise<void> | void;
 }
@@ -200,6 +274,7 @@ export function buildWorkers(services: Services, authorizer: LaunchAuthorizer | 
   });
   const chain = authorizer ? chainWorkers(services, authorizer, workerId) : null;
   const base = baseLayerWorkers(services, workerId);
+  const multiRole = multiRoleWorkers(services, workerId);
   return {
     lifecycle: () => worker.start(),
     tracker: chain?.tracker ?? null,
@@ -207,6 +282,8 @@ export function buildWorkers(services: Services, authorizer: LaunchAuthorizer | 
     review: () => reviewWorker.start(config.modulesReviewPollMs),
     baseLayer: base.lifecycle,
     baseTracker: base.tracker,
+    multiRole: multiRole.lifecycle,
+    multiRoleTracker: multiRole.tracker,
     stopReviewEvm: () => reviewEvm.stop(),
   };
 }
@@ -245,8 +322,8 @@ function chainWorkers(
   };
 }
 
-/** Blocks the base-layer tracker scans per launch and poll at most. */
-const baseTrackerBlocksPerPoll = 500;
+/** Blocks the base-layer and shared-lane trackers scan per launch and poll at most. */
+const laneTrackerBlocksPerPoll = 500;
 
 /**
  * The base-layer (V3) workers: the lifecycle worker over the pinned build and review, and, with chain 1 configured
@@ -270,7 +347,37 @@ export function baseLayerWorkers(services: Services, workerId: string): { lifecy
     { workerId, lifecycle: config.lifecycle },
   );
   const tracker = chain
-    ? new BaseLayerTracker({ db, chain, now: Date.now, workerId, maxBlocksPerPoll: baseTrackerBlocksPerPoll })
+    ? new BaseLayerTracker({ db, chain, now: Date.now, workerId, maxBlocksPerPoll: laneTrackerBlocksPerPoll })
+    : null;
+  return {
+    lifecycle: () => worker.start(),
+    tracker: tracker ? () => tracker.start(config.lifecycle.trackerPollMs) : null,
+  };
+}
+
+/**
+ * The shared lane's (MultiRole V2) workers: the lifecycle worker over the pinned build and the review, and, with
+ * chain 4663 configured (two CHAIN_4663_RPC_URLS and MULTI_ROLE_DEPLOYMENT_PATH), the reads of chain 4663, the permit
+ * attester and the tracker, which writes the lane's own finalized feed.
+ */
+export function multiRoleWorkers(services: Services, workerId: string): { lifecycle: Start; tracker: Start | null } {
+  const { db, config, multiRoleDeployment: deployment } = services;
+  const chain =
+    config.chain4663RpcUrls.length === 2 && deployment
+      ? new MultiRoleLaunchChain(config.chain4663RpcUrls, deployment)
+      : null;
+  const worker = new MultiRoleLifecycleWorker(
+    {
+      db,
+      rules: pinnedMultiRoleLaunchRules(deployment, config.canonicalPoolManager),
+      chain,
+      attester: config.permitAttesterKey ? new PermitAttester(config.permitAttesterKey as `0x${string}`) : null,
+      now: Date.now,
+    },
+    { workerId, lifecycle: config.lifecycle },
+  );
+  const tracker = chain
+    ? new MultiRoleTracker({ db, chain, now: Date.now, workerId, maxBlocksPerPoll: laneTrackerBlocksPerPoll })
     : null;
   return {
     lifecycle: () => worker.start(),

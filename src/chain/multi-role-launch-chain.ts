@@ -3,6 +3,7 @@ import { multiRoleLaunchRouterAbi } from '../../generated/contracts/abis.ts';
 import { multiRoleEconomicsAbi } from '../core/multi-role-graph.ts';
 import { chain4663 } from './chain.ts';
 import { isExecutionRevert } from './chain-failure.ts';
+import { type CallbackVerdict, probeHookCallbacks } from './hook-probe.ts';
 import { type LaneCall, LaneLaunchChain, type LaneSimulation, permitOfLaunchCalldata } from './lane-launch-chain.ts';
 import type { ObservedTransaction } from './launch-observer.ts';
 import type { LaunchPermit } from './launch-permit.ts';
@@ -107,6 +108,14 @@ export class MultiRoleLaunchChain extends LaneLaunchChain {
       tokenHook: log.args.tokenHook,
       poolId: log.args.poolId,
     }));
+  }
+
+  /**
+   * The verdict of each enabled hook callback of a token_hook's runtime code placed at its address, probed on the
+   * first provider (probeHookCallbacks of src/chain/hook-probe.ts), in flag order.
+   */
+  probeHookCallbacks(input: Parameters<typeof probeHookCallbacks>[1]): Promise<CallbackVerdict[]> {
+    return probeHookCallbacks(this.clients[0], input);
   }
 
   /** The first provider's gas price (wei per gas). */

@@ -1,10 +1,9 @@
-import { concat, type Hex, keccak256 } from 'viem';
+import type { Hex } from 'viem';
 import type { CustomLaunchCreateRequestV3 } from '../../../generated/types/service.ts';
-import { digestOf } from '../../core/request-hashes.ts';
-import { compileStandardJsonIsolated, type SolidityBuild } from '../../solidity/compile-contracts.ts';
+import type { SolidityBuild } from '../../solidity/compile-contracts.ts';
+import { buildFailureReason, builtContractCode, compiledStandardJson } from '../lanes/graph-build.ts';
 
 type GraphTarget = CustomLaunchCreateRequestV3['graph']['targets'][number];
-type StandardJson = CustomLaunchCreateRequestV3['compilation']['units'][number]['standardJson'];
 
 /** One target as the server built it. */
 export interface BuiltBaseTarget {
@@ -29,9 +28,6 @@ export type BuiltBaseGraph = Extract<BaseGraphBuild, { ok: true }>;
 /** Project design: how long one unit may compile before the build fails. */
 export const baseBuildLimits = { unitTimeoutMs: 120_000 } as const;
 
-/** A solc link placeholder (`__$<34 hex>$__`): the code calls a library that is not linked. */
-const linkPlaceholder = /__\$[0-9a-fA-F]{34}\$__/;
-
 /**
  * Builds the request's graph with the pinned solc-js: each compilation unit once, in a worker thread, with its own
  * settings and the server's outputSelection (creation and runtime code); then each target's init code (creation
@@ -49,10 +45,9 @@ export async function buildBaseGraph(
   const timeoutMs = options.unitTimeoutMs ?? baseBuildLimits.unitTimeoutMs;
   for (const unit of request.compilation.units) {
     try {
-      builds.set(unit.unitId, await compiledUnit(unit.standardJson, timeoutMs));
+      builds.set(unit.unitId, await compiledStandardJson(unit.standardJson, timeoutMs));
     } catch (err) {
-      // solc's formatted messages can run long; the first part names the first error.
-      const reason = (err instanceof Error ? err.message : String(err)).slice(0, 2000);
+      const reason = buildFailureReason(err);
       return {
         ok: false,
         code: 'V3_BUILD_FAILED',
@@ -70,29 +65,6 @@ export async function buildBaseGraph(
   return { ok: true, targets };
 }
 
-/** Builds kept by the digest of their standard JSON: the same unit compiles once per process (preflight, then create). */
-const unitBuilds = new Map<string, Promise<SolidityBuild>>();
-const unitBuildsKept = 32;
-
-/**
- * A unit's build, compiled once per process for identical standard JSON (solc is deterministic for one input and
- * one pinned version); concurrent requests for the same unit share one compilation. A failed compilation is not kept,
- * so a timeout on a busy machine is tried again next time.
- */
-function compiledUnit(standardJson: StandardJson, timeoutMs: number): Promise<SolidityBuild> {
-  const key = digestOf(standardJson);
-  const kept = unitBuilds.get(key);
-  if (kept) return kept;
-  const building = compileStandardJsonIsolated(standardJson, timeoutMs);
-  unitBuilds.set(key, building);
-  building.catch(() => unitBuilds.delete(key));
-  if (unitBuilds.size > unitBuildsKept) {
-    const oldest = unitBuilds.keys().next().value;
-    if (oldest !== undefined) unitBuilds.delete(oldest);
-  }
-  return building;
-}
-
 /** One target from its unit's build, or why it cannot be built as declared. */
 function builtTarget(
   target: GraphTarget,
@@ -100,20 +72,9 @@ function builtTarget(
 ): BuiltBaseTarget | Extract<BaseGraphBuild, { ok: false }> {
   const failed = (code: 'V3_BUILD_FAILED' | 'V3_INIT_CODE_MISMATCH', message: string) =>
     ({ ok: false, code, message, targetId: target.targetId }) as const;
-  const split = target.contractName.lastIndexOf(':');
-  const [sourcePath, name] = [target.contractName.slice(0, split), target.contractName.slice(split + 1)];
-  const contract = build?.contracts[sourcePath]?.[name];
-  if (!contract) {
-    return failed(
-      'V3_BUILD_FAILED',
-      `unit ${target.compilationUnitId} builds no deployable contract ${target.contractName}`,
-    );
-  }
-  if (linkPlaceholder.test(contract.bytecode) || linkPlaceholder.test(contract.deployedBytecode)) {
-    return failed('V3_BUILD_FAILED', `${target.contractName} needs library linking, which the graph cannot do`);
-  }
-  const initCode = concat([contract.bytecode as Hex, target.constructorArgs as Hex]).toLowerCase() as Hex;
-  const initCodeHash = keccak256(initCode);
+  const built = builtContractCode(target, build, `unit ${target.compilationUnitId}`);
+  if (!built.ok) return failed('V3_BUILD_FAILED', built.message);
+  const { initCode, initCodeHash, runtimeCode } = built.code;
   if (initCodeHash !== target.initCodeHash.toLowerCase()) {
     return failed(
       'V3_INIT_CODE_MISMATCH',
@@ -125,7 +86,7 @@ function builtTarget(
     role: target.role,
     initCode,
     initCodeHash,
-    runtimeCode: contract.deployedBytecode as Hex,
+    runtimeCode,
     ...(target.hookPermissionMask === undefined ? {} : { hookPermissionMask: target.hookPermissionMask }),
   };
 }

@@ -4,10 +4,8 @@ import type {
   CustomLaunchResourceV3,
 } from '../../../generated/types/service.ts';
 import type { Principal } from '../../auth/keys.ts';
-import { ApiError } from '../../errors/api-error.ts';
 import type { Db } from '../../store/db.ts';
-import { statement } from '../../store/statements.ts';
-import { visibility } from '../launches/launch-resource.ts';
+import { parsedColumn as parsed, visibleLaneLaunch } from '../lanes/launch-access.ts';
 import type { BaseLaunchRow } from './launch-store.ts';
 
 /**
@@ -38,10 +36,6 @@ export function toBaseLaunchResource(row: BaseLaunchRow): CustomLaunchResourceV3
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
-}
-
-function parsed<T>(json: string | null): T | null {
-  return json === null ? null : (JSON.parse(json) as T);
 }
 
 /**
@@ -77,31 +71,10 @@ export function initialFundingAuthorization(
 }
 
 /**
- * The provenance of a partner launch, derived from the creating credential and never from the request (the same
- * derivation as V4, spec/schemas/custom-launch-resource.v4.schema.json PartnerAttribution); null for a wallet key.
- */
-export function partnerAttributionFor(principal: Principal): CustomLaunchResourceV3['partnerAttribution'] {
-  if (principal.partnerId === null) return null;
-  const subkey = principal.kind === 'subkey';
-  return {
-    partnerId: principal.partnerId,
-    credentialKind: subkey ? 'partner_subkey' : 'partner_root',
-    subkeyId: subkey ? principal.keyId : null,
-    lineageId: principal.lineageId,
-  };
-}
-
-/**
  * A base-layer launch in the credential's visibility (a partner root sees its partner's, anyone else its own
  * lineage, as for V4), else 404 NOT_FOUND: a launch outside it answers exactly like a missing one
  * (spec/openapi/paths/v3-custom-launch.yaml getCustomLaunchV3, and every operation on one launch).
  */
 export function visibleBaseLaunch(db: Db, principal: Principal, launchId: string): BaseLaunchRow {
-  const v = visibility(principal);
-  const row = statement(db, `SELECT * FROM v3_launches WHERE launch_id = ? AND ${v.column} = ?`).get(
-    launchId,
-    v.value,
-  ) as BaseLaunchRow | undefined;
-  if (!row) throw new ApiError('NOT_FOUND', { message: `No base-layer launch ${launchId} for this credential.` });
-  return row;
+  return visibleLaneLaunch<BaseLaunchRow>(db, 'v3_launches', principal, launchId, 'base-layer');
 }

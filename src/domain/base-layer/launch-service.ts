@@ -1,22 +1,13 @@
-import { randomUUID } from 'node:crypto';
 import type { CustomLaunchCreateRequestV3, CustomLaunchResourceV3 } from '../../../generated/types/service.ts';
 import type { Principal } from '../../auth/keys.ts';
-import { sha256Digest } from '../../core/canonical-json.ts';
 import { digestOf } from '../../core/request-hashes.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
-import { decodeCursor, encodeCursor } from '../cursor.ts';
-import { idempotentWrite, recordAnswer } from '../idempotency.ts';
-import { checkAdmissionQuota, recordAdmission } from '../launches/admission-quota.ts';
-import { visibility } from '../launches/launch-resource.ts';
+import { laneLaunchPage } from '../lanes/launch-access.ts';
+import { createLaneLaunch, insertLaneLaunch } from '../lanes/launch-admission.ts';
 import { apiWorker, type FundingTokenReader, submitFundingAuthorization } from './funding-authorization.ts';
-import {
-  initialFundingAuthorization,
-  partnerAttributionFor,
-  toBaseLaunchResource,
-  visibleBaseLaunch,
-} from './launch-resource.ts';
+import { initialFundingAuthorization, toBaseLaunchResource, visibleBaseLaunch } from './launch-resource.ts';
 import { type BaseLaunchRow, type BaseLaunchStatus, baseLaunchRow, moveBaseLaunch } from './launch-store.ts';
 
 const createOperation = 'createCustomLaunchV3';
@@ -65,56 +56,21 @@ export class BaseLayerLaunches {
     idempotencyKey: string,
   ): { status: 200 | 202; body: string } {
     const { db } = this.deps;
-    const idem = {
-      keyId: principal.keyId,
-      operation: createOperation,
-      idempotencyKey,
-      requestDigest: sha256Digest(rawBytes),
-    };
-    return idempotentWrite(db, idem, {
-      // Pure CPU over up to megabytes: checked before the write lock is taken, not under it.
-      check: () => this.deps.checkRules(principal, request, rawBytes),
-      first: () => {
-        const nowMs = this.deps.now();
-        checkAdmissionQuota(db, nowMs, this.deps.admission);
-        const at = new Date(nowMs).toISOString();
-        const launchId = randomUUID();
-        const funding = initialFundingAuthorization(request);
-        const attribution = partnerAttributionFor(principal);
-        statement(
-          db,
-          `INSERT INTO v3_launches (launch_id, lineage_id, partner_id, owner_key_id, profile_version, funding_mode,
-             status, launch_wallet, request_hash, launch_intent_hash, request_bytes, partner_attribution_json,
-             funding_authorization_json, created_at, updated_at)
-           VALUES (?, ?, ?, ?, ?, ?, 'received', ?, ?, ?, ?, ?, ?, ?, ?)`,
-        ).run(
-          launchId,
-          principal.lineageId,
-          principal.partnerId,
-          principal.keyId,
-          request.profile.version,
-          request.funding.mode,
-          request.launchWallet,
-          digestOf(request),
-          request.launchIntentHash,
-          rawBytes,
-          attribution ? JSON.stringify(attribution) : null,
-          funding ? JSON.stringify(funding) : null,
-          at,
-          at,
-        );
-        // The durable job that moves the launch on, committed with it: nothing is lost if the process dies.
-        statement(
-          db,
-          `INSERT INTO v3_lifecycle_jobs (launch_id, state, attempt, next_attempt_ms, updated_at)
-             VALUES (?, 'scheduled', 0, ?, ?)`,
-        ).run(launchId, nowMs, at);
-        recordAdmission(db, nowMs, launchId);
-        const body = JSON.stringify(toBaseLaunchResource(baseLaunchRow(db, launchId) as BaseLaunchRow));
-        recordAnswer(db, idem, { status: 202, body }, at);
-        return { status: 202 as const, body };
+    return createLaneLaunch(
+      {
+        principal,
+        rawBytes,
+        idempotencyKey,
+        operation: createOperation,
+        nowMs: this.deps.now,
+        admission: this.deps.admission,
+        jobs: 'v3_lifecycle_jobs',
+        check: () => this.deps.checkRules(principal, request, rawBytes),
+        insert: (launchId, at) => insertBaseLaunch(db, { launchId, at, principal, request, rawBytes }),
+        answer: (launchId) => JSON.stringify(toBaseLaunchResource(baseLaunchRow(db, launchId) as BaseLaunchRow)),
       },
-    });
+      db,
+    );
   }
 
   /**
@@ -134,19 +90,8 @@ export class BaseLayerLaunches {
     limit: number,
     cursor: string | undefined,
   ): { launches: CustomLaunchResourceV3[]; nextCursor: string | null } {
-    const v = visibility(principal);
-    const listName = `v3:${v.column}:${v.value}`;
-    const before = cursor === undefined ? Number.MAX_SAFE_INTEGER : decodeCursor(listName, cursor);
-    const rows = statement(
-      this.deps.db,
-      `SELECT * FROM v3_launches WHERE ${v.column} = ? AND seq < ? ORDER BY seq DESC LIMIT ?`,
-    ).all(v.value, before, limit + 1) as BaseLaunchRow[];
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    return {
-      launches: page.map(toBaseLaunchResource),
-      nextCursor: rows.length > limit && last ? encodeCursor(listName, last.seq) : null,
-    };
+    const page = laneLaunchPage<BaseLaunchRow>(this.deps.db, 'v3_launches', 'v3', principal, { limit, cursor });
+    return { launches: page.rows.map(toBaseLaunchResource), nextCursor: page.nextCursor };
   }
 
   /**
@@ -185,4 +130,28 @@ export class BaseLayerLaunches {
       })
       .immediate();
   }
+}
+
+/** The row of a new base-layer launch in `received`, bound to the creating credential's lineage. */
+function insertBaseLaunch(
+  db: Db,
+  input: { launchId: string; at: string; principal: Principal; request: CustomLaunchCreateRequestV3; rawBytes: Buffer },
+): void {
+  const { request } = input;
+  const funding = initialFundingAuthorization(request);
+  insertLaneLaunch(
+    db,
+    'v3_launches',
+    {
+      ...input,
+      launchWallet: request.launchWallet,
+      requestHash: digestOf(request),
+      launchIntentHash: request.launchIntentHash,
+    },
+    {
+      profile_version: request.profile.version,
+      funding_mode: request.funding.mode,
+      funding_authorization_json: funding ? JSON.stringify(funding) : null,
+    },
+  );
 }

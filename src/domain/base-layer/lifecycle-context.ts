@@ -1,4 +1,4 @@
-import type { Address, Hex } from 'viem';
+import type { Address } from 'viem';
 import type { CustomLaunchCreateRequestV3, CustomLaunchResourceV3 } from '../../../generated/types/service.ts';
 import type { BaseLaunchChain } from '../../chain/base-launch-chain.ts';
 import type { PermitAttester } from '../../chain/launch-permit.ts';
@@ -9,8 +9,6 @@ import type { BaseLaunchRules } from './lifecycle-rules.ts';
 
 /** The exact wallet transaction (spec/schemas/custom-launch-resource.v3.schema.json WalletTransaction). */
 export type BaseWalletTransaction = NonNullable<CustomLaunchResourceV3['walletTransaction']>;
-/** The bound failure (spec/schemas/custom-launch-resource.v3.schema.json Failure). */
-export type BaseFailure = NonNullable<CustomLaunchResourceV3['failure']>;
 /** The funding authorization of an eip3009 launch as the resource shows it. */
 export type BaseFundingAuthorizationView = NonNullable<CustomLaunchResourceV3['fundingAuthorization']>;
 
@@ -48,18 +46,7 @@ export function storedBuildOf(row: BaseLaunchRow): StoredBaseBuild {
   return JSON.parse(row.build_json) as StoredBaseBuild;
 }
 
-/** The launch intent hash as the router's bytes32. */
-export function intentBytesOf(row: Pick<BaseLaunchRow, 'launch_intent_hash'>): Hex {
-  return `0x${row.launch_intent_hash.replace(/^sha256:/, '')}` as Hex;
-}
-
 /** The launch wallet as an address. */
 export function walletOf(row: Pick<BaseLaunchRow, 'launch_wallet'>): Address {
   return row.launch_wallet as Address;
-}
-
-/** A failure with its code, message and remediation, as failure_json. */
-export function failureJson(code: string, message: string, remediation: string): string {
-  const failure: BaseFailure = { code, message: message.slice(0, 1024), remediation: remediation.slice(0, 1024) };
-  return JSON.stringify(failure);
 }

@@ -1,10 +1,10 @@
 import type { Address } from 'viem';
+import { laneFailureJson } from '../lanes/launch-table.ts';
 import type { BaseLaunchRow } from './launch-store.ts';
 import {
   type BaseFundingAuthorizationView,
   type BaseLifecycleContext,
   baseRequestOf,
-  failureJson,
   type StoredBaseBuild,
   storedBuildOf,
 } from './lifecycle-context.ts';
@@ -27,7 +27,7 @@ export async function validatingStep(ctx: BaseLifecycleContext, row: BaseLaunchR
     return {
       kind: 'move',
       to: 'failed',
-      fields: { failure_json: failureJson(built.code, built.message, built.remediation) },
+      fields: { failure_json: laneFailureJson(built.code, built.message, built.remediation) },
       next: 'done',
     };
   }

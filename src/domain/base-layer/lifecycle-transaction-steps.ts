@@ -6,14 +6,13 @@ import {
   noBaseFunding,
 } from '../../chain/base-launch-chain.ts';
 import type { LaunchPermit } from '../../chain/launch-permit.ts';
+import { laneFailureJson, laneIntentBytesOf } from '../lanes/launch-table.ts';
 import { baseLayerFindingCodes } from './finding-codes.ts';
 import type { BaseLaunchRow } from './launch-store.ts';
 import {
   type BaseLifecycleContext,
   type BaseWalletTransaction,
   baseRequestOf,
-  failureJson,
-  intentBytesOf,
   type StoredBaseBuild,
   storedBuildOf,
   walletOf,
@@ -34,7 +33,7 @@ function expired(): BaseStepResult {
     kind: 'move',
     to: 'cancelled',
     fields: {
-      failure_json: failureJson(
+      failure_json: laneFailureJson(
         fundingExpiredCode,
         'The EIP-3009 funding authorization window closed before the launch transaction was submitted.',
         baseLayerFindingCodes.V3_FUNDING_AUTHORIZATION_EXPIRED.obligation,
@@ -65,7 +64,7 @@ export async function preparedStep(ctx: BaseLifecycleContext, row: BaseLaunchRow
   const [checkpoint, latest] = await Promise.all([chain.agreedFinalizedCheckpoint(), chain.latestBlock()]);
   const value = BigInt(request.funding.valueWei);
   const permit: LaunchPermit = {
-    launchIntentHash: intentBytesOf(row),
+    launchIntentHash: laneIntentBytesOf(row),
     wallet: walletOf(row),
     value,
     checkpointBlockNumber: checkpoint.number,
@@ -113,7 +112,7 @@ function launchParamsOf(row: BaseLaunchRow, stored: StoredBaseBuild, platformSha
   if (targets.length !== stored.build.targets.length || !hook)
     throw new Error(`launch ${row.launch_id}: build mismatch`);
   return {
-    launchIntentHash: intentBytesOf(row),
+    launchIntentHash: laneIntentBytesOf(row),
     lpFee: request.liquidity.lpFee,
     tickSpacing: request.liquidity.tickSpacing,
     sqrtPriceX96: BigInt(request.liquidity.sqrtPriceX96),
@@ -150,7 +149,7 @@ export async function simulatingStep(ctx: BaseLifecycleContext, row: BaseLaunchR
       kind: 'move',
       to: 'failed',
       fields: {
-        failure_json: failureJson(
+        failure_json: laneFailureJson(
           'V3_SIMULATION_REVERTED',
           `The exact wallet transaction reverts on chain 1: ${simulation.revert}.`,
           baseLayerFindingCodes.V3_SIMULATION_REVERTED.obligation,

@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto';
 import type { CustomLaunchCreateRequestV3 } from '../../../generated/types/service.ts';
 import type { Principal } from '../../auth/keys.ts';
 import { baseLaunchIntentHashOf, baseProjectMetadataHashOf } from '../../core/base-graph.ts';
 import { inspectBaseLayerImage } from '../../core/image.ts';
 import { ApiError } from '../../errors/api-error.ts';
+import { checkLaneEnvelope, imageRuleIssues, type RuleIssue, rejectRuleIssues } from '../lanes/request-rules.ts';
 
 /** What the request rules read besides the request: deployment switches and the lane's capabilities. */
 export interface BaseLayerRuleContext {
@@ -15,7 +15,7 @@ export interface BaseLayerRuleContext {
   compilerVersion: string;
 }
 
-type Issue = { location: string; message: string };
+type Issue = RuleIssue;
 
 /**
  * The server's limits of spec/schemas/custom-launch-create-request.v3.schema.json that its schema cannot state.
@@ -46,14 +46,7 @@ export function checkBaseLayerRequestRules(
   rawBytes: Buffer,
   context: BaseLayerRuleContext,
 ): void {
-  if (principal.kind === 'wallet' && principal.wallet?.toLowerCase() !== request.launchWallet.toLowerCase()) {
-    throw new ApiError('WALLET_MISMATCH');
-  }
-  if (rawBytes.length > baseLayerRequestLimits.requestBytes) {
-    throw new ApiError('PAYLOAD_TOO_LARGE', {
-      message: `The request is ${rawBytes.length} bytes; the limit is ${baseLayerRequestLimits.requestBytes}.`,
-    });
-  }
+  checkLaneEnvelope(principal, request.launchWallet, rawBytes, baseLayerRequestLimits.requestBytes);
   if (request.profile.version === '3.4.0' && !context.profile340Active) {
     throw new ApiError('PROFILE_NOT_ACTIVE');
   }
@@ -66,12 +59,7 @@ export function checkBaseLayerRequestRules(
   if (baseLaunchIntentHashOf(request) !== request.launchIntentHash) {
     issues.push({ location: '/launchIntentHash', message: 'does not match the canonical (RFC 8785) request' });
   }
-  if (issues.length > 0) {
-    throw new ApiError('INVALID_REQUEST', {
-      message: `The request breaks ${issues.length} request rule(s); first: ${issues[0]?.location} ${issues[0]?.message}`,
-      issues,
-    });
-  }
+  rejectRuleIssues(issues);
 }
 
 /**
@@ -106,29 +94,7 @@ function metadataIssues(request: CustomLaunchCreateRequestV3): Issue[] {
       message: 'does not match the canonical (RFC 8785) projectMetadata',
     });
   }
-  if (metadata.image) issues.push(...imageIssues(metadata.image));
-  return issues;
-}
-
-type Image = NonNullable<NonNullable<CustomLaunchCreateRequestV3['projectMetadata']>['image']>;
-
-function imageIssues(image: Image): Issue[] {
-  const at = '/projectMetadata/image';
-  const issues: Issue[] = [];
-  const bytes = Buffer.from(image.contentBase64, 'base64');
-  if (bytes.length !== image.byteLength) {
-    issues.push({ location: `${at}/byteLength`, message: `is ${image.byteLength} but the bytes are ${bytes.length}` });
-  }
-  if (`sha256:${createHash('sha256').update(bytes).digest('hex')}` !== image.sha256) {
-    issues.push({ location: `${at}/sha256`, message: 'does not match the image bytes' });
-  }
-  const decoded = inspectBaseLayerImage(bytes, image.mediaType);
-  if (!decoded.ok) {
-    issues.push({
-      location: `${at}/contentBase64`,
-      message: `does not decode as ${image.mediaType}: ${decoded.code}, ${decoded.detail}`,
-    });
-  }
+  if (metadata.image) issues.push(...imageRuleIssues(metadata.image, '/projectMetadata/image', inspectBaseLayerImage));
   return issues;
 }
 

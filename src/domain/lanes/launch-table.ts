@@ -1,3 +1,4 @@
+import type { Hex } from 'viem';
 import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
 
@@ -48,4 +49,14 @@ export function laneLaunchTransitions(
       launchId,
     ) as Array<{ from_status: string; to_status: string }>
   ).map((row) => ({ from: row.from_status, to: row.to_status }));
+}
+
+/** A failure with its code, message and remediation, as failure_json (each lane's resource schema Failure). */
+export function laneFailureJson(code: string, message: string, remediation: string): string {
+  return JSON.stringify({ code, message: message.slice(0, 1024), remediation: remediation.slice(0, 1024) });
+}
+
+/** The launch intent hash as a router's bytes32. */
+export function laneIntentBytesOf(row: { launch_intent_hash: string }): Hex {
+  return `0x${row.launch_intent_hash.replace(/^sha256:/, '')}` as Hex;
 }

@@ -3,6 +3,7 @@ import { buildServices, type ServiceInputs, type Services } from '../../services
 import { type BodyPolicy, jsonBody, type OperationHandler, type RouteTable } from '../operation.ts';
 import { legacyRoutes } from './legacy.ts';
 import { moduleRoutes } from './modules.ts';
+import { multiRoleLaunchRoutes } from './multi-role-launches.ts';
 import { notImplementedRoutes } from './not-implemented.ts';
 import { partnerSubkeyRoutes } from './partner-subkeys.ts';
 import { publicReadRoutes } from './public-reads.ts';
@@ -18,6 +19,7 @@ export function buildRoutes(services: Services): RouteTable {
     ...publicReadRoutes(services),
     ...v4LaunchRoutes(services),
     ...v3LaunchRoutes(services),
+    ...multiRoleLaunchRoutes(services),
     ...legacyRoutes(services.config),
     ...moduleRoutes(services),
     ...partnerSubkeyRoutes(services.subkeys),

@@ -1,0 +1,98 @@
+import { redactKeys } from '../../auth/keys.ts';
+import type { Config } from '../../config.ts';
+import type { Db } from '../../store/db.ts';
+import { pollUntilStopped } from '../lifecycle/poll-loop.ts';
+import { backoffDelayMs, classifyStepFailure } from '../lifecycle/retry-policy.ts';
+import {
+  type ClaimedLaneJob,
+  claimLaneJob,
+  commitLaneStep,
+  type LaneFields,
+  type LaneJobTables,
+  type LaneStepResult,
+} from './lifecycle-jobs.ts';
+
+/** A lane's worker: its name in logs, its tables, the statuses whose step it runs, its store and clock. */
+export interface LaneWorkerLane<S extends string> {
+  name: string;
+  tables: LaneJobTables;
+  workerStatuses: readonly S[];
+  db: Db;
+  now: () => number;
+}
+
+/** The worker's identity, lifecycle timings and the backoff's jitter source. */
+export interface LaneWorkerOptions {
+  workerId: string;
+  lifecycle: Pick<Config['lifecycle'], 'leaseMs' | 'pollMs' | 'stepDelayMs' | 'backoffBaseMs' | 'backoffMaxMs'>;
+  /** The backoff's jitter source, in [0, 1) (Math.random unless a test fixes it). */
+  random?: () => number;
+}
+
+/**
+ * The durable lifecycle worker of a lane with its own jobs table (the base-layer V3 lane, the shared MultiRole V2
+ * lane): it claims one due job under a lease, runs the step of the launch's status outside any transaction
+ * (`step`, given by the lane), and commits the outcome only while it still holds the lease (commitLaneStep), each
+ * status change one transition row. A process killed mid-step loses nothing, and a step taken over after its lease
+ * expired is never applied twice. A step that throws is a transient failure: the status stays and the job retries
+ * with capped, jittered exponential backoff (retry-policy.ts), its code shown as the job's last error.
+ */
+export abstract class LaneLifecycleWorker<S extends string, F extends LaneFields> {
+  constructor(
+    private readonly lane: LaneWorkerLane<S>,
+    private readonly options: LaneWorkerOptions,
+  ) {}
+
+  /** The step of a claimed job's status. */
+  protected abstract step(job: ClaimedLaneJob<S>): Promise<LaneStepResult<S, F>>;
+
+  /** Claims one due job and runs its step. Resolves false when no job was due. */
+  async tick(): Promise<boolean> {
+    const { lane, options } = this;
+    const job = claimLaneJob(lane.db, lane.tables, lane.workerStatuses, {
+      workerId: options.workerId,
+      nowMs: lane.now(),
+      leaseMs: options.lifecycle.leaseMs,
+    });
+    if (!job) return false;
+    if (options.lifecycle.stepDelayMs > 0) {
+      await new Promise((resolve) => setTimeout(resolve, options.lifecycle.stepDelayMs));
+    }
+    let result: LaneStepResult<S, F>;
+    try {
+      result = await this.step(job);
+    } catch (err) {
+      result = this.retry(job, err);
+    }
+    commitLaneStep(lane.db, lane.tables, job, { workerId: options.workerId, nowMs: lane.now() }, result);
+    return true;
+  }
+
+  /** Runs jobs until stopped, polling when idle. Returns the stop function. */
+  start(): () => Promise<void> {
+    return pollUntilStopped(
+      `${this.lane.name} lifecycle tick`,
+      () => this.tick(),
+      this.options.lifecycle.pollMs,
+      (worked) => worked === true,
+    );
+  }
+
+  private retry(job: ClaimedLaneJob<S>, err: unknown): LaneStepResult<S, F> {
+    const { code } = classifyStepFailure(err);
+    console.error(
+      JSON.stringify({
+        level: 'error',
+        msg: `${this.lane.name} lifecycle step failed`,
+        launchId: job.launchId,
+        status: job.status,
+        attempt: job.attempt,
+        code,
+        detail: redactKeys(String(err)).slice(0, 500),
+      }),
+    );
+    const { backoffBaseMs, backoffMaxMs } = this.options.lifecycle;
+    const delayMs = backoffDelayMs(job.attempt, { baseMs: backoffBaseMs, maxMs: backoffMaxMs }, this.options.random);
+    return { kind: 'retry', code, delayMs };
+  }
+}

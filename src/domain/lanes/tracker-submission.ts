@@ -1,0 +1,154 @@
+import type { Address, Hex } from 'viem';
+import { findingCodes } from '../launches/finding-codes.ts';
+import { isExactTransaction } from '../lifecycle/tracker.ts';
+import { laneIntentBytesOf } from './launch-table.ts';
+import {
+  addLaneTrackedFinding,
+  commitLaneTracked,
+  failLaneTracked,
+  type LaneStamp,
+  type LaneTrackedChain,
+  type LaneTrackedRow,
+  type LaneTrackerContext,
+  laneBoundTransactionOf,
+  type TrackedLane,
+} from './tracker-commit.ts';
+
+/**
+ * Another check of an authorized launch once every block up to `head` was searched without its stamp (the base
+ * layer's funding window): true when it ended the launch.
+ */
+export type LaneHeadCheck<Row> = (row: Row, head: { number: bigint; timestamp: bigint }) => Promise<boolean>;
+
+/**
+ * authorized: searches the blocks after the last one searched (from the permit's checkpoint) up to the head, at most
+ * maxBlocksPerPoll at a time, for the router's stamp of the intent. The exact wallet transaction stamped it:
+ * `submitted` with its chain evidence and public output. Another transaction stamped it: `failed`
+ * WALLET_TRANSACTION_MISMATCH. Then the wallet's other launch calls naming the intent (noteOtherCalls); then, once
+ * every block up to the head was searched, `headCheck` and the permit's expiry by chain time (`failed`
+ * LAUNCH_PERMIT_EXPIRED).
+ */
+export async function findLaneSubmission<Row extends LaneTrackedRow, Stamp extends LaneStamp>(
+  ctx: LaneTrackerContext<LaneTrackedChain<Stamp>>,
+  lane: TrackedLane<Row, Stamp>,
+  row: Row,
+  headCheck?: LaneHeadCheck<Row>,
+): Promise<void> {
+  const exact = laneBoundTransactionOf(row);
+  const permit = lane.permitOf(exact.data as Hex);
+  if (!permit) throw new Error(`launch ${row.launch_id}: the bound transaction is not a router launch call`);
+  const head = await ctx.chain.latestBlock();
+  const from = BigInt(row.tracked_to_block ?? Number(permit.checkpointBlockNumber)) + 1n;
+  const last = from + BigInt(ctx.maxBlocksPerPoll) - 1n;
+  const to = head.number < last ? head.number : last;
+  if (from <= to) {
+    const intent = laneIntentBytesOf(row);
+    for (const stamp of await ctx.chain.stamps(intent, from, to)) {
+      const tx = stamp.transaction;
+      if (!isExactTransaction(tx, exact)) {
+        failLaneTracked(ctx, lane, row, 'failed', {
+          code: 'WALLET_TRANSACTION_MISMATCH',
+          message: `Transaction ${tx.hash} stamped this launch intent with other bytes than the exact wallet transaction.`,
+          remediation:
+            'The intent cannot be stamped again: submit a new request and broadcast its exact wallet transaction.',
+        });
+        return;
+      }
+      const evidence = { transactionHash: tx.hash, blockNumber: String(tx.blockNumber), blockHash: tx.blockHash };
+      commitLaneTracked(ctx, lane, {
+        row,
+        to: 'submitted',
+        fields: {
+          chain_evidence_json: JSON.stringify(evidence),
+          public_output_json: JSON.stringify(lane.outputOf(stamp)),
+          tracked_to_block: Number(to),
+        },
+      });
+      return;
+    }
+    if (await noteOtherCalls(ctx, lane, row, { intent, from, to })) return;
+    ctx.db
+      .prepare(`UPDATE ${lane.tables.launches} SET tracked_to_block = ? WHERE launch_id = ? AND status = ?`)
+      .run(Number(to), row.launch_id, row.status);
+  }
+  // Only once every block up to the head was searched: after an outage the exact transaction may lie further on.
+  if (to < head.number) return;
+  if (headCheck && (await headCheck(row, head))) return;
+  if (head.timestamp > permit.expiresAt) {
+    failLaneTracked(ctx, lane, row, 'failed', {
+      code: 'LAUNCH_PERMIT_EXPIRED',
+      message: `The permit expired at ${new Date(Number(permit.expiresAt) * 1000).toISOString()} (chain time) before the exact wallet transaction was mined.`,
+      remediation: findingCodes.LAUNCH_PERMIT_EXPIRED.obligation,
+    });
+  }
+}
+
+/**
+ * The wallet's launch calls naming this intent that did not stamp: the exact bytes reverted (`failed`,
+ * WALLET_TRANSACTION_REVERTED: the intent stays unstamped, but the wallet sent what it was given); other bytes are never
+ * accepted (WALLET_TRANSACTION_MISMATCH among the finding codes) and the launch keeps waiting. Returns true when the
+ * launch failed.
+ */
+async function noteOtherCalls<Row extends LaneTrackedRow, Stamp extends LaneStamp>(
+  ctx: LaneTrackerContext<LaneTrackedChain<Stamp>>,
+  lane: TrackedLane<Row, Stamp>,
+  row: Row,
+  range: { intent: Hex; from: bigint; to: bigint },
+): Promise<boolean> {
+  const exact = laneBoundTransactionOf(row);
+  for (const tx of await ctx.chain.walletTransactions(row.launch_wallet as Address, range.from, range.to)) {
+    if (lane.permitOf(tx.input)?.launchIntentHash.toLowerCase() !== range.intent.toLowerCase()) continue;
+    if (!isExactTransaction(tx, exact)) {
+      addLaneTrackedFinding(ctx, lane.tables, row, 'WALLET_TRANSACTION_MISMATCH');
+      continue;
+    }
+    if ((await ctx.chain.receiptStatus(tx.hash)) !== 'reverted') continue;
+    failLaneTracked(ctx, lane, row, 'failed', {
+      code: 'WALLET_TRANSACTION_REVERTED',
+      message: `The exact wallet transaction ${tx.hash} reverted in block ${tx.blockNumber}.`,
+      remediation: findingCodes.WALLET_TRANSACTION_REVERTED.obligation,
+    });
+    return true;
+  }
+  return false;
+}
+
+/**
+ * submitted: re-reads the block hash at the transaction's height on both providers (a mismatch is a reorg: back to
+ * `authorized` with CHAIN_REORG_DETECTED among the finding codes, the evidence and output cleared and the search
+ * resumed below that block); once the block is at or below both providers' `finalized` tag, `finalized` with the
+ * lane's feed row written in the same transaction.
+ */
+export async function followLaneSubmitted<Row extends LaneTrackedRow, Stamp extends LaneStamp>(
+  ctx: LaneTrackerContext<LaneTrackedChain<Stamp>>,
+  lane: TrackedLane<Row, Stamp>,
+  row: Row,
+): Promise<void> {
+  const evidence = row.chain_evidence_json
+    ? (JSON.parse(row.chain_evidence_json) as { transactionHash: string; blockNumber: string; blockHash: string })
+    : null;
+  if (!evidence?.blockNumber || !evidence.blockHash)
+    throw new Error(`launch ${row.launch_id}: submitted without evidence`);
+  const height = BigInt(evidence.blockNumber);
+  const hash = await ctx.chain.agreedBlockHash(height);
+  if (hash?.toLowerCase() !== evidence.blockHash.toLowerCase()) {
+    const codes = JSON.parse(row.finding_codes_json) as string[];
+    commitLaneTracked(ctx, lane, {
+      row,
+      to: 'authorized',
+      fields: {
+        chain_evidence_json: null,
+        public_output_json: null,
+        tracked_to_block: Number(height - 1n),
+        finding_codes_json: JSON.stringify([...new Set([...codes, 'CHAIN_REORG_DETECTED'])].slice(-64)),
+      },
+    });
+    return;
+  }
+  if ((await ctx.chain.finalizedHeight()) < height) return;
+  if (!row.public_output_json) throw new Error(`launch ${row.launch_id}: submitted without public output`);
+  const finalizedAt = new Date(ctx.now()).toISOString();
+  commitLaneTracked(ctx, lane, { row, to: 'finalized', fields: {} }, (db) =>
+    lane.writeFinalized(db, row, evidence, finalizedAt),
+  );
+}
