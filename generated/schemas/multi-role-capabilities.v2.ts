@@ -26,55 +26,52 @@ export interface MultiRoleCustomLaunchCapabilitiesV2 {
      */
     reasons:
       | []
-      | ['deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile']
+      | ['deployment_not_configured' | 'no_active_profile']
+      | ['deployment_not_configured' | 'no_active_profile', 'deployment_not_configured' | 'no_active_profile']
       | [
-          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile',
-          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile'
+          'deployment_not_configured' | 'no_active_profile',
+          'deployment_not_configured' | 'no_active_profile',
+          'deployment_not_configured' | 'no_active_profile'
         ]
       | [
-          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile',
-          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile',
-          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile'
+          'deployment_not_configured' | 'no_active_profile',
+          'deployment_not_configured' | 'no_active_profile',
+          'deployment_not_configured' | 'no_active_profile',
+          'deployment_not_configured' | 'no_active_profile'
         ]
       | [
-          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile',
-          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile',
-          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile',
-          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile'
+          'deployment_not_configured' | 'no_active_profile',
+          'deployment_not_configured' | 'no_active_profile',
+          'deployment_not_configured' | 'no_active_profile',
+          'deployment_not_configured' | 'no_active_profile',
+          'deployment_not_configured' | 'no_active_profile'
         ]
       | [
-          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile',
-          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile',
-          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile',
-          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile',
-          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile'
+          'deployment_not_configured' | 'no_active_profile',
+          'deployment_not_configured' | 'no_active_profile',
+          'deployment_not_configured' | 'no_active_profile',
+          'deployment_not_configured' | 'no_active_profile',
+          'deployment_not_configured' | 'no_active_profile',
+          'deployment_not_configured' | 'no_active_profile'
         ]
       | [
-          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile',
-          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile',
-          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile',
-          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile',
-          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile',
-          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile'
+          'deployment_not_configured' | 'no_active_profile',
+          'deployment_not_configured' | 'no_active_profile',
+          'deployment_not_configured' | 'no_active_profile',
+          'deployment_not_configured' | 'no_active_profile',
+          'deployment_not_configured' | 'no_active_profile',
+          'deployment_not_configured' | 'no_active_profile',
+          'deployment_not_configured' | 'no_active_profile'
         ]
       | [
-          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile',
-          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile',
-          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile',
-          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile',
-          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile',
-          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile',
-          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile'
-        ]
-      | [
-          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile',
-          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile',
-          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile',
-          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile',
-          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile',
-          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile',
-          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile',
-          'deployment_not_configured' | 'chain_not_configured' | 'permit_attester_not_configured' | 'no_active_profile'
+          'deployment_not_configured' | 'no_active_profile',
+          'deployment_not_configured' | 'no_active_profile',
+          'deployment_not_configured' | 'no_active_profile',
+          'deployment_not_configured' | 'no_active_profile',
+          'deployment_not_configured' | 'no_active_profile',
+          'deployment_not_configured' | 'no_active_profile',
+          'deployment_not_configured' | 'no_active_profile',
+          'deployment_not_configured' | 'no_active_profile'
         ];
   };
   /**

@@ -3614,7 +3614,7 @@ export type components = {
             readiness: {
                 publicWrites: boolean;
                 /** @description Why the lane is unavailable (empty when ready). */
-                reasons: ("deployment_not_configured" | "chain_not_configured" | "permit_attester_not_configured" | "no_active_profile")[];
+                reasons: ("deployment_not_configured" | "no_active_profile")[];
                 /** @enum {string} */
                 status: "ready" | "unavailable";
             };

@@ -113,7 +113,7 @@ export const errorTable = {
     status: 503,
     retryable: false,
     message:
-      'The shared token-and-hook lane is not available on this deployment (its contracts, chain or permit attester are not configured); GET .../multi-role-custom-launches/capabilities reports readiness unavailable.',
+      'The shared token-and-hook lane is not available on this deployment (its contracts are not bound: MULTI_ROLE_DEPLOYMENT_PATH); GET .../multi-role-custom-launches/capabilities reports readiness unavailable.',
   },
   PRICE_SOURCE_UNAVAILABLE: {
     status: 503,
