@@ -57,6 +57,7 @@ import {
 } from '../test/support/base-layer-request.ts';
 import { auth, call, type Reply } from '../test/support/http.ts';
 import { filesOf, type ModuleSubmission, moduleSubmission, setFiles } from '../test/support/modules.ts';
+import { multiRoleRequest, multiRoleRequestBytes } from '../test/support/multi-role-request.ts';
 import {
   example,
   exampleBytes,
@@ -83,7 +84,8 @@ type Kind =
   | 'base'
   | 'base340'
   | 'baseQuota'
-  | 'baseChain';
+  | 'baseChain'
+  | 'multiRole';
 interface Ctx {
   s: TestServer;
   key: string;
@@ -137,6 +139,7 @@ const submitEdited = (edit: (r: ModuleSubmission) => void) => (c: Ctx) => {
 const reviewerWallet = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 /** The base devnet's deterministic deployment (the same addresses startBaseDevnet deploys), bound without a chain. */
 const baseFixtureDeployment = new URL('../test/fixtures/base-deployment.json', import.meta.url).pathname;
+const multiRoleFixtureDeployment = new URL('../test/fixtures/multi-role-deployment.json', import.meta.url).pathname;
 /** The review worker's local EVM for engine builds, started at the first one. */
 const reviewEvm = privateAnvilEvm();
 /** Submits the example, builds it with the real review worker and records an accepted decision. */
@@ -887,6 +890,222 @@ const baseLayerRows: Row[] = [
   },
 ];
 
+// The shared lane (spec/openapi/paths/multi-role-*.yaml, spec/schemas/multi-role-*.json) on a server bound to the
+// devnet's lane deployment fixture without a chain: creates are stored and wait for the chain after the request rules.
+// Its chain-bound review and lifecycle are tested on a real devnet in test/multi-role/.
+type MultiRoleRequest = ReturnType<typeof multiRoleRequest>;
+const mr = (c: Ctx, path = '') => `${c.s.url}/v4/chains/4663/multi-role-custom-launches${path}`;
+const mrBody = (change?: (r: MultiRoleRequest) => void) => multiRoleRequestBytes(multiRoleRequest(change));
+const mrCreate = (c: Ctx, body: Buffer = mrBody(), k = key16()) =>
+  call(mr(c), { method: 'POST', headers: auth(c.key, { 'Idempotency-Key': k }), body });
+const mrPreflight = (c: Ctx, body: Buffer = mrBody()) =>
+  call(mr(c, '/preflight'), { method: 'POST', headers: auth(c.key), body });
+const mrSection = (rule: string) => `shared lane ${rule}`;
+const mrAccepted = { status: 202, body: (j: any) => expect(j.status).toBe('received') };
+const mrRefused = (at: string) => ({
+  status: 400,
+  code: 'INVALID_REQUEST' as const,
+  body: (j: any) => expect(j.error.issues.map((i: { location: string }) => i.location).join(' ')).toContain(at),
+});
+/** `n` graph targets: the example's two plus auxiliary copies of its initializer under their own ids. */
+const mrTargets = (n: number) => (r: MultiRoleRequest) => {
+  const initializer = r.graph.targets.find((t) => t.role === 'initializer');
+  if (!initializer) throw new Error('the example has no initializer');
+  for (let i = r.graph.targets.length; i < n; i++) {
+    r.graph.targets.push({ ...initializer, targetId: `auxiliary-${i}`, role: 'auxiliary' });
+  }
+  r.graph.targets.length = n;
+};
+const multiRoleRows: Row[] = [
+  {
+    section: mrSection('multi-role-capabilities.v2.schema.json: readiness'),
+    name: 'capabilities of a server bound to the lane deployment',
+    server: 'multiRole',
+    given: (c) => call(mr(c, '/capabilities')),
+    want: {
+      status: 200,
+      body: (j) => expect(j.readiness).toEqual({ status: 'ready', publicWrites: true, reasons: [] }),
+    },
+  },
+  {
+    section: mrSection('multi-role-capabilities.v2.schema.json: readiness'),
+    name: 'capabilities of a server without the lane deployment',
+    given: (c) => call(mr(c, '/capabilities')),
+    want: {
+      status: 200,
+      body: (j) => {
+        expect(j.readiness).toEqual({
+          status: 'unavailable',
+          publicWrites: false,
+          reasons: ['deployment_not_configured'],
+        });
+        expect(j.deployment).toBeNull();
+      },
+    },
+  },
+  {
+    section: mrSection('getMultiRoleClient: the served bytes are the capabilities digest'),
+    name: 'client.mjs hashes to referenceClient.sha256',
+    server: 'multiRole',
+    given: async (c) => {
+      const capabilities = (await call(mr(c, '/capabilities'))).json;
+      const r = await call(mr(c, '/client.mjs'));
+      expect(r.headers.get('content-type')).toMatch(/^text\/javascript/);
+      expect(`sha256:${createHash('sha256').update(r.text).digest('hex')}`).toBe(capabilities.referenceClient.sha256);
+      return r;
+    },
+    want: { status: 200 },
+  },
+  {
+    section: mrSection('getMultiRoleGuide: Markdown'),
+    name: 'guide.md',
+    server: 'multiRole',
+    given: async (c) => {
+      const r = await call(mr(c, '/guide.md'));
+      expect(r.headers.get('content-type')).toMatch(/^text\/markdown/);
+      return r;
+    },
+    want: { status: 200 },
+  },
+  ...(['preflight', 'create'] as const).map((operation) => ({
+    section: mrSection('MULTI_ROLE_LANE_UNAVAILABLE: no lane deployment bound'),
+    name: `a ${operation} on a server without the lane deployment`,
+    given: (c: Ctx) => (operation === 'create' ? mrCreate(c) : mrPreflight(c)),
+    want: { status: 503, code: 'MULTI_ROLE_LANE_UNAVAILABLE' as const },
+  })),
+  {
+    section: mrSection('preflightMultiRoleCustomLaunch: chain checks pending without a chain-4663 provider'),
+    name: 'preflight of the packed example',
+    server: 'multiRole',
+    given: (c) => mrPreflight(c),
+    want: {
+      status: 200,
+      body: (j) => {
+        expect(j.disposition).toBe('supported_with_warnings');
+        expect(j.findings.map((f: { code: string }) => f.code)).toContain('MULTI_ROLE_CHAIN_CHECKS_PENDING');
+      },
+    },
+  },
+  {
+    section: mrSection('createMultiRoleCustomLaunch: Idempotency-Key binds the exact bytes'),
+    name: 'the same key and bytes replay 200 with the same launchId',
+    server: 'multiRole',
+    given: async (c) => {
+      const body = mrBody();
+      const k = key16();
+      const first = await mrCreate(c, body, k);
+      expect(first.status).toBe(202);
+      const again = await mrCreate(c, body, k);
+      expect(again.json.launchId).toBe(first.json.launchId);
+      return again;
+    },
+    want: { status: 200 },
+  },
+  {
+    section: mrSection('createMultiRoleCustomLaunch: Idempotency-Key binds the exact bytes'),
+    name: 'the same key with other bytes',
+    server: 'multiRole',
+    given: async (c) => {
+      const k = key16();
+      expect((await mrCreate(c, mrBody(), k)).status).toBe(202);
+      return mrCreate(c, mrBody(), k);
+    },
+    want: { status: 409, code: 'IDEMPOTENCY_CONFLICT' },
+  },
+  ...[1, 2].map((revision) => ({
+    section: mrSection('multi-role-capabilities.v2.schema.json profiles: revision 1 is the one open revision'),
+    name: `create with profile revision ${revision}`,
+    server: 'multiRole' as const,
+    given: (c: Ctx) =>
+      mrCreate(
+        c,
+        mrBody((r) => (r.profile.revision = revision)),
+      ),
+    want: revision === 1 ? mrAccepted : { status: 409, code: 'PROFILE_NOT_ACTIVE' as const },
+  })),
+  ...[
+    [2, mrAccepted],
+    [1, { status: 400, code: 'INVALID_REQUEST' as const }],
+    [16, mrAccepted],
+    [17, { status: 400, code: 'INVALID_REQUEST' as const }],
+  ].map(([n, want]) => ({
+    section: mrSection('multi-role-create-request.v2.schema.json Graph: 2 to 16 targets'),
+    name: `create with ${n} graph targets`,
+    server: 'multiRole' as const,
+    given: (c: Ctx) => mrCreate(c, mrBody(mrTargets(n as number))),
+    want: want as Row['want'],
+  })),
+  ...(['buyRateHundredthsBip', 'sellRateHundredthsBip'] as const).flatMap((field) =>
+    [100_000, 100_001].map((rate) => ({
+      section: mrSection(
+        'multi-role-create-request.v2.schema.json Economics: applicant rate cap 100,000 hundredths of a bip',
+      ),
+      name: `create with ${field} ${rate}`,
+      server: 'multiRole' as const,
+      given: (c: Ctx) =>
+        mrCreate(
+          c,
+          mrBody((r) => (r.economics[field] = rate)),
+        ),
+      want: rate <= 100_000 ? mrAccepted : { status: 400, code: 'INVALID_REQUEST' as const },
+    })),
+  ),
+  ...[0n, 1n].map((extra) => ({
+    section: mrSection('multi-role-create-request.v2.schema.json Funding: valueWei = liquidityWei + reserveWei'),
+    name: `create with valueWei ${extra === 0n ? 'equal to' : 'one wei over'} the plan's sum`,
+    server: 'multiRole' as const,
+    given: (c: Ctx) =>
+      mrCreate(
+        c,
+        mrBody((r) => {
+          r.funding.valueWei = String(BigInt(r.funding.liquidityWei) + BigInt(r.funding.reserveWei) + extra);
+        }),
+      ),
+    want: extra === 0n ? mrAccepted : mrRefused('/funding'),
+  })),
+  {
+    section: mrSection("createMultiRoleCustomLaunch: launchWallet is the wallet key's wallet"),
+    name: 'create for another wallet',
+    server: 'multiRole',
+    given: (c) =>
+      mrCreate(
+        c,
+        mrBody((r) => (r.launchWallet = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8')),
+      ),
+    want: { status: 403, code: 'WALLET_MISMATCH' },
+  },
+  {
+    section: mrSection('getMultiRoleCustomLaunch: outside the lineage answers like a missing launch'),
+    name: 'read an unknown launchId',
+    server: 'multiRole',
+    given: (c) => call(mr(c, '/0b7c6a84-3c1e-4e5b-9d2a-6f1e2d3c4b5a'), { headers: auth(c.key) }),
+    want: { status: 404, code: 'NOT_FOUND' },
+  },
+  {
+    section: mrSection('multi-role-resource.v2.schema.json status: received after create'),
+    name: 'read a created launch',
+    server: 'multiRole',
+    given: async (c) => {
+      const created = await mrCreate(c);
+      return call(mr(c, `/${created.json.launchId}`), { headers: auth(c.key) });
+    },
+    want: {
+      status: 200,
+      body: (j) => {
+        expect(['received', 'validating']).toContain(j.status);
+        expect(j.walletTransaction).toBeNull();
+      },
+    },
+  },
+  ...[0, 1, 25, 26].map((limit) => ({
+    section: 'parameters.yaml limit: page size',
+    name: `shared-lane list limit=${limit}`,
+    server: 'multiRole' as const,
+    given: (c: Ctx) => call(`${mr(c)}?limit=${limit}`, { headers: auth(c.key) }),
+    want: limit >= 1 && limit <= 25 ? { status: 200 } : { status: 400, code: 'INVALID_REQUEST' as const },
+  })),
+];
+
 const rows: Row[] = [
   ...subkeyRows,
   // Page size and cursor (spec/openapi/components/parameters.yaml).
@@ -1451,8 +1670,19 @@ const rows: Row[] = [
   },
   {
     section: 'project design: 501 until the operation is implemented',
-    name: 'GET the multi-role capabilities (getMultiRoleCapabilitiesV2)',
-    given: (c) => call(`${c.s.url}/v4/chains/4663/multi-role-custom-launches/capabilities`),
+    name: 'the permit-reissue disposition (decidePermitReissueV4)',
+    given: (c) => {
+      const body = readFileSync(
+        new URL('../spec/examples/permit-reissue-disposition-request.v1.json', import.meta.url),
+        'utf8',
+      );
+      const { launchId } = JSON.parse(body) as { launchId: string };
+      return call(v4(c.s, `/${launchId}/permit-reissue-disposition`), {
+        method: 'POST',
+        headers: auth(c.key, { 'Idempotency-Key': key16() }),
+        body,
+      });
+    },
     want: { status: 501, code: 'NOT_IMPLEMENTED' },
   },
   {
@@ -1517,6 +1747,7 @@ const rows: Row[] = [
     },
   },
   ...baseLayerRows,
+  ...multiRoleRows,
 ];
 
 const servers = new Map<Kind, Ctx>();
@@ -1540,9 +1771,10 @@ const configs: Record<Kind, Parameters<typeof startServer>[0]> = {
   baseQuota: { baseDeploymentPath: baseFixtureDeployment, admissionPerHour: 2, admissionPerDay: 5 },
   // Bound to the base devnet in beforeAll.
   baseChain: {},
+  multiRole: { multiRoleDeploymentPath: multiRoleFixtureDeployment },
 };
 /** The servers shared by their rows; every other kind is fresh per row. */
-const sharedKinds: readonly Kind[] = ['default', 'base', 'baseChain'];
+const sharedKinds: readonly Kind[] = ['default', 'base', 'baseChain', 'multiRole'];
 /** The kinds whose key holds a chain-1 grant besides 4663. */
 const baseKinds: readonly Kind[] = ['base', 'base340', 'baseQuota', 'baseChain'];
 /** The deployment-evidence state each kind of server reports (getReadiness); the others have no chain binding. */
