@@ -1,9 +1,9 @@
-import { type Address, decodeFunctionData, encodeFunctionData, type Hex, parseEventLogs } from 'viem';
+import { type Address, encodeFunctionData, type Hex, parseEventLogs } from 'viem';
 import { baseLaunchRouterAbi, devnetUsdAbi } from '../../generated/contracts/abis.ts';
 import type { BaseDeployment } from './base-deployment.ts';
 import { chain1 } from './chain.ts';
 import { fundingTokenReader, type TokenEip712Domain, type ViemFundingToken } from './funding-token.ts';
-import { type LaneCall, LaneLaunchChain, type LaneSimulation } from './lane-launch-chain.ts';
+import { type LaneCall, LaneLaunchChain, type LaneSimulation, permitOfLaunchCalldata } from './lane-launch-chain.ts';
 import type { ObservedTransaction } from './launch-observer.ts';
 import type { LaunchPermit } from './launch-permit.ts';
 
@@ -82,13 +82,7 @@ export function encodeBaseRouterLaunch(
 
 /** The permit in BaseLaunchRouter.launch calldata, or null when the data is not such a call. */
 export function basePermitOfCalldata(data: Hex): LaunchPermit | null {
-  try {
-    const { functionName, args } = decodeFunctionData({ abi: baseLaunchRouterAbi, data });
-    if (functionName !== 'launch') return null;
-    return args[2] as LaunchPermit;
-  } catch {
-    return null;
-  }
+  return permitOfLaunchCalldata(baseLaunchRouterAbi, data);
 }
 
 /**

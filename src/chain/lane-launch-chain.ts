@@ -1,7 +1,9 @@
 import {
+  type Abi,
   type Address,
   type Chain,
   createPublicClient,
+  decodeFunctionData,
   type Hex,
   http,
   keccak256,
@@ -12,6 +14,7 @@ import { isExecutionRevert, ProviderDisagreement } from './chain-failure.ts';
 import type { ContractBinding } from './deployment-document.ts';
 import type { Checkpoint } from './launch-chain.ts';
 import { type ObservedTransaction, observedTransactionOf } from './launch-observer.ts';
+import type { LaunchPermit } from './launch-permit.ts';
 import { describeRevert, revertDataOf } from './revert.ts';
 
 /** A wallet transaction of a lane: sender, target (the lane's router), value and calldata. */
@@ -24,6 +27,20 @@ export interface LaneCall {
 
 /** What eth_call of the exact transaction returned: its gas, or the EVM's decoded revert. */
 export type LaneSimulation = { ok: true; gasUsed: bigint } | { ok: false; revert: string };
+
+/**
+ * The permit of a lane router's `launch(params, targets, permit, permitSignature, …)` calldata under the router's
+ * `abi`, or null when the data is not such a call.
+ */
+export function permitOfLaunchCalldata(abi: Abi, data: Hex): LaunchPermit | null {
+  try {
+    const { functionName, args } = decodeFunctionData({ abi, data });
+    if (functionName !== 'launch') return null;
+    return (args?.[2] ?? null) as LaunchPermit | null;
+  } catch {
+    return null;
+  }
+}
 
 /** Where a lane's chain is read: its chain, two provider URLs and the setting that names them. */
 export interface LaneChainSite {

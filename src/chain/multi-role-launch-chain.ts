@@ -1,17 +1,10 @@
-import {
-  type Address,
-  decodeFunctionData,
-  decodeFunctionResult,
-  encodeFunctionData,
-  type Hex,
-  parseEventLogs,
-} from 'viem';
+import { type Address, decodeFunctionResult, encodeFunctionData, type Hex, parseEventLogs } from 'viem';
 import { multiRoleLaunchRouterAbi } from '../../generated/contracts/abis.ts';
 import { multiRoleEconomicsAbi } from '../core/multi-role-graph.ts';
 import { chain4663 } from './chain.ts';
 import { isExecutionRevert } from './chain-failure.ts';
 import { type CallbackVerdict, probeHookCallbacks } from './hook-probe.ts';
-import { type LaneCall, LaneLaunchChain, type LaneSimulation } from './lane-launch-chain.ts';
+import { type LaneCall, LaneLaunchChain, type LaneSimulation, permitOfLaunchCalldata } from './lane-launch-chain.ts';
 import type { ObservedTransaction } from './launch-observer.ts';
 import type { LaunchPermit } from './launch-permit.ts';
 import type { MultiRoleDeployment } from './multi-role-deployment.ts';
@@ -79,13 +72,7 @@ export function encodeMultiRoleRouterLaunch(
 
 /** The permit in MultiRoleLaunchRouter.launch calldata, or null when the data is not such a call. */
 export function multiRolePermitOfCalldata(data: Hex): LaunchPermit | null {
-  try {
-    const { functionName, args } = decodeFunctionData({ abi: multiRoleLaunchRouterAbi, data });
-    if (functionName !== 'launch') return null;
-    return args[2] as LaunchPermit;
-  } catch {
-    return null;
-  }
+  return permitOfLaunchCalldata(multiRoleLaunchRouterAbi, data);
 }
 
 /**

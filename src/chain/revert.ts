@@ -7,6 +7,7 @@ import {
   exampleHookAbi,
   graphFactoryAbi,
   launchStampRouterAbi,
+  multiRoleLaunchRouterAbi,
   permitAuthorityAbi,
 } from '../../generated/contracts/abis.ts';
 
@@ -14,7 +15,7 @@ const require = createRequire(import.meta.url);
 const poolManagerAbi = (require('@uniswap/v4-core/out/PoolManager.sol/PoolManager.json') as { abi: Abi }).abi;
 
 /**
- * Errors a launch can revert with: the platform's (both lanes' routers and factories, the permit authority, the
+ * Errors a launch can revert with: the platform's (the lanes' routers and factories, the permit authority, the
  * base layer's funding token), the example graph's, the PoolManager's and its libraries'.
  */
 const errorAbi: Abi = [
@@ -24,6 +25,7 @@ const errorAbi: Abi = [
   ...exampleHookAbi,
   ...baseLaunchRouterAbi,
   ...baseGraphFactoryAbi,
+  ...multiRoleLaunchRouterAbi,
   ...devnetUsdAbi,
   ...poolManagerAbi,
   // v4-core library errors, absent from the PoolManager artifact's ABI.
