@@ -1,8 +1,7 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { decodeAbiParameters, type Hex, keccak256 } from 'viem';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CustomLaunchCapabilitiesV3 } from '../../generated/types/service.ts';
 import { packV3Example, v3ExampleFresh, v3ExampleProject } from '../../scripts/examples/v3-example.ts';
 import { type BaseLayerPackOptions, packBaseLayerLaunch } from '../../src/client/base-layer/pack.ts';
@@ -14,6 +13,7 @@ import {
 } from '../../src/core/base-graph.ts';
 import { addressHookBits } from '../../src/core/create2.ts';
 import { compileStandardJson, pinnedCompilerVersion } from '../../src/solidity/compile-contracts.ts';
+import { exampleProjectCopies } from '../support/project-copies.ts';
 
 // The V3 pack (spec/schemas/launch-project-manifest-v3.v1.schema.json into
 // spec/schemas/custom-launch-create-request.v3.schema.json): examples/v3-launch becomes a request locally, bound to
@@ -27,30 +27,13 @@ const deployment = {
   poolManager: fixture.contracts.poolManager.address,
   permitAuthority: fixture.contracts.permitAuthority.address,
 };
-const exampleManifest = JSON.parse(readFileSync(join(v3ExampleProject, 'launch-v3.json'), 'utf8'));
 const wallet = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 // beforeSwap | afterSwap, the example hook's permissions.
 const exampleMask = 0x00c0;
 const slow = 120_000;
 
-let root: string;
-let serial = 0;
-beforeAll(() => {
-  root = mkdtempSync(join(tmpdir(), 'v3-pack-test-'));
-});
-afterAll(() => {
-  rmSync(root, { recursive: true, force: true });
-});
-
 /** A copy of the example project; `edit` may change its launch-v3.json (as an object) and write files into it. */
-function project(edit: (manifest: any, dir: string) => void = () => {}): string {
-  const dir = join(root, `project-${++serial}`);
-  cpSync(v3ExampleProject, dir, { recursive: true });
-  const manifest = structuredClone(exampleManifest);
-  edit(manifest, dir);
-  writeFileSync(join(dir, 'launch-v3.json'), `${JSON.stringify(manifest, null, 2)}\n`);
-  return dir;
-}
+const project = exampleProjectCopies(v3ExampleProject, 'launch-v3.json');
 
 const pack = (dir: string, options: Partial<BaseLayerPackOptions> = {}) =>
   packBaseLayerLaunch(dir, { lane: { deployment }, launchWallet: wallet, fresh: v3ExampleFresh, ...options });

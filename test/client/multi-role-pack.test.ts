@@ -1,5 +1,4 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   createPublicClient,
@@ -10,7 +9,7 @@ import {
   keccak256,
   zeroAddress,
 } from 'viem';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   multiRoleExampleCapabilities,
   multiRoleExampleFresh,
@@ -35,6 +34,7 @@ import {
 } from '../../src/core/multi-role-graph.ts';
 import { startAnvil } from '../../src/devnet/anvil.ts';
 import { compileStandardJson, pinnedCompilerVersion } from '../../src/solidity/compile-contracts.ts';
+import { exampleProjectCopies } from '../support/project-copies.ts';
 
 // The shared-lane pack (spec/schemas/multi-role-project-manifest.v1.schema.json into
 // spec/schemas/multi-role-create-request.v2.schema.json): examples/multi-role-launch becomes a request locally, bound
@@ -43,30 +43,13 @@ import { compileStandardJson, pinnedCompilerVersion } from '../../src/solidity/c
 
 const capabilities = multiRoleExampleCapabilities();
 const deployment = capabilities.deployment as NonNullable<MultiRolePackCapabilities['deployment']>;
-const exampleManifest = JSON.parse(readFileSync(join(multiRoleExampleProject, 'launch-multi-role.json'), 'utf8'));
 const wallet = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 // beforeSwap | afterSwap, the example token_hook's permissions.
 const exampleMask = 0x00c0;
 const slow = 120_000;
 
-let root: string;
-let serial = 0;
-beforeAll(() => {
-  root = mkdtempSync(join(tmpdir(), 'multi-role-pack-test-'));
-});
-afterAll(() => {
-  rmSync(root, { recursive: true, force: true });
-});
-
 /** A copy of the example project; `edit` may change its launch-multi-role.json (as an object) and write files. */
-function project(edit: (manifest: any, dir: string) => void = () => {}): string {
-  const dir = join(root, `project-${++serial}`);
-  cpSync(multiRoleExampleProject, dir, { recursive: true });
-  const manifest = structuredClone(exampleManifest);
-  edit(manifest, dir);
-  writeFileSync(join(dir, 'launch-multi-role.json'), `${JSON.stringify(manifest, null, 2)}\n`);
-  return dir;
-}
+const project = exampleProjectCopies(multiRoleExampleProject, 'launch-multi-role.json');
 
 const pack = (dir: string, options: Partial<MultiRolePackOptions> = {}) =>
   packMultiRoleProject(dir, { capabilities, launchWallet: wallet, fresh: multiRoleExampleFresh, ...options });

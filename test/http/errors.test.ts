@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { findingCodes } from '../../src/domain/launches/finding-codes.ts';
@@ -104,8 +105,17 @@ describe('routing errors', () => {
   });
 
   it('501 NOT_IMPLEMENTED for a spec operation this deployment does not implement yet', async () => {
+    const body = readFileSync(
+      new URL('../../spec/examples/permit-reissue-disposition-request.v1.json', import.meta.url),
+      'utf8',
+    );
+    const launchId = (JSON.parse(body) as { launchId: string }).launchId;
     expectApiError(
-      await call(`${s.url}/v4/chains/4663/multi-role-custom-launches/capabilities`),
+      await call(`${s.url}/v4/chains/4663/custom-launches/${launchId}/permit-reissue-disposition`, {
+        method: 'POST',
+        headers: auth(key, { 'Idempotency-Key': 'errors-test-not-implemented-1' }),
+        body,
+      }),
       501,
       'NOT_IMPLEMENTED',
     );

@@ -97,7 +97,9 @@ describe('listMultiRoleFinalizedCustomLaunches', () => {
   const sharedItem = (n: number) => ({
     launchId: `00000000-0000-4000-9000-${String(n).padStart(12, '0')}`,
     chainId: '4663',
+    launchWallet: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266',
     tokenHookAddress: `0x${String(n).padStart(40, '2')}`,
+    poolId: `0x${String(n).padStart(64, 'c')}`,
     transactionHash: `0x${String(n).padStart(64, 'b')}`,
     blockNumber: String(2000 + n),
     finalizedAt: `2026-11-1${n}T00:00:00.000Z`,

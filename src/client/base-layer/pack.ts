@@ -1,18 +1,18 @@
-import { randomBytes } from 'node:crypto';
 import type { Hex } from 'viem';
 import type { CustomLaunchCapabilitiesV3, CustomLaunchCreateRequestV3 } from '../../../generated/types/service.ts';
 import { baseLaunchIntentHashOf, baseProjectMetadataHashOf, predictBaseLaunch } from '../../core/base-graph.ts';
-import { sha256Digest } from '../../core/canonical-json.ts';
-import { pinnedCompilerVersion } from '../../solidity/compile-contracts.ts';
-import { schemaProblems } from '../../spec/schema-registry.ts';
 import {
+  checkServiceCompiler,
   compileProjectUnit,
+  packedProjectMetadata,
+  packedRequestBytes,
+  packNonce,
   projectCompilationUnit,
-  readProjectBytes,
+  randomHex32,
+  readProjectImage,
   resolveProjectGraph,
 } from '../core/graph-pack.ts';
 import { LocalCheckError } from '../core/local-check-error.ts';
-import { checkProjectImage } from '../launches/pack/pack.ts';
 import { type BaseLayerProjectManifestV1, checkBaseLayerManifest, readBaseLayerManifest } from './manifest.ts';
 
 type GraphTarget = CustomLaunchCreateRequestV3['graph']['targets'][number];
@@ -46,7 +46,6 @@ export interface BaseLayerPackResult {
   predicted: { token: Hex; hook: Hex; poolId: Hex };
 }
 
-const randomHex32 = (): Hex => `0x${randomBytes(32).toString('hex')}`;
 const unitId = 'main';
 
 /** The lane's deployment, with the capabilities' compiler and funding-token checks made first. */
@@ -59,13 +58,7 @@ function laneDeployment(options: BaseLayerPackOptions, manifest: BaseLayerProjec
       'the service has no base-layer deployment (capabilities deployment is null); it accepts no V3 launch',
     );
   }
-  const local = pinnedCompilerVersion();
-  if (capabilities.compilerVersion !== local) {
-    throw new LocalCheckError(
-      'CAPABILITIES_MISMATCH',
-      `the service builds with solc ${capabilities.compilerVersion}, this client with ${local}; the init code hashes would not match`,
-    );
-  }
+  checkServiceCompiler(capabilities.compilerVersion);
   const { funding } = manifest;
   if (
     funding.mode === 'eip3009' &&
@@ -95,8 +88,7 @@ export function packBaseLayerLaunch(projectDir: string, options: BaseLayerPackOp
   const fresh = options.fresh ?? randomHex32;
   const deployment = laneDeployment(options, manifest);
   const { metadata } = manifest;
-  const imageBytes = readProjectBytes(projectDir, metadata.imageFile);
-  const mediaType = checkProjectImage(imageBytes, metadata.imageFile);
+  const image = readProjectImage(projectDir, metadata.imageFile);
   const standardJson = projectCompilationUnit(projectDir, manifest.targets);
   const build = compileProjectUnit(standardJson);
   const resolved = resolveProjectGraph({ targets: manifest.targets, build, deployment, hookRole: 'hook', fresh });
@@ -115,24 +107,10 @@ export function packBaseLayerLaunch(projectDir: string, options: BaseLayerPackOp
       revision: version === '3.3.0' || version === '3.4.0' ? 3 : 2,
     },
     launchWallet: options.launchWallet,
-    nonce: options.nonce ?? (BigInt(fresh('request nonce')) >> 192n).toString(),
+    nonce: packNonce(options.nonce, fresh),
     graph: { kind: manifest.graphKind, targets },
     compilation: { compilerVersion: build.compilerVersion, units: [{ unitId, standardJson }] },
-    projectMetadata: {
-      name: metadata.name,
-      symbol: metadata.symbol,
-      description: metadata.description,
-      image: {
-        mediaType,
-        uri: metadata.imageUri,
-        sha256: sha256Digest(imageBytes),
-        byteLength: imageBytes.length,
-        contentBase64: imageBytes.toString('base64'),
-      },
-      website: metadata.website,
-      xProfile: metadata.xProfile,
-      ...(metadata.links ? { links: metadata.links } : {}),
-    },
+    projectMetadata: packedProjectMetadata(metadata, image),
     projectMetadataHash: '',
     liquidity: manifest.liquidity,
     funding: manifest.funding,
@@ -142,17 +120,11 @@ export function packBaseLayerLaunch(projectDir: string, options: BaseLayerPackOp
   };
   request.projectMetadataHash = baseProjectMetadataHashOf(request);
   request.launchIntentHash = baseLaunchIntentHashOf(request);
-  const invalid = schemaProblems('custom-launch-create-request.v3.schema.json', request);
-  if (invalid.length > 0) {
-    throw new LocalCheckError(
-      'REQUEST_INVALID',
-      `the packed request does not match its schema:\n  ${invalid.join('\n  ')}`,
-    );
-  }
+  const bytes = packedRequestBytes('custom-launch-create-request.v3.schema.json', request);
   const hook = targets.find((t) => t.role === 'hook') as GraphTarget;
   return {
     request,
-    bytes: Buffer.from(`${JSON.stringify(request, null, 2)}\n`, 'utf8'),
+    bytes,
     hook: { mask: hook.hookPermissionMask ?? 0, salt: hook.salt as Hex },
     predicted: predictBaseLaunch(request, deployment.graphFactory as Hex, deployment.launchRouter as Hex),
   };

@@ -1,17 +1,22 @@
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type AbiParameter, encodeAbiParameters, type Hex, isAddress, isHex, keccak256 } from 'viem';
+import type { BaseLayerProjectMetadataSource } from '../../../generated/schemas/launch-project-manifest-v3.v1.ts';
+import type { MultiRoleProjectMetadataSource } from '../../../generated/schemas/multi-role-project-manifest.v1.ts';
 import { mineBaseHookSalt, predictBaseGraphTarget } from '../../core/base-graph.ts';
-import { utf8Order } from '../../core/canonical-json.ts';
+import { sha256Digest, utf8Order } from '../../core/canonical-json.ts';
 import { type HookPermission, hookPermissionBits } from '../../core/hook-permissions.ts';
 import {
   compileSolidity,
   compileStandardJson,
+  pinnedCompilerVersion,
   type SolidityBuild,
   type StandardJsonSources,
   solidityBuildSettings,
 } from '../../solidity/compile-contracts.ts';
-import { projectSourcePath } from '../launches/pack/pack.ts';
+import { schemaProblems } from '../../spec/schema-registry.ts';
+import { checkProjectImage, projectSourcePath } from '../launches/pack/pack.ts';
 import { LocalCheckError } from './local-check-error.ts';
 
 /*
@@ -301,4 +306,75 @@ export function hookMaskOf(flags: readonly string[]): number {
 export function resolveProjectGraph(input: GraphResolutionInput): PackedGraphTarget[] {
   const resolution: Resolution = { ...input, done: new Map(), visiting: new Set() };
   return input.targets.map((t) => resolveTarget(resolution, t));
+}
+
+/** The metadata source of both lanes' manifests: the image is a project file published at imageUri. */
+export type ProjectMetadataSource = BaseLayerProjectMetadataSource | MultiRoleProjectMetadataSource;
+
+/** A project's metadata image: its bytes and media type. */
+export interface ProjectImage {
+  bytes: Buffer;
+  mediaType: 'image/png' | 'image/gif';
+}
+
+/**
+ * Reads the project's metadata image and checks it locally: a PNG or a single-frame GIF whose bytes match its file's
+ * type; JPEG, WebP and animated images are IMAGE_REFUSED.
+ */
+export function readProjectImage(projectDir: string, imageFile: string): ProjectImage {
+  const bytes = readProjectBytes(projectDir, imageFile);
+  return { bytes, mediaType: checkProjectImage(bytes, imageFile) };
+}
+
+/** The request's projectMetadata (both lanes' requests carry the same shape): the manifest's fields, the image inline. */
+export function packedProjectMetadata(metadata: ProjectMetadataSource, image: ProjectImage) {
+  return {
+    name: metadata.name,
+    symbol: metadata.symbol,
+    description: metadata.description,
+    image: {
+      mediaType: image.mediaType,
+      uri: metadata.imageUri,
+      sha256: sha256Digest(image.bytes),
+      byteLength: image.bytes.length,
+      contentBase64: image.bytes.toString('base64'),
+    },
+    website: metadata.website,
+    xProfile: metadata.xProfile,
+    ...(metadata.links ? { links: metadata.links } : {}),
+  };
+}
+
+/** CAPABILITIES_MISMATCH unless the service's pinned compiler is this client's (else no init code hash would match). */
+export function checkServiceCompiler(compilerVersion: string): void {
+  const local = pinnedCompilerVersion();
+  if (compilerVersion !== local) {
+    throw new LocalCheckError(
+      'CAPABILITIES_MISMATCH',
+      `the service builds with solc ${compilerVersion}, this client with ${local}; the init code hashes would not match`,
+    );
+  }
+}
+
+/** A random 32-byte value (0x + 64 lowercase hex): a pack's fresh value when none is given. */
+export const randomHex32 = (_label: string): Hex => `0x${randomBytes(32).toString('hex')}`;
+
+/** The launch nonce: the given one, else a decimal of 64 bits drawn from `fresh`. */
+export function packNonce(nonce: string | undefined, fresh: (label: string) => Hex): string {
+  return nonce ?? (BigInt(fresh('request nonce')) >> 192n).toString();
+}
+
+/**
+ * The byte-exact JSON text of a packed request (two-space indented, one final newline), once it matches its schema
+ * of spec/schemas (`schemaFile`); REQUEST_INVALID otherwise.
+ */
+export function packedRequestBytes(schemaFile: string, request: unknown): Buffer {
+  const invalid = schemaProblems(schemaFile, request);
+  if (invalid.length > 0) {
+    throw new LocalCheckError(
+      'REQUEST_INVALID',
+      `the packed request does not match its schema:\n  ${invalid.join('\n  ')}`,
+    );
+  }
+  return Buffer.from(`${JSON.stringify(request, null, 2)}\n`, 'utf8');
 }

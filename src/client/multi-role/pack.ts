@@ -1,25 +1,25 @@
-import { randomBytes } from 'node:crypto';
 import type { Hex } from 'viem';
 import type {
   MultiRoleCustomLaunchCapabilitiesV2,
   MultiRoleCustomLaunchCreateRequestV2,
 } from '../../../generated/types/service.ts';
-import { sha256Digest } from '../../core/canonical-json.ts';
 import {
   multiRoleLaunchIntentHashOf,
   multiRoleProjectMetadataHashOf,
   predictMultiRoleLaunch,
 } from '../../core/multi-role-graph.ts';
-import { pinnedCompilerVersion } from '../../solidity/compile-contracts.ts';
-import { schemaProblems } from '../../spec/schema-registry.ts';
 import {
+  checkServiceCompiler,
   compileProjectUnit,
+  packedProjectMetadata,
+  packedRequestBytes,
+  packNonce,
   projectCompilationUnit,
-  readProjectBytes,
+  randomHex32,
+  readProjectImage,
   resolveProjectGraph,
 } from '../core/graph-pack.ts';
 import { LocalCheckError } from '../core/local-check-error.ts';
-import { checkProjectImage } from '../launches/pack/pack.ts';
 import { checkMultiRoleManifest, type MultiRoleProjectManifestV1, readMultiRoleManifest } from './manifest.ts';
 
 type GraphTarget = MultiRoleCustomLaunchCreateRequestV2['graph']['targets'][number];
@@ -61,8 +61,6 @@ export interface MultiRolePackResult {
   predicted: { tokenHook: Hex; poolId: Hex };
 }
 
-const randomHex32 = (): Hex => `0x${randomBytes(32).toString('hex')}`;
-
 /** The lane's contracts, once the capabilities' deployment, compiler and profile revision are checked. */
 function laneContracts(
   capabilities: MultiRolePackCapabilities,
@@ -74,13 +72,7 @@ function laneContracts(
       'the service has bound no shared-lane contracts (capabilities deployment is null); it accepts no launch',
     );
   }
-  const local = pinnedCompilerVersion();
-  if (capabilities.compilerVersion !== local) {
-    throw new LocalCheckError(
-      'CAPABILITIES_MISMATCH',
-      `the service builds with solc ${capabilities.compilerVersion}, this client with ${local}; the init code hashes would not match`,
-    );
-  }
+  checkServiceCompiler(capabilities.compilerVersion);
   const revision = manifest.profileRevision;
   if (capabilities.profiles && !capabilities.profiles.some((p) => p.revision === revision && p.acceptsNewSubmissions)) {
     throw new LocalCheckError(
@@ -110,8 +102,7 @@ export async function packMultiRoleProject(
     ? checkMultiRoleManifest(options.manifest, 'the given manifest')
     : readMultiRoleManifest(projectDir);
   const { metadata } = manifest;
-  const imageBytes = readProjectBytes(projectDir, metadata.imageFile);
-  const mediaType = checkProjectImage(imageBytes, metadata.imageFile);
+  const image = readProjectImage(projectDir, metadata.imageFile);
   const capabilities = typeof options.capabilities === 'function' ? await options.capabilities() : options.capabilities;
   const deployment = laneContracts(capabilities, manifest);
   const fresh = options.fresh ?? randomHex32;
@@ -125,43 +116,23 @@ export async function packMultiRoleProject(
     caip2: 'eip155:4663',
     profile: { schemaVersion: 'platform.multi-role-launch-profile.v2', revision: manifest.profileRevision },
     launchWallet: options.launchWallet,
-    nonce: options.nonce ?? (BigInt(fresh('request nonce')) >> 192n).toString(),
+    nonce: packNonce(options.nonce, fresh),
     graph: { targets: targets as MultiRoleCustomLaunchCreateRequestV2['graph']['targets'] },
     source: { compilerVersion: build.compilerVersion, ...unit },
     liquidity: manifest.liquidity,
     economics: manifest.economics,
     funding: manifest.funding,
-    projectMetadata: {
-      name: metadata.name,
-      symbol: metadata.symbol,
-      description: metadata.description,
-      image: {
-        mediaType,
-        uri: metadata.imageUri,
-        sha256: sha256Digest(imageBytes),
-        byteLength: imageBytes.length,
-        contentBase64: imageBytes.toString('base64'),
-      },
-      website: metadata.website,
-      xProfile: metadata.xProfile,
-      ...(metadata.links ? { links: metadata.links } : {}),
-    },
+    projectMetadata: packedProjectMetadata(metadata, image),
     projectMetadataHash: '',
     launchIntentHash: '',
   };
   request.projectMetadataHash = multiRoleProjectMetadataHashOf(request);
   request.launchIntentHash = multiRoleLaunchIntentHashOf(request);
-  const invalid = schemaProblems('multi-role-create-request.v2.schema.json', request);
-  if (invalid.length > 0) {
-    throw new LocalCheckError(
-      'REQUEST_INVALID',
-      `the packed request does not match its schema:\n  ${invalid.join('\n  ')}`,
-    );
-  }
+  const bytes = packedRequestBytes('multi-role-create-request.v2.schema.json', request);
   const tokenHook = targets.find((t) => t.role === 'token_hook') as GraphTarget;
   return {
     request,
-    bytes: Buffer.from(`${JSON.stringify(request, null, 2)}\n`, 'utf8'),
+    bytes,
     tokenHook: { mask: tokenHook.hookPermissionMask ?? 0, salt: tokenHook.salt as Hex },
     predicted: predictMultiRoleLaunch(request, deployment.graphFactory as Hex, deployment.launchRouter as Hex),
   };

@@ -5,7 +5,7 @@ import type {
 } from '../../../generated/types/service.ts';
 import type { Principal } from '../../auth/keys.ts';
 import type { Db } from '../../store/db.ts';
-import { visibleLaneLaunch } from '../lanes/launch-access.ts';
+import { parsedColumn as parsed, visibleLaneLaunch } from '../lanes/launch-access.ts';
 import type { BaseLaunchRow } from './launch-store.ts';
 
 /**
@@ -36,10 +36,6 @@ export function toBaseLaunchResource(row: BaseLaunchRow): CustomLaunchResourceV3
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
-}
-
-function parsed<T>(json: string | null): T | null {
-  return json === null ? null : (JSON.parse(json) as T);
 }
 
 /**

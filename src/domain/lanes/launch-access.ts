@@ -72,3 +72,8 @@ export function laneLaunchPage<Row extends { seq: number }>(
     nextCursor: rows.length > page.limit && last ? encodeCursor(listName, last.seq) : null,
   };
 }
+
+/** A nullable JSON column of a lane's launch row as the spec shape it holds (src/store/migrations.ts). */
+export function parsedColumn<T>(json: string | null): T | null {
+  return json === null ? null : (JSON.parse(json) as T);
+}

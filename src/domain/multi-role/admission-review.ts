@@ -1,40 +1,38 @@
-import type { Address, Hex } from 'viem';
+import { type Address, createPublicClient, type Hex, http } from 'viem';
 import type {
   MultiRoleCustomLaunchCreateRequestV2,
   MultiRoleCustomLaunchPreflightV2,
 } from '../../../generated/types/service.ts';
-import type { CallbackVerdict } from '../../chain/hook-probe.ts';
+import { type CallbackVerdict, probeHookCallbacks } from '../../chain/hook-probe.ts';
 import type { MultiRoleDeployment } from '../../chain/multi-role-deployment.ts';
+import {
+  InitCodeReverted,
+  type MultiRoleEconomicsAnswer,
+  type MultiRoleLaunchChain,
+} from '../../chain/multi-role-launch-chain.ts';
 import { basePoolKey } from '../../core/base-graph.ts';
 import { addressHookBits } from '../../core/create2.ts';
 import { callbackFlags, hookPermissionBits } from '../../core/hook-permissions.ts';
 import { multiRoleRateModes, predictMultiRoleLaunch } from '../../core/multi-role-graph.ts';
+import { solidityAstsIsolated } from '../../solidity/compile-contracts.ts';
 import { findingCodes } from '../launches/finding-codes.ts';
 import { hookProbeFindings } from '../lifecycle/chain-gates.ts';
 import { scanRuntime } from '../static-baseline/opcode-scanner.ts';
 import { erc20CoreSelectors } from '../static-baseline/role-binding.ts';
 import { evaluateStaticBaseline } from '../static-baseline/rules.ts';
+import { findSourceSelfdestructs } from '../static-baseline/source-selfdestruct.ts';
 import type { BuiltMultiRoleGraph, BuiltMultiRoleTarget } from './build.ts';
 import { type MultiRoleFindingCode, multiRoleFindingCodes } from './finding-codes.ts';
 
 /** One finding of the shared lane's review (spec/schemas/multi-role-preflight.v2.schema.json Finding). */
 export type MultiRoleFinding = MultiRoleCustomLaunchPreflightV2['findings'][number];
 
-/** What the token_hook's multiRoleEconomics() answers (src/core/multi-role-graph.ts multiRoleEconomicsAbi). */
-export interface MultiRoleEconomicsRead {
-  totalSupply: bigint;
-  rateMode: number;
-  buyRateHundredthsBip: number;
-  sellRateHundredthsBip: number;
-  feeRecipient: Address;
-}
-
-/** The chain-4663 reads the review makes (src/chain/multi-role-launch-chain.ts answers them). */
+/** The chain-4663 reads the review makes (multiRoleReviewChainOf gives them on a MultiRoleLaunchChain). */
 export interface MultiRoleReviewChain {
   /** The runtime code `initCode`'s constructor returns when `from` creates it (immutables filled). */
   deployedRuntimeCode(initCode: Hex, from: Address): Promise<Hex>;
   /** multiRoleEconomics() of `runtimeCode` placed at `address`; null when it reverts or does not decode. */
-  economicsOf(address: Address, runtimeCode: Hex): Promise<MultiRoleEconomicsRead | null>;
+  economicsOf(address: Address, runtimeCode: Hex): Promise<MultiRoleEconomicsAnswer | null>;
   /** The verdict of each enabled hook callback (src/chain/hook-probe.ts probeHookCallbacks). */
   probeHookCallbacks(input: {
     hookAddress: Address;
@@ -45,6 +43,19 @@ export interface MultiRoleReviewChain {
     sqrtPriceX96: bigint;
     enabled: readonly (typeof callbackFlags)[number][];
   }): Promise<CallbackVerdict[]>;
+}
+
+/**
+ * The review's chain reads on the lane's chain (src/chain/multi-role-launch-chain.ts): its deployed runtime code and
+ * economics reads, and the callback probe (src/chain/hook-probe.ts) on the first of the providers.
+ */
+export function multiRoleReviewChainOf(chain: MultiRoleLaunchChain, rpcUrl: string): MultiRoleReviewChain {
+  const client = createPublicClient({ transport: http(rpcUrl) });
+  return {
+    deployedRuntimeCode: (initCode, from) => chain.deployedRuntimeCode(initCode, from),
+    economicsOf: (address, runtimeCode) => chain.economicsOf(address, runtimeCode),
+    probeHookCallbacks: (input) => probeHookCallbacks(client, input),
+  };
 }
 
 /** What the review reads besides the request and its build. */
@@ -83,7 +94,8 @@ const finding = (code: MultiRoleFindingCode | keyof typeof findingCodes): MultiR
  * its mask in its low 14 bits (MULTI_ROLE_HOOK_ADDRESS_MISMATCH), its runtime code must carry the ERC-20 core
  * (MULTI_ROLE_TOKEN_CORE_MISSING), and the static baseline (src/domain/static-baseline/rules.ts) runs over every
  * target, the token_hook as the hook (its serving the ERC-20 core is this lane's point, so HOOK_ROLE_BINDING_INVALID
- * does not apply): its hard blocks block, its evidence duties warn. On chain (ctx.chain): the token_hook's deployed
+ * does not apply): its hard blocks block, its evidence duties warn; a selfdestruct call in any source blocks too
+ * (SOURCE_SELFDESTRUCT). On chain (ctx.chain): the token_hook's deployed
  * runtime code (immutables filled) replaces the compiled one, its multiRoleEconomics() must answer exactly the
  * declared economics, and each enabled callback is probed for its pool-manager guard (CALLBACK_GUARD_MISSING,
  * ENABLED_CALLBACK_MISSING). A token_hook hash the build does not reproduce, or economics not answered, is
@@ -109,27 +121,15 @@ export async function reviewMultiRoleRequest(
   if (!build.tokenHookSourceMatches) missing.push('source_code');
   let runtime = hook.runtimeCode;
   if (ctx.chain) {
-    runtime = await ctx.chain.deployedRuntimeCode(hook.initCode, factory);
-    const economics = await ctx.chain.economicsOf(tokenHook, runtime);
-    if (!economicsMatch(request.economics, economics)) missing.push('economics');
-    const verdicts = await ctx.chain.probeHookCallbacks({
-      hookAddress: tokenHook,
-      runtimeCode: runtime,
-      poolManager: ctx.deployment.contracts.poolManager.address,
-      router,
-      key: basePoolKey(tokenHook, tokenHook, request.liquidity.lpFee, request.liquidity.tickSpacing),
-      sqrtPriceX96: BigInt(request.liquidity.sqrtPriceX96),
-      enabled: callbackFlags.filter((flag) => (mask & hookPermissionBits[flag]) !== 0),
-    });
-    codes.push(
-      ...hookProbeFindings(verdicts, hook.targetId).flatMap((f) =>
-        f.severity === 'blocking' ? [f.code as 'CALLBACK_GUARD_MISSING'] : [],
-      ),
-    );
+    const onChain = await chainChecks(request, hook, { tokenHook, factory, router }, ctx.chain, ctx.deployment);
+    runtime = onChain.runtime;
+    codes.push(...onChain.codes);
+    if (!onChain.economicsKnown) missing.push('economics');
   } else {
     codes.push('MULTI_ROLE_CHAIN_CHECKS_PENDING');
   }
   if (!carriesErc20Core(runtime)) codes.push('MULTI_ROLE_TOKEN_CORE_MISSING');
+  if (await sourceSelfdestructs(request)) codes.push('SOURCE_SELFDESTRUCT');
   codes.push(...baselineCodes(build, { ...hook, runtimeCode: runtime }, tokenHook, ctx.canonicalPoolManager));
   const findings = [...new Set(codes)].sort().map(finding);
   if (missing.length > 0) {
@@ -140,6 +140,42 @@ export async function reviewMultiRoleRequest(
     });
   }
   return { findings, missingVerificationRequirements: missing, chainChecked: ctx.chain !== null };
+}
+
+/**
+ * The token_hook on chain 4663: its runtime code as its constructor returns it from the lane's factory, the economics
+ * that code answers, and the guard of each enabled callback. A constructor that reverts cannot launch
+ * (MULTI_ROLE_SIMULATION_REVERTED); the compiled runtime code then stands in for the static checks.
+ */
+async function chainChecks(
+  request: MultiRoleCustomLaunchCreateRequestV2,
+  hook: BuiltMultiRoleTarget,
+  at: { tokenHook: Hex; factory: Hex; router: Hex },
+  chain: MultiRoleReviewChain,
+  deployment: MultiRoleDeployment,
+): Promise<{ runtime: Hex; codes: (MultiRoleFindingCode | keyof typeof findingCodes)[]; economicsKnown: boolean }> {
+  let runtime: Hex;
+  try {
+    runtime = await chain.deployedRuntimeCode(hook.initCode, at.factory);
+  } catch (err) {
+    if (!(err instanceof InitCodeReverted)) throw err;
+    return { runtime: hook.runtimeCode, codes: ['MULTI_ROLE_SIMULATION_REVERTED'], economicsKnown: false };
+  }
+  const economics = await chain.economicsOf(at.tokenHook, runtime);
+  const mask = hook.hookPermissionMask ?? 0;
+  const verdicts = await chain.probeHookCallbacks({
+    hookAddress: at.tokenHook,
+    runtimeCode: runtime,
+    poolManager: deployment.contracts.poolManager.address,
+    router: at.router,
+    key: basePoolKey(at.tokenHook, at.tokenHook, request.liquidity.lpFee, request.liquidity.tickSpacing),
+    sqrtPriceX96: BigInt(request.liquidity.sqrtPriceX96),
+    enabled: callbackFlags.filter((flag) => (mask & hookPermissionBits[flag]) !== 0),
+  });
+  const codes = hookProbeFindings(verdicts, hook.targetId).flatMap((f) =>
+    f.severity === 'blocking' ? [f.code as 'CALLBACK_GUARD_MISSING' | 'ENABLED_CALLBACK_MISSING'] : [],
+  );
+  return { runtime, codes, economicsKnown: economicsMatch(request.economics, economics) };
 }
 
 /** The static baseline's codes over every target, the token_hook as the hook at its predicted address. */
@@ -168,6 +204,17 @@ function baselineCodes(
     .filter((code) => code !== 'HOOK_ROLE_BINDING_INVALID');
 }
 
+/**
+ * Whether the request's sources call the selfdestruct builtin anywhere, by the solc AST (never a comment or string;
+ * src/domain/static-baseline/source-selfdestruct.ts): a call the optimizer left out of the runtime code still blocks.
+ */
+async function sourceSelfdestructs(request: MultiRoleCustomLaunchCreateRequestV2): Promise<boolean> {
+  const sources = Object.fromEntries(Object.entries(request.source.sources).map(([path, s]) => [path, s.content]));
+  const { optimizer, evmVersion, viaIR } = request.source.settings;
+  const asts = await solidityAstsIsolated(sources, { optimizer, evmVersion, viaIR: viaIR ?? false });
+  return findSourceSelfdestructs(asts, sources).length > 0;
+}
+
 /** Whether the runtime code pushes every ERC-20 core selector in reachable code (src/domain/static-baseline). */
 function carriesErc20Core(runtimeCode: Hex): boolean {
   const scan = scanRuntime(Buffer.from(runtimeCode.slice(2), 'hex'));
@@ -178,7 +225,7 @@ function carriesErc20Core(runtimeCode: Hex): boolean {
 /** The declared economics equal what the token_hook answers, field by field. */
 function economicsMatch(
   declared: MultiRoleCustomLaunchCreateRequestV2['economics'],
-  read: MultiRoleEconomicsRead | null,
+  read: MultiRoleEconomicsAnswer | null,
 ): boolean {
   if (!read) return false;
   return (

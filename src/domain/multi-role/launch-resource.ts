@@ -1,7 +1,7 @@
 import type { MultiRoleCustomLaunchResourceV2 } from '../../../generated/types/service.ts';
 import type { Principal } from '../../auth/keys.ts';
 import type { Db } from '../../store/db.ts';
-import { visibleLaneLaunch } from '../lanes/launch-access.ts';
+import { parsedColumn as parsed, visibleLaneLaunch } from '../lanes/launch-access.ts';
 import type { MultiRoleLaunchRow } from './launch-store.ts';
 
 /**
@@ -30,10 +30,6 @@ export function toMultiRoleLaunchResource(row: MultiRoleLaunchRow): MultiRoleCus
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
-}
-
-function parsed<T>(json: string | null): T | null {
-  return json === null ? null : (JSON.parse(json) as T);
 }
 
 /**
