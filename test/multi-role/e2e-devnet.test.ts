@@ -1,12 +1,18 @@
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import { createTestClient, http } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MultiRoleCustomLaunchResourceV2 } from '../../generated/types/service.ts';
+import { mintWalletKey } from '../../src/auth/keys.ts';
 import { chain4663 } from '../../src/chain/chain.ts';
+import { devnetServerEnv } from '../../src/devnet/devnet.ts';
+import { multiRoleLaunchTransitions } from '../../src/domain/multi-role/launch-store.ts';
+import { openDatabase } from '../../src/store/db.ts';
 import { type DevnetServer, devnetWallet, startDevnetServer } from '../support/devnet-server.ts';
 import { auth, call } from '../support/http.ts';
 import { broadcastFrom0 } from '../support/multi-role-devnet.ts';
 import { packTidewater } from '../support/multi-role-launch.ts';
+import { startServerProcess } from '../support/process.ts';
 
 let env: DevnetServer;
 let testClient: ReturnType<typeof createTestClient>;
@@ -21,15 +27,15 @@ afterAll(async () => {
   await env?.stop();
 });
 
-const lane = () => `${env.server.url}/v4/chains/4663/multi-role-custom-launches`;
+const lane = (origin = env.server.url) => `${origin}/v4/chains/4663/multi-role-custom-launches`;
 const rpc = () => env.devnet.deployment.rpcUrl;
 
 /** Packs a fresh launch of the example for the devnet's lane and creates it over HTTP (202). */
-async function create(): Promise<string> {
+async function create(origin = env.server.url, key = env.key): Promise<string> {
   const packed = await packTidewater(env.devnet.multiRoleDeployment, devnetWallet);
-  const created = await call(lane(), {
+  const created = await call(lane(origin), {
     method: 'POST',
-    headers: auth(env.key, { 'Idempotency-Key': `multi-role-e2e-${randomUUID()}` }),
+    headers: auth(key, { 'Idempotency-Key': `multi-role-e2e-${randomUUID()}` }),
     body: packed.bytes,
   });
   expect(created.status, created.text).toBe(202);
@@ -38,10 +44,15 @@ async function create(): Promise<string> {
 }
 
 /** Polls the launch over HTTP until it has `want` (30 s at most). */
-async function until(launchId: string, want: string): Promise<MultiRoleCustomLaunchResourceV2> {
+async function until(
+  launchId: string,
+  want: string,
+  origin = env.server.url,
+  key = env.key,
+): Promise<MultiRoleCustomLaunchResourceV2> {
   const started = Date.now();
   for (;;) {
-    const got = await call(`${lane()}/${launchId}`, { headers: auth(env.key) });
+    const got = await call(`${lane(origin)}/${launchId}`, { headers: auth(key) });
     expect(got.status, got.text).toBe(200);
     if (got.json.status === want) return got.json;
     if (Date.now() - started > 30_000) throw new Error(`still ${got.text}`);
@@ -122,6 +133,66 @@ describe('a server process on the chain-4663 devnet runs the shared lane end to 
     const back = await until(launchId, 'authorized');
     expect(back).toMatchObject({ chainEvidence: null, publicOutput: null, walletTransaction: tx });
     expect(back.findingCodes).toContain('CHAIN_REORG_DETECTED');
+  }, 120_000);
+
+  it('resumes a launch after its server is killed mid-step, in authorized and in submitted, without a repeated move', async () => {
+    const path = join(env.dir, 'killed.sqlite');
+    const setup = openDatabase(path);
+    const { apiKey } = mintWalletKey(setup, {
+      wallet: devnetWallet,
+      scopes: ['custom-launch:create', 'custom-launch:read'],
+      chains: ['4663'],
+    });
+    setup.close();
+    const serverEnv = {
+      ...devnetServerEnv(env.devnet.deployment, env.dir),
+      DATABASE_PATH: path,
+      LIFECYCLE_LEASE_MS: '1500',
+      LIFECYCLE_POLL_MS: '50',
+      LIFECYCLE_TRACKER_POLL_MS: '100',
+    };
+    // The first process claims the job and sits in a long step: it is killed there.
+    const first = await startServerProcess({ ...serverEnv, LIFECYCLE_STEP_DELAY_MS: '60000' });
+    let launchId = '';
+    try {
+      launchId = await create(first.url, apiKey);
+      await until(launchId, 'validating', first.url, apiKey);
+    } finally {
+      await first.kill();
+    }
+    const second = await startServerProcess(serverEnv);
+    let tx: MultiRoleCustomLaunchResourceV2['walletTransaction'] = null;
+    try {
+      tx = (await until(launchId, 'authorized', second.url, apiKey)).walletTransaction;
+    } finally {
+      await second.kill();
+    }
+    await broadcastFrom0(rpc(), tx as NonNullable<typeof tx>);
+    const third = await startServerProcess(serverEnv);
+    try {
+      await until(launchId, 'submitted', third.url, apiKey);
+    } finally {
+      await third.kill();
+    }
+    await testClient.mine({ blocks: 65 });
+    const fourth = await startServerProcess(serverEnv);
+    try {
+      await until(launchId, 'finalized', fourth.url, apiKey);
+    } finally {
+      await fourth.stop();
+    }
+    const store = openDatabase(path);
+    try {
+      expect(multiRoleLaunchTransitions(store, launchId).map((t) => `${t.from}>${t.to}`)).toEqual([
+        'received>validating',
+        'validating>simulating',
+        'simulating>authorized',
+        'authorized>submitted',
+        'submitted>finalized',
+      ]);
+    } finally {
+      store.close();
+    }
   }, 120_000);
 
   it('fails a launch whose permit expired before its exact transaction was mined (moves the devnet clock: last)', async () => {
