@@ -341,6 +341,17 @@ describe('the reference client under node, against the devnet server', () => {
 });
 
 describe('a deployment whose capabilities say unavailable', () => {
+  it('capabilities prints them and exits 4, naming why', async () => {
+    const run = await client(['capabilities'], { CUSTOM_LAUNCH_ORIGIN: closedProxy.url });
+    expect(run.code, run.stderr).toBe(4);
+    expect(run.json.readiness).toEqual({
+      status: 'unavailable',
+      publicWrites: false,
+      reasons: ['deployment_not_configured'],
+    });
+    expect(run.stderr).toContain('deployment_not_configured');
+  });
+
   it.each([
     ['preflight', (path: string) => ['preflight', path]],
     ['create', (path: string) => ['create', path, '--journal', join(dir, 'journals', 'closed.journal.json')]],

@@ -5,7 +5,7 @@ import {
   encodeBaseRouterLaunch,
   noBaseFunding,
 } from '../../chain/base-launch-chain.ts';
-import type { LaunchPermit } from '../../chain/launch-permit.ts';
+import { signedLanePermit } from '../lanes/lane-permit.ts';
 import { laneFailureJson, laneIntentBytesOf } from '../lanes/launch-table.ts';
 import { baseLayerFindingCodes } from './finding-codes.ts';
 import type { BaseLaunchRow } from './launch-store.ts';
@@ -15,15 +15,12 @@ import {
   baseRequestOf,
   type StoredBaseBuild,
   storedBuildOf,
-  walletOf,
 } from './lifecycle-context.ts';
 import { fundingExpiredCode, fundingWindowClosed, storedFundingOf } from './lifecycle-funding.ts';
 import type { BaseStepResult } from './lifecycle-jobs.ts';
 import { chainNotConfiguredCode } from './lifecycle-review-steps.ts';
 import type { BaseFeeCertification } from './lifecycle-rules.ts';
 
-/** The permit's lifetime: the PermitAuthority's maximum, one hour. */
-const permitLifetimeSeconds = 3600n;
 /** The router's initializerIndex of a router-primitive graph. */
 const routerPrimitiveIndex = 255;
 
@@ -61,18 +58,8 @@ export async function preparedStep(ctx: BaseLifecycleContext, row: BaseLaunchRow
   if (fundingWindowClosed(funding, ctx.now())) return expired();
   const request = baseRequestOf(row);
   const stored = storedBuildOf(row);
-  const [checkpoint, latest] = await Promise.all([chain.agreedFinalizedCheckpoint(), chain.latestBlock()]);
   const value = BigInt(request.funding.valueWei);
-  const permit: LaunchPermit = {
-    launchIntentHash: laneIntentBytesOf(row),
-    wallet: walletOf(row),
-    value,
-    checkpointBlockNumber: checkpoint.number,
-    checkpointBlockHash: checkpoint.hash,
-    issuedAt: latest.timestamp,
-    expiresAt: latest.timestamp + permitLifetimeSeconds,
-  };
-  const permitSignature = await attester.sign(chain.deployment.contracts.permitAuthority.address, permit, 1);
+  const { permit, permitSignature } = await signedLanePermit(chain, attester, { row, value, chainId: 1 });
   const certification = JSON.parse(row.fee_certification_json ?? 'null') as BaseFeeCertification | null;
   const params = launchParamsOf(row, stored, certification?.platformShareHundredthsBip ?? 0);
   const routerFunding: BaseFundingAuthorization =

@@ -1,6 +1,6 @@
-import type { Address, Hex } from 'viem';
-import type { LaunchPermit } from '../../chain/launch-permit.ts';
+import type { Hex } from 'viem';
 import { encodeMultiRoleRouterLaunch, type MultiRoleLaunchParams } from '../../chain/multi-role-launch-chain.ts';
+import { signedLanePermit } from '../lanes/lane-permit.ts';
 import { laneIntentBytesOf } from '../lanes/launch-table.ts';
 import type { BuiltMultiRoleGraph } from './build.ts';
 import type { MultiRoleLaunchFields, MultiRoleLaunchRow } from './launch-store.ts';
@@ -15,9 +15,6 @@ import type { MultiRoleStepResult } from './lifecycle-jobs.ts';
 
 /** Without chain 4663 (or without the permit attester) a launch waits in its status with this code. */
 export const multiRoleChainNotConfiguredCode = 'CHAIN_NOT_CONFIGURED';
-
-/** The permit's lifetime: the PermitAuthority's maximum, one hour. */
-const permitLifetimeSeconds = 3600n;
 
 /** A hard block: `action_required`, its codes (with the review's earlier ones) shown as the launch's finding codes. */
 function actionRequired(codes: readonly string[], fields: MultiRoleLaunchFields = {}): MultiRoleStepResult {
@@ -92,18 +89,8 @@ export async function multiRoleSimulatingStep(
   const request = multiRoleRequestOf(row);
   const stored = storedMultiRoleBuildOf(row);
   const codes = JSON.parse(row.finding_codes_json) as string[];
-  const [checkpoint, latest] = await Promise.all([chain.agreedFinalizedCheckpoint(), chain.latestBlock()]);
   const value = BigInt(request.funding.valueWei);
-  const permit: LaunchPermit = {
-    launchIntentHash: laneIntentBytesOf(row),
-    wallet: row.launch_wallet as Address,
-    value,
-    checkpointBlockNumber: checkpoint.number,
-    checkpointBlockHash: checkpoint.hash,
-    issuedAt: latest.timestamp,
-    expiresAt: latest.timestamp + permitLifetimeSeconds,
-  };
-  const permitSignature = await attester.sign(chain.deployment.contracts.permitAuthority.address, permit, 4663);
+  const { permit, permitSignature } = await signedLanePermit(chain, attester, { row, value, chainId: 4663 });
   const targets = stored.build.targets.map((t) => ({ initCode: t.initCode, salt: t.salt }));
   const transaction: MultiRoleWalletTransaction = {
     chainId: '4663',

@@ -706,7 +706,12 @@ function sessionFromEnvironment(env, values, withKey) {
 const commands = {
   capabilities: async (s) => {
     const caps = await readCapabilities(s);
-    return { result: caps, exit: caps.readiness.status === 'ready' && caps.readiness.publicWrites ? 'ok' : 'stop' };
+    const { status, publicWrites, reasons } = caps.readiness;
+    const ready = status === 'ready' && publicWrites === true;
+    s.log(
+      `the shared lane is ${status} with publicWrites ${publicWrites}${reasons.length > 0 ? ` (${reasons.join(', ')})` : ''}`,
+    );
+    return { result: caps, exit: ready ? 'ok' : 'stop' };
   },
   preflight: async (s, [path]) => {
     const report = await preflight(s, await readRequestFile(path));
