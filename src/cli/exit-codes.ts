@@ -14,12 +14,12 @@ export const exitCodes = {
   discoveryStop: {
     code: 4,
     meaning:
-      'the service says stop before any request with the key: the discovery manifest (launches), the V3 capabilities (v3), or module capabilities or review readiness (modules)',
+      'the service says stop before any request with the key: the discovery manifest (launches), the V3 capabilities (v3), the shared-lane capabilities (multi-role), or module capabilities or review readiness (modules)',
   },
   refused: {
     code: 5,
     meaning:
-      'the service refused: a non-retryable ApiError, a redirect outside submit, an answer that is not the pinned V4 chain-4663 (or V3 chain-1) launch, or a module answer that does not bind the request',
+      'the service refused: a non-retryable ApiError, a redirect outside submit, an answer that is not the pinned V4 or shared-lane chain-4663 (or V3 chain-1) launch, or a module answer that does not bind the request',
   },
   unresolved: {
     code: 6,
@@ -29,7 +29,7 @@ export const exitCodes = {
   needsAction: {
     code: 7,
     meaning:
-      "the launch cannot reach the goal: action_required (rebuild and submit a new request), failed or cancelled, or (v3) it awaits the controller's funding signature",
+      "the launch cannot reach the goal: action_required or needs_evidence (rebuild and submit a new request), failed or cancelled, or (v3) it awaits the controller's funding signature",
   },
 } as const;
 

@@ -63,19 +63,20 @@ function timeoutOf(value: string | boolean | undefined, command: CliCommand | un
 }
 
 /**
- * The flags only one command group takes (the subkey write flags, the v3 pack and funding flags) belong to it alone;
- * any other command refuses them by name.
+ * The flags only some command groups take (the subkey write flags; the pack, journal and funding flags of the lane
+ * groups v3 and multi-role) belong to them alone; any other command refuses them by name.
  */
 function refuseSubkeyFlags(values: CommandInput['values'], name: string): void {
-  const owners: Array<[string, string]> = [
-    ['subkeys', 'subkeys issue and rotate'],
-    ['v3', 'the v3 commands'],
+  const owners: Array<[readonly string[], string]> = [
+    [['subkeys'], 'subkeys issue and rotate'],
+    [['v3', 'multi-role'], 'the v3 and multi-role commands'],
   ];
-  for (const [owner, what] of owners) {
-    const shared = new Set([...commands.values()].filter((c) => c.name !== owner).flatMap((c) => Object.keys(c.flags)));
-    const own = Object.keys(commands.get(owner)?.flags ?? {}).filter((f) => !shared.has(f));
-    const stray = own.filter((f) => values[f] !== undefined);
-    if (name !== owner && stray.length > 0) {
+  for (const [group, what] of owners) {
+    const others = [...commands.values()].filter((c) => !group.includes(c.name));
+    const shared = new Set(others.flatMap((c) => Object.keys(c.flags)));
+    const own = group.flatMap((owner) => Object.keys(commands.get(owner)?.flags ?? {})).filter((f) => !shared.has(f));
+    const stray = [...new Set(own)].filter((f) => values[f] !== undefined);
+    if (!group.includes(name) && stray.length > 0) {
       throw new CliExit('usage', `${stray.map((f) => `--${f}`).join(', ')} belong to ${what}`);
     }
   }

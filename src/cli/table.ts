@@ -2,6 +2,7 @@ import { clientReleases } from '../core/client-releases.ts';
 import type { CliCommand, CommandGroup, FlagSpec } from './command.ts';
 import { coverage, handoff, preflight, sources, status, submit, wait } from './commands/launch.ts';
 import { modulesGroup } from './commands/modules.ts';
+import { multiRoleGroup } from './commands/multi-role.ts';
 import { pack } from './commands/pack.ts';
 import { subkeysGroup } from './commands/subkeys.ts';
 import { v3Group } from './commands/v3.ts';
@@ -15,6 +16,7 @@ export const clientRelease = clientReleases['4.1.0'];
 export const commandGroups: readonly CommandGroup[] = [
   { heading: 'Usage:', commands: [pack, preflight, submit, status, wait, handoff, sources, coverage] },
   v3Group,
+  multiRoleGroup,
   modulesGroup,
   subkeysGroup,
 ];
@@ -64,8 +66,8 @@ export function helpText(): string {
   const codes = Object.values(exitCodes)
     .map((e) => `  ${e.code}  ${e.meaning}`)
     .join('\n');
-  return `custom-launch ${clientRelease}: the V4 launch client for chain 4663 and the base-layer V3
-client for chain 1. It never signs or broadcasts.
+  return `custom-launch ${clientRelease}: the V4 launch client for chain 4663, the MultiRole V2 shared-lane
+client for chain 4663 and the base-layer V3 client for chain 1. It never signs or broadcasts.
 
 ${groups.join('\n')}
 ${footer}

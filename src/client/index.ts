@@ -31,6 +31,7 @@ export {
 } from './launches/client.ts';
 export { checkLaunchId } from './launches/poll.ts';
 export * from './modules/index.ts';
+export * from './multi-role/index.ts';
 /** The partner subkey client: list, issue, rotate and revoke with a partner root's key. */
 export {
   type DeliveredSubkey,

@@ -20,6 +20,12 @@ describe('the CLI documents its exit codes', () => {
     for (const { code, meaning } of table) expect(helpText()).toContain(`  ${code}  ${meaning}`);
   });
 
+  it('--help lists the multi-role group with each of its commands', () => {
+    for (const sub of ['pack', 'preflight', 'submit', 'status', 'wait', 'handoff']) {
+      expect(helpText()).toContain(`custom-launch multi-role ${sub} `);
+    }
+  });
+
   it('docs/cli.md lists the same table, and nothing else under it', () => {
     const rows = [...cliDoc.matchAll(/^\| ([0-9]) \| (.+) \|$/gm)].map((m) => ({ code: Number(m[1]), meaning: m[2] }));
     expect(rows).toEqual(table.map(({ code, meaning }) => ({ code, meaning })));
@@ -39,6 +45,23 @@ describe('the CLI documents its exit codes', () => {
     ],
     ['pack without --out', ['pack', 'examples/example-launch'], exitCodes.usage.code],
     ['submit without --journal', ['submit', 'request.json'], exitCodes.usage.code],
+    ['multi-role with no subcommand', ['multi-role'], exitCodes.usage.code],
+    ['multi-role submit without --journal', ['multi-role', 'submit', 'request.json'], exitCodes.usage.code],
+    [
+      'multi-role wait --until a status off the way to finality',
+      ['multi-role', 'wait', '00000000-0000-4000-8000-000000000000', '--until', 'needs_evidence'],
+      exitCodes.usage.code,
+    ],
+    [
+      'a flag of another multi-role command',
+      ['multi-role', 'status', '00000000-0000-4000-8000-000000000000', '--journal', 'j.json'],
+      exitCodes.usage.code,
+    ],
+    [
+      'a lane pack flag on a V4 command',
+      ['status', '00000000-0000-4000-8000-000000000000', '--launch-wallet', '0x00'],
+      exitCodes.usage.code,
+    ],
   ])('exits as documented for %s', async (_name, args, code) => {
     const run = await runCli(args, {});
     expect(run.code, run.stderr).toBe(code);

@@ -413,6 +413,28 @@ describe('preflightMultiRoleCustomLaunch without a chain provider', () => {
   }, 120_000);
 });
 
+describe('preflightMultiRoleCustomLaunch with a chain-4663 provider that does not answer', () => {
+  it('is a retryable 503 UNAVAILABLE, never a verdict; nothing persisted', async () => {
+    const dead = 'http://127.0.0.1:9';
+    const x = await extraServer({ multiRoleDeploymentPath: deploymentPath, chain4663RpcUrls: [dead, dead] });
+    const before = counts(x);
+    const r = await preflight(x.key(), multiRoleRequest(), x);
+    expectApiError(r, 503, 'UNAVAILABLE');
+    expect(r.json.error.retryable).toBe(true);
+    expect(counts(x)).toEqual(before);
+  }, 120_000);
+});
+
+describe("a partner's prepareRequestsPerHour", () => {
+  it('counts preflight and create: 2 allowed, the third 429 RATE_LIMITED', async () => {
+    const root = s.partnerRoot({ chains: ['4663'], budgets: { prepareRequestsPerHour: 2 } });
+    const body = multiRoleRequest();
+    expect((await preflight(root.apiKey, body)).status).toBe(200);
+    expect((await create(root.apiKey, body)).status).toBe(202);
+    expectApiError(await create(root.apiKey, multiRoleRequest()), 429, 'RATE_LIMITED');
+  }, 120_000);
+});
+
 describe('preflightMultiRoleCustomLaunch: the build, on both sides', () => {
   const initializer = (r: MultiRoleCustomLaunchCreateRequestV2) =>
     r.graph.targets.find((t) => t.role === 'initializer') as { contractName: string; initCodeHash: string };

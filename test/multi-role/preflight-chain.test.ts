@@ -1,17 +1,19 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { concat, type Hex, keccak256, toHex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MultiRoleCustomLaunchCreateRequestV2 } from '../../generated/types/service.ts';
 import type { MultiRoleDeployment } from '../../src/chain/multi-role-deployment.ts';
+import { packMultiRoleProject } from '../../src/client/multi-role/pack.ts';
 import { mineBaseHookSalt } from '../../src/core/base-graph.ts';
 import { startDevnet } from '../../src/devnet/devnet.ts';
 import { compileStandardJson } from '../../src/solidity/compile-contracts.ts';
 import { schemaProblems } from '../../src/spec/schema-registry.ts';
 import { auth, call } from '../support/http.ts';
 import { multiRoleExample, multiRoleRequestBytes, sealMultiRoleRequest } from '../support/multi-role-request.ts';
-import { startServer, type TestServer } from '../support/server.ts';
+import { exampleWallet, startServer, type TestServer } from '../support/server.ts';
 
 /**
  * preflightMultiRoleCustomLaunch with the chain checks (spec/openapi/paths/multi-role-preflight.yaml): a real server
@@ -22,6 +24,7 @@ import { startServer, type TestServer } from '../support/server.ts';
 
 const port = 21463;
 const tokenHookPath = 'contracts/TidewaterTokenHook.sol';
+const exampleDir = fileURLToPath(new URL('../../examples/multi-role-launch/', import.meta.url));
 
 let dir: string;
 let devnet: Awaited<ReturnType<typeof startDevnet>>;
@@ -118,6 +121,26 @@ describe('preflightMultiRoleCustomLaunch on the chain-4663 devnet', () => {
     expect(['supported', 'supported_with_warnings']).toContain(disposition);
     expect(findings.filter((f) => f.severity !== 'warning')).toEqual([]);
     expect(codes(findings)).not.toContain('MULTI_ROLE_CHAIN_CHECKS_PENDING');
+  }, 120_000);
+
+  it('a fresh pack of the example against the served capabilities: preflight passes, create binds its bytes', async () => {
+    const caps = await call(`${s.url}/v4/chains/4663/multi-role-custom-launches/capabilities`);
+    const { request, bytes } = await packMultiRoleProject(exampleDir, {
+      launchWallet: exampleWallet,
+      capabilities: caps.json,
+    });
+    const { findings } = await findingsOf(request);
+    expect(findings.filter((f) => f.severity !== 'warning')).toEqual([]);
+    const created = await call(`${s.url}/v4/chains/4663/multi-role-custom-launches`, {
+      method: 'POST',
+      headers: auth(key, { 'Idempotency-Key': `pack-${Date.now()}`.padEnd(16, 'x') }),
+      body: bytes,
+    });
+    expect(created.status, created.text).toBe(202);
+    const row = s.db
+      .prepare('SELECT request_bytes FROM multi_role_launches WHERE launch_id = ?')
+      .get(created.json.launchId) as { request_bytes: Buffer };
+    expect(row.request_bytes.equals(bytes)).toBe(true);
   }, 120_000);
 
   it.each([

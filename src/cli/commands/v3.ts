@@ -1,7 +1,6 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { CustomLaunchResourceV3 } from '../../../generated/types/service.ts';
-import type { NoAnswer } from '../../client/base-layer/calls.ts';
 import {
   type BaseLayerWaitGoal,
   baseLayerStatusOrder,
@@ -23,29 +22,28 @@ import { readBaseLayerManifest } from '../../client/base-layer/manifest.ts';
 import { packBaseLayerLaunch } from '../../client/base-layer/pack.ts';
 import { readBaseLayerRequestFile } from '../../client/base-layer/request-file.ts';
 import { submitBaseLayerWithJournal } from '../../client/base-layer/submit.ts';
-import { credentialFingerprint, JournalError } from '../../client/core/journal-file.ts';
-import type { Refusal } from '../../client/core/transport.ts';
-import { type CliCommand, type CommandGroup, positiveSeconds, stringFlag } from '../command.ts';
+import { type CliCommand, type CommandGroup, stringFlag } from '../command.ts';
 import { CliExit } from '../exit-codes.ts';
-import { elapsed, type Output } from '../output.ts';
-import { type Remote, refused } from './remote.ts';
+import type { Output } from '../output.ts';
+import {
+  failed,
+  type LaneArgs,
+  laneDispatch,
+  launchOrExit,
+  onePositional,
+  printHandoff,
+  type SubmitLane,
+  submitThroughJournal,
+  type WaitLane,
+  waitThroughPoll,
+} from './lane-commands.ts';
+import type { Remote } from './remote.ts';
 
 /** One `custom-launch v3 …` command line, parsed. */
-interface V3Args {
-  args: string[];
-  values: Record<string, string | boolean | undefined>;
-  maxWaitMs: (fallbackSeconds: number) => number;
-}
-
-/** The exit of a call's error: a refusal (5, with the support line) or no answer (6, run it again). */
-function failed(error: Refusal | NoAnswer, what: string): CliExit {
-  if (error.kind === 'no_answer') return new CliExit('unresolved', `${what}: ${error.reason}; run it again`);
-  return refused(error);
-}
+type V3Args = LaneArgs;
 
 function one(args: string[], sub: string, what: string): string {
-  if (args.length !== 1 || args[0] === undefined) throw new CliExit('usage', `v3 ${sub} takes one ${what}; see --help`);
-  return args[0];
+  return onePositional('v3', args, sub, what);
 }
 
 function describe(launch: CustomLaunchResourceV3, out: Output): void {
@@ -119,93 +117,29 @@ async function preflight({ args }: V3Args, remote: Remote): Promise<void> {
   out.line(`  requestHash ${report.requestHash}`);
 }
 
-/** An existing V3 journal, checked against the origin, the given request and its recorded outcome. */
-function resumable(path: string, request: string | undefined, remote: Remote) {
-  const { doc, bytes } = openBaseLayerJournal(path);
-  if (doc.origin !== remote.env.origin) {
-    throw new JournalError(
-      `${path} binds the origin ${doc.origin}, not the configured ${remote.env.origin}; its bytes go only there`,
-    );
-  }
-  if (request !== undefined && !readBaseLayerRequestFile(request).bytes.equals(bytes)) {
-    throw new JournalError(
-      `${path} binds other bytes than ${request}; a changed request is a new submission: use a new journal`,
-    );
-  }
-  if (doc.outcome.state === 'refused') {
-    const answered = doc.attempts.filter((a) => a.result === 'answer').at(-1);
-    throw refused({
-      status: doc.outcome.httpStatus ?? 0,
-      code: (doc.outcome.code ?? 'NOT_AN_API_ERROR') as Refusal['code'],
-      message: 'recorded in the journal; a changed request is a new submission with a new journal',
-      requestId: doc.outcome.requestId,
-      at: answered?.at ?? doc.createdAt,
-    });
-  }
-  remote.out.note(
-    doc.outcome.state === 'accepted'
-      ? `${path} already holds an accepted submission; resending its bytes reconciles (exact replay)`
-      : `resuming ${path}: the same bytes with the same idempotency key`,
-  );
-  return { doc, bytes };
-}
+const v3Lane: SubmitLane<BaseLayerSubmitJournalV1, CustomLaunchResourceV3> = {
+  group: 'v3',
+  open: openBaseLayerJournal,
+  create: createBaseLayerJournal,
+  readRequestBytes: (path) => readBaseLayerRequestFile(path).bytes,
+  requireWrites: (remote) => requireBaseLayerWrites({ origin: remote.env.origin, timeoutMs: remote.timeoutMs }),
+  submit: submitBaseLayerWithJournal,
+};
 
 /** `v3 submit [<request.json>] --journal <file>`: the V4 submit's journal rules on the V3 create path. */
 async function submit({ args, values, maxWaitMs }: V3Args, remote: Remote): Promise<void> {
-  const path = stringFlag(values, 'journal');
-  if (!path) throw new CliExit('usage', 'v3 submit needs --journal <file>');
-  if (args.length > 1) throw new CliExit('usage', 'v3 submit takes at most one request file; see --help');
-  const request = args[0];
-  let journal: BaseLayerSubmitJournalV1 | undefined;
-  let bytes: Buffer;
-  if (existsSync(path)) ({ doc: journal, bytes } = resumable(path, request, remote));
-  else if (request === undefined) throw new CliExit('usage', `no journal at ${path} and no request file to start one`);
-  else bytes = readBaseLayerRequestFile(request).bytes;
-  const apiKey = remote.apiKey();
-  if (journal && journal.credentialFingerprint !== credentialFingerprint(apiKey)) {
-    throw new JournalError(
-      `${path} was started with another API key; idempotency is per credential, so resuming with this one could create a second launch`,
-    );
-  }
-  await requireBaseLayerWrites({ origin: remote.env.origin, timeoutMs: remote.timeoutMs });
-  const { out } = remote;
-  if (!journal) {
-    journal = createBaseLayerJournal(path, { origin: remote.env.origin, apiKey, bytes, now: Date.now() });
-    out.note(
-      `journal ${path} (mode 0600) binds idempotency key ${journal.idempotencyKey} and ${journal.requestSha256}`,
-    );
-  }
-  const result = await submitBaseLayerWithJournal({
-    journalPath: path,
-    journal,
-    bytes,
-    apiKey,
-    timeoutMs: remote.timeoutMs,
-    maxWaitMs: maxWaitMs(600),
-    onProgress: (message) => out.note(message),
-  });
-  if (result.error?.kind === 'refused') throw refused(result.error);
-  if (result.error)
-    throw new CliExit('unresolved', `${result.error.reason}; run \`custom-launch v3 submit --journal ${path}\` again`);
-  const { status, launch } = result.data;
-  out.result({ httpStatus: status, journal: path, launch });
-  out.line(
-    `${status === 202 ? 'accepted' : 'already accepted (exact replay)'}: launch ${launch.launchId}, status ${launch.status}`,
+  await submitThroughJournal(
+    v3Lane,
+    { args, journalPath: stringFlag(values, 'journal'), maxWaitMs: maxWaitMs(600) },
+    remote,
   );
-  out.line(`next: custom-launch v3 wait ${launch.launchId}`);
 }
 
 /** One pinned read, or the exit that says why there is none. */
-async function readOne(launchId: string, remote: Remote): Promise<CustomLaunchResourceV3> {
-  const result = await readBaseLayerLaunch({
-    origin: remote.env.origin,
-    apiKey: remote.apiKey(),
-    launchId,
-    timeoutMs: remote.timeoutMs,
-  });
-  if (result.error?.kind === 'refused') throw refused(result.error);
-  if (result.error) throw new CliExit('unresolved', `no definite answer (${result.error.why}); try again`);
-  return result.data.launch;
+function readOne(launchId: string, remote: Remote): Promise<CustomLaunchResourceV3> {
+  return launchOrExit(
+    readBaseLayerLaunch({ origin: remote.env.origin, apiKey: remote.apiKey(), launchId, timeoutMs: remote.timeoutMs }),
+  );
 }
 
 async function status({ args }: V3Args, remote: Remote): Promise<void> {
@@ -214,41 +148,32 @@ async function status({ args }: V3Args, remote: Remote): Promise<void> {
   describe(launch, remote.out);
 }
 
+const v3WaitLane: WaitLane<
+  BaseLayerWaitGoal,
+  CustomLaunchResourceV3,
+  { kind: 'stuck' | 'awaiting_signature'; launch: CustomLaunchResourceV3 }
+> = {
+  group: 'v3',
+  order: baseLayerStatusOrder,
+  poll: (remote, options) =>
+    waitForBaseLayerLaunch({
+      origin: remote.env.origin,
+      apiKey: remote.apiKey(),
+      timeoutMs: remote.timeoutMs,
+      ...options,
+    }),
+  describe,
+};
+
 /** `v3 wait <launchId> [--until <status>]`: polls with a progress line until the status or past it. */
 async function wait({ args, values, maxWaitMs }: V3Args, remote: Remote): Promise<void> {
-  const launchId = one(args, 'wait', 'launchId');
-  const until = (stringFlag(values, 'until') ?? 'authorized') as BaseLayerWaitGoal;
-  if (!baseLayerStatusOrder.includes(until)) {
-    throw new CliExit('usage', `--until must be one of ${baseLayerStatusOrder.join(', ')}, got "${until}"`);
-  }
-  const { out } = remote;
-  const result = await waitForBaseLayerLaunch({
-    origin: remote.env.origin,
-    apiKey: remote.apiKey(),
+  const {
     launchId,
-    timeoutMs: remote.timeoutMs,
     until,
-    intervalMs: positiveSeconds(values.interval, 'interval', 2),
-    maxWaitMs: maxWaitMs(900),
-    onProgress: (current, ms, note) =>
-      out.progress(
-        `${current}${note ?? ''}`,
-        `waiting for ${until}: ${current ?? 'no answer yet'} · ${elapsed(ms)}${note ? ` · ${note}` : ''}`,
-      ),
-  });
-  out.endProgress();
-  const { error } = result;
-  if (error?.kind === 'refused') throw refused(error);
-  if (error?.kind === 'timeout') {
-    if (error.launch) out.result(error.launch);
-    throw new CliExit(
-      'unresolved',
-      `not ${until} within --max-wait (last status ${error.launch?.status ?? 'unknown'}); run v3 wait again`,
-    );
-  }
-  const launch = error ? error.launch : result.data.launch;
-  out.result(launch);
-  describe(launch, out);
+    launch,
+    stop: error,
+  } = await waitThroughPoll(v3WaitLane, { args, values, maxWaitMs: maxWaitMs(900) }, remote);
+  const { out } = remote;
   if (error?.kind === 'awaiting_signature') {
     throw new CliExit(
       'needsAction',
@@ -327,35 +252,7 @@ async function cancel({ args }: V3Args, remote: Remote): Promise<void> {
 
 /** `v3 handoff <launchId>`: the exact wallet transaction for the controller; never signed or sent here. */
 async function handoff({ args }: V3Args, remote: Remote): Promise<void> {
-  const launch = await readOne(one(args, 'handoff', 'launchId'), remote);
-  const tx = launch.walletTransaction;
-  if (!tx) {
-    throw new CliExit(
-      'needsAction',
-      `launch ${launch.launchId} is ${launch.status}: it has no wallet transaction yet (wait for authorized)`,
-    );
-  }
-  const { out } = remote;
-  // eth_sendTransaction's parameter: quantities as hex, nothing the wallet should fill in on its own.
-  const walletRequest = {
-    chainId: '0x1',
-    from: tx.from,
-    to: tx.to,
-    value: `0x${BigInt(tx.valueWei).toString(16)}`,
-    data: tx.data,
-  };
-  out.result({ launchId: launch.launchId, status: launch.status, walletTransaction: tx, walletRequest });
-  out.line(`Wallet transaction of launch ${launch.launchId} (${launch.status}).`);
-  out.line('Review it in the controller wallet; the wallet signs and sends it. This tool never signs or broadcasts.');
-  out.line(`  chain             ${tx.chainId} (eip155:${tx.chainId})`);
-  out.line(`  from              ${tx.from}  (the launch wallet: only it can send this)`);
-  out.line(`  to                ${tx.to}  (the lane's launch router)`);
-  out.line(`  value             ${tx.valueWei} wei`);
-  out.line(`  data              ${(tx.data.length - 2) / 2} bytes:`);
-  out.line(tx.data);
-  out.line('');
-  out.line('eth_sendTransaction parameter:');
-  out.line(JSON.stringify(walletRequest, null, 2));
+  printHandoff(await readOne(one(args, 'handoff', 'launchId'), remote), remote);
 }
 
 const subcommands: Record<string, (args: V3Args, remote: Remote) => Promise<void>> = {
@@ -415,19 +312,7 @@ export const v3: CliCommand = {
   custom-launch v3 handoff <launchId>
       Print the exact wallet transaction for the controller to review and send from the wallet.
 `,
-  run: async ({ args, values, foreign, remote }) => {
-    const [sub, ...rest] = args;
-    const run = sub === undefined ? undefined : subcommands[sub];
-    if (!run || sub === undefined) throw new CliExit('usage', `unknown v3 command "${sub ?? ''}"; see --help`);
-    const allowed = new Set(ownFlags[sub] ?? []);
-    const stray = [...foreign, ...Object.keys(v3.flags).filter((f) => values[f] !== undefined && !allowed.has(f))];
-    if (stray.length > 0)
-      throw new CliExit('usage', `v3 ${sub} does not take ${stray.map((f) => `--${f}`).join(', ')}`);
-    await run(
-      { args: rest, values, maxWaitMs: (fallback) => positiveSeconds(values['max-wait'], 'max-wait', fallback) },
-      remote(),
-    );
-  },
+  run: (input) => laneDispatch('v3', v3.flags, subcommands, ownFlags)(input),
 };
 
 /** The V3 group of `--help`. */

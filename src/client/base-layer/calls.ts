@@ -7,60 +7,28 @@ import type {
   CustomLaunchStatusV3,
 } from '../../../generated/types/service.ts';
 import { schemaProblems } from '../../spec/schema-registry.ts';
-import { LocalCheckError } from '../core/local-check-error.ts';
-import { retryAfterMs } from '../core/retry-after.ts';
-import { utcNow } from '../core/support.ts';
 import {
-  apiErrorOf,
-  type CallOptions,
-  exchange,
-  type Refusal,
-  redirectRefusal,
-  refusalOf,
-  type Send,
-} from '../core/transport.ts';
+  pinnedCall as call,
+  type LaneCallOptions,
+  type LaneCallResult,
+  type NoAnswer,
+  type PinnedReadResult,
+  pollLaunch,
+  readPinned,
+  laneSend as sendOf,
+} from '../core/lane-calls.ts';
+import { LocalCheckError } from '../core/local-check-error.ts';
+import type { Refusal } from '../core/transport.ts';
 import { DiscoveryStop } from '../launches/discovery.ts';
 import { checkLaunchId } from '../launches/poll.ts';
 
-/** No answer at all (a timeout, a refused connection, a cut stream): the call may be made again. */
-export interface NoAnswer {
-  kind: 'no_answer';
-  reason: string;
-}
+export type { NoAnswer };
 
 /** A V3 call's outcome: `data`, or a definite refusal or no answer. */
-export type BaseLayerCallResult<T> = { data: T; error?: undefined } | { data?: undefined; error: Refusal | NoAnswer };
+export type BaseLayerCallResult<T> = LaneCallResult<T>;
 
 /** Where a V3 call goes and with what. */
-export interface BaseLayerCallOptions extends CallOptions {
-  origin: string;
-}
-
-function pinnedMismatch(what: string, requestId: string | null): Refusal {
-  return {
-    kind: 'refused',
-    status: 200,
-    code: 'PINNED_RESOURCE_MISMATCH',
-    message: `the answer is not ${what}`,
-    requestId,
-    at: utcNow(),
-  };
-}
-
-/** One exchange whose `accept` statuses are `data` (checked by `pin`); anything else is a refusal or no answer. */
-async function call<T>(
-  send: Send,
-  accept: readonly number[],
-  pin: (json: unknown) => string | null,
-): Promise<BaseLayerCallResult<{ status: number; body: T }>> {
-  const reply = await exchange(send);
-  if (reply.kind === 'no_answer') return { error: { kind: 'no_answer', reason: reply.reason } };
-  if (reply.kind === 'redirect') return { error: redirectRefusal(reply) };
-  if (!accept.includes(reply.status)) return { error: refusalOf(reply, send.apiKey) };
-  const mismatch = pin(reply.json);
-  if (mismatch) return { error: pinnedMismatch(mismatch, reply.headers.get('x-request-id')) };
-  return { data: { status: reply.status, body: reply.json as T } };
-}
+export type BaseLayerCallOptions = LaneCallOptions;
 
 const chain1 = (json: unknown): boolean => (json as { chainId?: unknown } | undefined)?.chainId === '1';
 
@@ -73,18 +41,6 @@ function launchPin(launchId: string | undefined) {
       chain1(launch) &&
       (launchId === undefined || launch.launchId === launchId);
     return ok ? null : `the V3 launch on chain 1${launchId ? ` ${launchId}` : ''} that was asked for`;
-  };
-}
-
-function sendOf(
-  options: Omit<BaseLayerCallOptions, 'apiKey'>,
-  send: Omit<Send, 'origin' | 'timeoutMs' | 'fetch'>,
-): Send {
-  return {
-    origin: options.origin,
-    timeoutMs: options.timeoutMs,
-    ...(options.fetch ? { fetch: options.fetch } : {}),
-    ...send,
   };
 }
 
@@ -147,16 +103,14 @@ export async function preflightBaseLayerLaunch(
 }
 
 /** One read of a V3 launch: `data`, a `retry` (no answer, 429, retryable 503; after `waitMs` when given) or a refusal. */
-export type BaseLayerReadResult =
-  | { data: { launch: CustomLaunchResourceV3 }; error?: undefined }
-  | { data?: undefined; error: { kind: 'retry'; why: string; waitMs: number | undefined } | Refusal };
+export type BaseLayerReadResult = PinnedReadResult<CustomLaunchResourceV3>;
 
 /**
  * GET /v3/custom-launches/{launchId} (spec/openapi/paths/v3-custom-launch.yaml, getCustomLaunchV3), pinned to chain 1
  * by the answer: a resource that is not the V3 launch asked for is a refusal (PINNED_RESOURCE_MISMATCH). A requestId
  * or anything else that is no launchId throws TypeError before any request.
  */
-export async function readBaseLayerLaunch(
+export function readBaseLayerLaunch(
   options: BaseLayerCallOptions & { launchId: string },
 ): Promise<BaseLayerReadResult> {
   checkLaunchId(options.launchId);
@@ -165,18 +119,7 @@ export async function readBaseLayerLaunch(
     path: `/v3/custom-launches/${options.launchId}`,
     apiKey: options.apiKey,
   });
-  const reply = await exchange(send);
-  if (reply.kind === 'no_answer') return { error: { kind: 'retry', why: reply.reason, waitMs: undefined } };
-  if (reply.kind === 'redirect') return { error: redirectRefusal(reply) };
-  const error = apiErrorOf(reply);
-  if (reply.status === 429 || (reply.status === 503 && error?.retryable === true)) {
-    const waitMs = retryAfterMs(reply.headers.get('retry-after'), (options.now ?? Date.now)());
-    return { error: { kind: 'retry', why: `${reply.status} ${error?.code ?? ''}`.trim(), waitMs } };
-  }
-  if (reply.status !== 200) return { error: refusalOf(reply, options.apiKey) };
-  const mismatch = launchPin(options.launchId)(reply.json);
-  if (mismatch) return { error: pinnedMismatch(mismatch, reply.headers.get('x-request-id')) };
-  return { data: { launch: reply.json as CustomLaunchResourceV3 } };
+  return readPinned<CustomLaunchResourceV3>(send, launchPin(options.launchId), options.now);
 }
 
 /** The V3 statuses in lifecycle order along the way to finality (action_required, failed and cancelled are off it). */
@@ -240,35 +183,30 @@ const stuckStatuses: ReadonlySet<CustomLaunchStatusV3> = new Set(['action_requir
  * throughFundingAuthorization), is refused, or `maxWaitMs` passes (`timeout`). A 429 or retryable 503 waits its
  * Retry-After.
  */
-export async function waitForBaseLayerLaunch(options: BaseLayerWaitOptions): Promise<BaseLayerWaitResult> {
-  const now = options.now ?? Date.now;
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
-  const started = now();
-  let last: CustomLaunchResourceV3 | undefined;
-  for (;;) {
-    const result = await readBaseLayerLaunch(options);
-    let waitMs = options.intervalMs;
-    if (result.error?.kind === 'refused') return { error: result.error };
-    if (result.data) {
-      last = result.data.launch;
-      const rejection = last.fundingAuthorization?.lastRejection;
-      options.onProgress?.(
-        last.status,
-        now() - started,
-        rejection ? `last signature refused: ${rejection.code}` : undefined,
-      );
-      if (reachedBaseLayerStatus(last.status, options.until)) return { data: { launch: last } };
-      if (stuckStatuses.has(last.status)) return { error: { kind: 'stuck', launch: last } };
-      if (last.status === 'awaiting_funding_authorization' && !options.throughFundingAuthorization) {
-        return { error: { kind: 'awaiting_signature', launch: last } };
+export function waitForBaseLayerLaunch(options: BaseLayerWaitOptions): Promise<BaseLayerWaitResult> {
+  return pollLaunch<CustomLaunchResourceV3, { kind: 'stuck' | 'awaiting_signature'; launch: CustomLaunchResourceV3 }>({
+    read: () => readBaseLayerLaunch(options),
+    status: (launch) => launch.status,
+    note: (launch) => {
+      const rejection = launch.fundingAuthorization?.lastRejection;
+      return rejection ? `last signature refused: ${rejection.code}` : undefined;
+    },
+    verdict: (launch) => {
+      if (reachedBaseLayerStatus(launch.status, options.until)) return 'done';
+      if (stuckStatuses.has(launch.status)) return { kind: 'stuck', launch };
+      if (launch.status === 'awaiting_funding_authorization' && !options.throughFundingAuthorization) {
+        return { kind: 'awaiting_signature', launch };
       }
-    } else {
-      waitMs = result.error.waitMs ?? options.intervalMs;
-      options.onProgress?.(last?.status, now() - started, `${result.error.why}; retrying`);
-    }
-    if (now() - started + waitMs > options.maxWaitMs) return { error: { kind: 'timeout', launch: last } };
-    await sleep(waitMs);
-  }
+      return undefined;
+    },
+    intervalMs: options.intervalMs,
+    maxWaitMs: options.maxWaitMs,
+    ...(options.now ? { now: options.now } : {}),
+    ...(options.sleep ? { sleep: options.sleep } : {}),
+    ...(options.onProgress
+      ? { onProgress: (status, ms, note) => options.onProgress?.(status as CustomLaunchStatusV3 | undefined, ms, note) }
+      : {}),
+  });
 }
 
 /**

@@ -4,8 +4,8 @@ import { digestOf } from '../../core/request-hashes.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
-import { laneLaunchPage, partnerAttributionFor } from '../lanes/launch-access.ts';
-import { createLaneLaunch } from '../lanes/launch-admission.ts';
+import { laneLaunchPage } from '../lanes/launch-access.ts';
+import { createLaneLaunch, insertLaneLaunch } from '../lanes/launch-admission.ts';
 import { apiWorker, type FundingTokenReader, submitFundingAuthorization } from './funding-authorization.ts';
 import { initialFundingAuthorization, toBaseLaunchResource, visibleBaseLaunch } from './launch-resource.ts';
 import { type BaseLaunchRow, type BaseLaunchStatus, baseLaunchRow, moveBaseLaunch } from './launch-store.ts';
@@ -135,37 +135,23 @@ export class BaseLayerLaunches {
 /** The row of a new base-layer launch in `received`, bound to the creating credential's lineage. */
 function insertBaseLaunch(
   db: Db,
-  input: {
-    launchId: string;
-    at: string;
-    principal: Principal;
-    request: CustomLaunchCreateRequestV3;
-    rawBytes: Buffer;
-  },
+  input: { launchId: string; at: string; principal: Principal; request: CustomLaunchCreateRequestV3; rawBytes: Buffer },
 ): void {
-  const { launchId, at, principal, request, rawBytes } = input;
+  const { request } = input;
   const funding = initialFundingAuthorization(request);
-  const attribution = partnerAttributionFor(principal);
-  statement(
+  insertLaneLaunch(
     db,
-    `INSERT INTO v3_launches (launch_id, lineage_id, partner_id, owner_key_id, profile_version, funding_mode,
-       status, launch_wallet, request_hash, launch_intent_hash, request_bytes, partner_attribution_json,
-       funding_authorization_json, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, 'received', ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
-    launchId,
-    principal.lineageId,
-    principal.partnerId,
-    principal.keyId,
-    request.profile.version,
-    request.funding.mode,
-    request.launchWallet,
-    digestOf(request),
-    request.launchIntentHash,
-    rawBytes,
-    attribution ? JSON.stringify(attribution) : null,
-    funding ? JSON.stringify(funding) : null,
-    at,
-    at,
+    'v3_launches',
+    {
+      ...input,
+      launchWallet: request.launchWallet,
+      requestHash: digestOf(request),
+      launchIntentHash: request.launchIntentHash,
+    },
+    {
+      profile_version: request.profile.version,
+      funding_mode: request.funding.mode,
+      funding_authorization_json: funding ? JSON.stringify(funding) : null,
+    },
   );
 }

@@ -5,6 +5,8 @@ import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
 import { idempotentWrite, recordAnswer } from '../idempotency.ts';
 import { checkAdmissionQuota, recordAdmission } from '../launches/admission-quota.ts';
+import { partnerAttributionFor } from './launch-access.ts';
+import type { LaneTables } from './launch-table.ts';
 
 /** A lane's durable lifecycle job table (src/store/migrations.ts). */
 export type LaneJobsTable = 'v3_lifecycle_jobs' | 'multi_role_lifecycle_jobs';
@@ -62,4 +64,49 @@ export function createLaneLaunch(create: LaneCreate, db: Db): { status: 200 | 20
       return { status: 202 as const, body };
     },
   });
+}
+
+/** What every lane's launch row binds at create: the request's identity and the creating credential's lineage. */
+export interface LaneLaunchInsert {
+  launchId: string;
+  at: string;
+  principal: Principal;
+  launchWallet: string;
+  /** RFC 8785 SHA-256 of the request (requestHash). */
+  requestHash: string;
+  launchIntentHash: string;
+  rawBytes: Buffer;
+}
+
+/**
+ * Inserts a lane's new launch in `received` with the columns every lane has (src/store/migrations.ts) and the lane's
+ * own `laneColumns`; the partner attribution is derived from the credential, never from the request.
+ */
+export function insertLaneLaunch(
+  db: Db,
+  table: LaneTables['launches'],
+  launch: LaneLaunchInsert,
+  laneColumns: Record<string, string | number | null>,
+): void {
+  const { launchId, at, principal } = launch;
+  const attribution = partnerAttributionFor(principal);
+  const columns: Record<string, string | number | Buffer | null> = {
+    launch_id: launchId,
+    lineage_id: principal.lineageId,
+    partner_id: principal.partnerId,
+    owner_key_id: principal.keyId,
+    status: 'received',
+    launch_wallet: launch.launchWallet,
+    request_hash: launch.requestHash,
+    launch_intent_hash: launch.launchIntentHash,
+    request_bytes: launch.rawBytes,
+    partner_attribution_json: attribution ? JSON.stringify(attribution) : null,
+    ...laneColumns,
+    created_at: at,
+    updated_at: at,
+  };
+  const names = Object.keys(columns);
+  statement(db, `INSERT INTO ${table} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})`).run(
+    ...Object.values(columns),
+  );
 }

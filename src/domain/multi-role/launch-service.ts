@@ -6,9 +6,8 @@ import type {
 import type { Principal } from '../../auth/keys.ts';
 import { digestOf } from '../../core/request-hashes.ts';
 import type { Db } from '../../store/db.ts';
-import { statement } from '../../store/statements.ts';
-import { laneLaunchPage, partnerAttributionFor } from '../lanes/launch-access.ts';
-import { createLaneLaunch } from '../lanes/launch-admission.ts';
+import { laneLaunchPage } from '../lanes/launch-access.ts';
+import { createLaneLaunch, insertLaneLaunch } from '../lanes/launch-admission.ts';
 import { toMultiRoleLaunchResource, visibleMultiRoleLaunch } from './launch-resource.ts';
 import { type MultiRoleLaunchRow, multiRoleLaunchRow } from './launch-store.ts';
 
@@ -97,25 +96,16 @@ function insertMultiRoleLaunch(
     rawBytes: Buffer;
   },
 ): void {
-  const { launchId, at, principal, request, rawBytes } = input;
-  const attribution = partnerAttributionFor(principal);
-  statement(
+  const { request } = input;
+  insertLaneLaunch(
     db,
-    `INSERT INTO multi_role_launches (launch_id, lineage_id, partner_id, owner_key_id, profile_revision, status,
-       launch_wallet, request_hash, launch_intent_hash, request_bytes, partner_attribution_json, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, 'received', ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
-    launchId,
-    principal.lineageId,
-    principal.partnerId,
-    principal.keyId,
-    request.profile.revision,
-    request.launchWallet,
-    digestOf(request),
-    request.launchIntentHash,
-    rawBytes,
-    attribution ? JSON.stringify(attribution) : null,
-    at,
-    at,
+    'multi_role_launches',
+    {
+      ...input,
+      launchWallet: request.launchWallet,
+      requestHash: digestOf(request),
+      launchIntentHash: request.launchIntentHash,
+    },
+    { profile_revision: request.profile.revision },
   );
 }

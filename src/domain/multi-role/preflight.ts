@@ -4,8 +4,9 @@ import type {
 } from '../../../generated/types/service.ts';
 import type { Principal } from '../../auth/keys.ts';
 import { digestOf } from '../../core/request-hashes.ts';
+import { ApiError } from '../../errors/api-error.ts';
 import { dispositionOf, type MultiRoleReviewContext, reviewMultiRoleRequest } from './admission-review.ts';
-import { buildMultiRoleGraph } from './build.ts';
+import { type BuiltMultiRoleGraph, buildMultiRoleGraph } from './build.ts';
 import { checkMultiRoleRequestRules, type MultiRoleRuleContext } from './request-rules.ts';
 
 /** Everything preflight reads besides the request: the rules' context and the review's. */
@@ -15,7 +16,7 @@ export type MultiRolePreflightContext = MultiRoleRuleContext & MultiRoleReviewCo
  * preflightMultiRoleCustomLaunch (spec/openapi/paths/multi-role-preflight.yaml): the request rules (an ApiError on a
  * broken one), the server's build of the source, then the review, reported without side effects: nothing is
  * persisted, no nonce allocated, no quota consumed, nothing broadcast. A build that fails is `unsupported` with its
- * blocking code. The shape is spec/schemas/multi-role-preflight.v2.schema.json.
+ * blocking code; a chain-4663 provider that fails the review is 503 UNAVAILABLE (retry the same bytes). The shape is spec/schemas/multi-role-preflight.v2.schema.json.
  */
 export async function preflightMultiRole(
   principal: Principal,
@@ -26,7 +27,7 @@ export async function preflightMultiRole(
   checkMultiRoleRequestRules(principal, request, rawBytes, context);
   const build = await buildMultiRoleGraph(request);
   const findings = build.ok
-    ? (await reviewMultiRoleRequest(request, build, context)).findings
+    ? (await reviewed(request, build, context)).findings
     : [{ code: build.code, severity: 'blocking' as const, missingVerificationRequirements: [] }];
   return {
     schemaVersion: 'platform.multi-role-custom-launch-preflight.v2',
@@ -38,4 +39,20 @@ export async function preflightMultiRole(
     safetyClaim: false,
     feeBehaviorClaim: false,
   };
+}
+
+/** The review; a chain-4663 provider that fails it is a retryable 503 UNAVAILABLE, never a made-up verdict. */
+async function reviewed(
+  request: MultiRoleCustomLaunchCreateRequestV2,
+  build: BuiltMultiRoleGraph,
+  context: MultiRolePreflightContext,
+) {
+  try {
+    return await reviewMultiRoleRequest(request, build, context);
+  } catch (err) {
+    if (!context.chain) throw err;
+    throw new ApiError('UNAVAILABLE', {
+      message: `Chain 4663 could not be read for the review (${(err as Error).message.slice(0, 200)}); send the same request again after Retry-After.`,
+    });
+  }
 }
