@@ -39,7 +39,6 @@ import { SourceVerifier } from './domain/lifecycle/source-verifier.ts';
 import { LaunchTracker } from './domain/lifecycle/tracker.ts';
 import { LifecycleWorker } from './domain/lifecycle/worker.ts';
 import { ModuleReviewWorker } from './domain/modules/review-worker.ts';
-import { multiRoleReviewChainOf } from './domain/multi-role/admission-review.ts';
 import { MultiRoleLaunches } from './domain/multi-role/launch-service.ts';
 import { MultiRoleLifecycleWorker } from './domain/multi-role/lifecycle-worker.ts';
 import { pinnedMultiRoleLaunchRules } from './domain/multi-role/pinned-rules.ts';
@@ -187,10 +186,9 @@ export function multiRoleServices(
 ): Pick<Services, 'multiRoleDeployment' | 'multiRoleLaunches' | 'preflightMultiRole' | 'multiRoleCapabilities'> {
   const { db, config, now } = inputs;
   const deployment = config.multiRoleDeploymentPath ? readMultiRoleDeployment(config.multiRoleDeploymentPath) : null;
-  const [rpcUrl] = config.chain4663RpcUrls;
   const chain =
-    deployment && rpcUrl && config.chain4663RpcUrls.length === 2
-      ? multiRoleReviewChainOf(new MultiRoleLaunchChain(config.chain4663RpcUrls, deployment), rpcUrl)
+    deployment && config.chain4663RpcUrls.length === 2
+      ? new MultiRoleLaunchChain(config.chain4663RpcUrls, deployment)
       : null;
   const ruleContext = (): MultiRoleRuleContext => ({
     compilerVersion: compilerVersion(),

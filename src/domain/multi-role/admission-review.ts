@@ -1,15 +1,11 @@
-import { type Address, createPublicClient, type Hex, http } from 'viem';
+import type { Address, Hex } from 'viem';
 import type {
   MultiRoleCustomLaunchCreateRequestV2,
   MultiRoleCustomLaunchPreflightV2,
 } from '../../../generated/types/service.ts';
-import { type CallbackVerdict, probeHookCallbacks } from '../../chain/hook-probe.ts';
+import type { CallbackVerdict } from '../../chain/hook-probe.ts';
 import type { MultiRoleDeployment } from '../../chain/multi-role-deployment.ts';
-import {
-  InitCodeReverted,
-  type MultiRoleEconomicsAnswer,
-  type MultiRoleLaunchChain,
-} from '../../chain/multi-role-launch-chain.ts';
+import { InitCodeReverted, type MultiRoleEconomicsAnswer } from '../../chain/multi-role-launch-chain.ts';
 import { basePoolKey } from '../../core/base-graph.ts';
 import { addressHookBits } from '../../core/create2.ts';
 import { callbackFlags, hookPermissionBits } from '../../core/hook-permissions.ts';
@@ -27,7 +23,7 @@ import { type MultiRoleFindingCode, multiRoleFindingCodes } from './finding-code
 /** One finding of the shared lane's review (spec/schemas/multi-role-preflight.v2.schema.json Finding). */
 export type MultiRoleFinding = MultiRoleCustomLaunchPreflightV2['findings'][number];
 
-/** The chain-4663 reads the review makes (multiRoleReviewChainOf gives them on a MultiRoleLaunchChain). */
+/** The chain-4663 reads the review makes (src/chain/multi-role-launch-chain.ts MultiRoleLaunchChain answers them). */
 export interface MultiRoleReviewChain {
   /** The runtime code `initCode`'s constructor returns when `from` creates it (immutables filled). */
   deployedRuntimeCode(initCode: Hex, from: Address): Promise<Hex>;
@@ -43,19 +39,6 @@ export interface MultiRoleReviewChain {
     sqrtPriceX96: bigint;
     enabled: readonly (typeof callbackFlags)[number][];
   }): Promise<CallbackVerdict[]>;
-}
-
-/**
- * The review's chain reads on the lane's chain (src/chain/multi-role-launch-chain.ts): its deployed runtime code and
- * economics reads, and the callback probe (src/chain/hook-probe.ts) on the first of the providers.
- */
-export function multiRoleReviewChainOf(chain: MultiRoleLaunchChain, rpcUrl: string): MultiRoleReviewChain {
-  const client = createPublicClient({ transport: http(rpcUrl) });
-  return {
-    deployedRuntimeCode: (initCode, from) => chain.deployedRuntimeCode(initCode, from),
-    economicsOf: (address, runtimeCode) => chain.economicsOf(address, runtimeCode),
-    probeHookCallbacks: (input) => probeHookCallbacks(client, input),
-  };
 }
 
 /** What the review reads besides the request and its build. */
