@@ -5,8 +5,8 @@ import {
   encodeBaseRouterLaunch,
   noBaseFunding,
 } from '../../chain/base-launch-chain.ts';
-import { signedLanePermit } from '../lanes/lane-permit.ts';
-import { laneFailureJson, laneIntentBytesOf } from '../lanes/launch-table.ts';
+import { lanePoolParamsOf, signedLanePermit } from '../lanes/router-call.ts';
+import { laneFailureJson } from '../lanes/launch-table.ts';
 import { baseLayerFindingCodes } from './finding-codes.ts';
 import type { BaseLaunchRow } from './launch-store.ts';
 import {
@@ -99,11 +99,7 @@ function launchParamsOf(row: BaseLaunchRow, stored: StoredBaseBuild, platformSha
   if (targets.length !== stored.build.targets.length || !hook)
     throw new Error(`launch ${row.launch_id}: build mismatch`);
   return {
-    launchIntentHash: laneIntentBytesOf(row),
-    lpFee: request.liquidity.lpFee,
-    tickSpacing: request.liquidity.tickSpacing,
-    sqrtPriceX96: BigInt(request.liquidity.sqrtPriceX96),
-    tokenSupply: BigInt(request.liquidity.tokenSupply),
+    ...lanePoolParamsOf(row, request.liquidity),
     liquidityNative: BigInt(request.funding.valueWei),
     hookMask: hook.hookPermissionMask ?? 0,
     tokenIndex: indexOf('token'),

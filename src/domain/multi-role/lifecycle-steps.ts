@@ -1,7 +1,6 @@
 import type { Hex } from 'viem';
 import { encodeMultiRoleRouterLaunch, type MultiRoleLaunchParams } from '../../chain/multi-role-launch-chain.ts';
-import { signedLanePermit } from '../lanes/lane-permit.ts';
-import { laneIntentBytesOf } from '../lanes/launch-table.ts';
+import { lanePoolParamsOf, signedLanePermit } from '../lanes/router-call.ts';
 import type { BuiltMultiRoleGraph } from './build.ts';
 import type { MultiRoleLaunchFields, MultiRoleLaunchRow } from './launch-store.ts';
 import {
@@ -144,11 +143,7 @@ function launchParamsOf(row: MultiRoleLaunchRow, build: BuiltMultiRoleGraph): Mu
   if (!tokenHook || build.targets.length !== request.graph.targets.length)
     throw new Error(`launch ${row.launch_id}: build mismatch`);
   return {
-    launchIntentHash: laneIntentBytesOf(row),
-    lpFee: request.liquidity.lpFee,
-    tickSpacing: request.liquidity.tickSpacing,
-    sqrtPriceX96: BigInt(request.liquidity.sqrtPriceX96),
-    tokenSupply: BigInt(request.liquidity.tokenSupply),
+    ...lanePoolParamsOf(row, request.liquidity),
     liquidityNative: BigInt(request.funding.liquidityWei),
     hookMask: tokenHook.hookPermissionMask ?? 0,
     tokenHookIndex: indexOf('token_hook'),

@@ -40,3 +40,20 @@ export async function signedLanePermit(
   );
   return { permit, permitSignature };
 }
+
+/**
+ * The pool part of a lane router's LaunchParams (BaseLaunchRouter, MultiRoleLaunchRouter): the launch intent and the
+ * request's liquidity (fee, tick spacing, initial sqrt price, the token supply placed), as the router's integers.
+ */
+export function lanePoolParamsOf(
+  row: { launch_intent_hash: string },
+  liquidity: { lpFee: number; tickSpacing: number; sqrtPriceX96: string; tokenSupply: string },
+): { launchIntentHash: Hex; lpFee: number; tickSpacing: number; sqrtPriceX96: bigint; tokenSupply: bigint } {
+  return {
+    launchIntentHash: laneIntentBytesOf(row),
+    lpFee: liquidity.lpFee,
+    tickSpacing: liquidity.tickSpacing,
+    sqrtPriceX96: BigInt(liquidity.sqrtPriceX96),
+    tokenSupply: BigInt(liquidity.tokenSupply),
+  };
+}
