@@ -5,8 +5,8 @@ import {
   encodeBaseRouterLaunch,
   noBaseFunding,
 } from '../../chain/base-launch-chain.ts';
-import { lanePoolParamsOf, signedLanePermit } from '../lanes/router-call.ts';
 import { laneFailureJson } from '../lanes/launch-table.ts';
+import { lanePoolParamsOf, signedLanePermit } from '../lanes/router-call.ts';
 import { baseLayerFindingCodes } from './finding-codes.ts';
 import type { BaseLaunchRow } from './launch-store.ts';
 import {
