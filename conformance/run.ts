@@ -5,7 +5,8 @@
  *  2. the real server (`src/main.ts`) on a free loopback port, response validation on;
  *  3. Schemathesis (exact 4.x from conformance/requirements.txt, in .venv) against every operation of
  *     generated/openapi/service.bundled.json with every check, a fixed seed, no example database, JUnit + JSON
- *     reports under build/conformance/;
+ *     reports under build/conformance/: a stateless pass, a stateful pass over every implemented operation and a
+ *     stateful pass over the shared lane's linked operations, whose every link must be followed;
  *  4. the Python and Go clients generated from the spec make one authenticated call each;
  *  5. stops the server it started (by PID) and prints a summary; exits 1 on any failure.
  * Environment: CONFORMANCE_MAX_EXAMPLES (default 25), CONFORMANCE_SEED (default 4663), CONFORMANCE_OPERATION (an
@@ -124,6 +125,11 @@ writeFileSync(
     `^(${notImplemented.join('|')})$`,
   ),
 );
+const sharedLaneConfig = join(out, 'schemathesis-shared-lane.toml');
+writeFileSync(
+  sharedLaneConfig,
+  readFileSync(stConfig, 'utf8').replace('generation.max-examples = 200', 'generation.max-examples = 1000'),
+);
 console.log(`${notImplemented.length} operations answer 501 by design: ${notImplemented.join(', ')}`);
 const operationIds = Object.values(bundled.paths).flatMap((item) =>
   Object.values(item).flatMap((op) => (op.operationId ? [op.operationId] : [])),
@@ -139,7 +145,10 @@ console.log(`server pid ${child.pid} at ${url}`);
 
 let failed = false;
 let links: RegExpExecArray | null = null;
+let sharedLaneLinks: RegExpExecArray | null = null;
+const sharedLaneLinked = '^(createMultiRoleCustomLaunch|getMultiRoleCustomLaunch|listMultiRoleCustomLaunches)$';
 const reports: StReport[] = [];
+const passNames: string[] = [];
 const clientResults: string[] = [];
 try {
   const implemented = Object.values(bundled.paths)
@@ -149,6 +158,17 @@ try {
   const passes = operation
     ? [{ name: 'stateless', phases: 'examples,coverage,fuzzing', select: ['--include-operation-id', operation] }]
     : [
+        // The shared lane's links on their own: in the pass over every operation Schemathesis spends its budget
+        // where it pleases, so this pass proves each of the lane's links (create 202 and 200 to read, list to
+        // read) is followed. It runs first, on a database without shared-lane launches, where Hypothesis explores
+        // the lane's scenarios further (after the stateless pass it stopped short of the replay link); its own
+        // configuration file gives it a larger scenario budget.
+        {
+          name: 'stateful-shared-lane',
+          phases: 'stateful',
+          select: ['--include-operation-id-regex', sharedLaneLinked],
+          config: sharedLaneConfig,
+        },
         { name: 'stateless', phases: 'examples,coverage,fuzzing', select: [] as string[] },
         {
           name: 'stateful',
@@ -164,7 +184,7 @@ try {
       join(root, '.venv/bin/st'),
       [
         '--config-file',
-        stConfig,
+        pass.config ?? stConfig,
         'run',
         join(root, 'generated/openapi/service.bundled.json'),
         '--url',
@@ -199,8 +219,11 @@ try {
     );
     const stOutput = st.stdout.toString();
     process.stdout.write(reframeBanners(stOutput));
-    if (pass.name === 'stateful') links = /API Links:\s+(\d+) covered \/ (\d+) selected \/ (\d+) total/.exec(stOutput);
+    const linkLine = /API Links:\s+(\d+) covered \/ (\d+) selected \/ (\d+) total/;
+    if (pass.name === 'stateful') links = linkLine.exec(stOutput);
+    if (pass.name === 'stateful-shared-lane') sharedLaneLinks = linkLine.exec(stOutput);
     if (st.status !== 0) failed = true;
+    passNames.push(pass.name);
     reports.push(JSON.parse(readFileSync(join(out, `reports/schemathesis-${pass.name}.json`), 'utf8')) as StReport);
   }
 
@@ -223,9 +246,10 @@ try {
 
 const failures = reports.flatMap((r) => r.failures).reduce((n, f) => n + f.count, 0);
 const errors = reports.flatMap((r) => r.errors).length;
-const stateless = reports[0];
+const stateless = reports[passNames.indexOf('stateless')];
 // One operation alone has no stateful pass, so no links to cover.
 if (!operation && (!links || Number(links[1]) === 0)) failed = true;
+if (!operation && (!sharedLaneLinks || sharedLaneLinks[1] !== sharedLaneLinks[2])) failed = true;
 step('summary');
 console.log(`operations covered: ${stateless?.operations.tested ?? 0} of ${stateless?.operations.total ?? 0}`);
 console.log(`cases run: ${reports.reduce((n, r) => n + r.test_cases.generated, 0)}`);
@@ -233,6 +257,9 @@ const phaseStatus = reports.flatMap((r) => Object.entries(r.phases).filter(([, v
 console.log(`phases: ${phaseStatus.map(([p, v]) => `${p} ${v.status}`).join(', ')}`);
 console.log(
   `stateful links covered: ${links ? `${links[1]} of ${links[2]} selected (${links[3]} in the spec)` : 'none reported'}`,
+);
+console.log(
+  `shared-lane links covered: ${sharedLaneLinks ? `${sharedLaneLinks[1]} of ${sharedLaneLinks[2]} selected` : 'none reported'}`,
 );
 for (const f of reports.flatMap((r) => r.failures))
   console.log(`failure ${f.code} ${f.title} x${f.count}: ${f.operations.join(', ')}`);
