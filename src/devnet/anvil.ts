@@ -1,22 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 
 /** The devnet's first funded account (anvil's well-known test account 0): the devnet operator, never the service. */
 export const devnetOperatorKey = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (!address || typeof address === 'string') throw new Error('no free port');
-  return address.port;
-}
-
 /**
- * A real anvil (from npm) with chain id `chainId` (4663 unless named) on 127.0.0.1, on `port` (a free one when
- * omitted), stopped by the process group it was started in: the real local chain of development and the tests.
- * `portVariable` names the setting that picks the port, for the message when the port is taken.
+ * A real anvil (from npm) with chain id `chainId` (4663 unless named) on 127.0.0.1, on `port` (a free one anvil
+ * binds itself when omitted), stopped by the process group it was started in: the real local chain of development
+ * and the tests. `portVariable` names the setting that picks the port, for the message when the port is taken.
  */
 export async function startAnvil(
   port?: number,
@@ -24,13 +14,15 @@ export async function startAnvil(
   chainId = 4663,
   portVariable = 'DEVNET_PORT',
 ): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
-  port ??= await freePort();
+  // Port 0 lets anvil bind a free port itself and print it: a port picked here and handed over later could be
+  // taken by another process in between, and a readiness check would then reach that process's chain.
   const child: ChildProcess = spawn(
     'npx',
-    ['anvil', '--chain-id', String(chainId), '--host', '127.0.0.1', '--port', String(port), '--silent', ...extraArgs],
-    { cwd: new URL('../..', import.meta.url).pathname, stdio: 'ignore', detached: true },
+    ['anvil', '--chain-id', String(chainId), '--host', '127.0.0.1', '--port', String(port ?? 0), ...extraArgs],
+    { cwd: new URL('../..', import.meta.url).pathname, stdio: ['ignore', 'pipe', 'ignore'], detached: true },
   );
-  const url = `http://127.0.0.1:${port}`;
+  const bound = await listeningPort(child, port, portVariable);
+  const url = `http://127.0.0.1:${bound}`;
   const started = Date.now();
   for (;;) {
     try {
@@ -41,10 +33,9 @@ export async function startAnvil(
       });
       if (((await r.json()) as { result?: string }).result === `0x${chainId.toString(16)}`) break;
     } catch {
-      // Not listening yet.
+      // Not answering yet.
     }
-    if (child.exitCode !== null)
-      throw new Error(`anvil exited (${child.exitCode}): is port ${port} taken? Set ${portVariable}.`);
+    if (child.exitCode !== null) throw new Error(`anvil exited (${child.exitCode}) on port ${bound}`);
     if (Date.now() - started > 30_000) throw new Error('anvil did not start within 30 s');
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -59,4 +50,30 @@ export async function startAnvil(
       await exited;
     },
   };
+}
+
+/**
+ * The port anvil reports once it listens ("Listening on 127.0.0.1:<port>"); its further output (one line per RPC
+ * call) is read and dropped so the pipe never fills. Rejects when anvil exits first: the named port is taken.
+ */
+function listeningPort(child: ChildProcess, port: number | undefined, portVariable: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => reject(new Error('anvil did not start within 30 s')), 30_000);
+    const onData = (chunk: Buffer) => {
+      seen = (seen + chunk.toString()).slice(-4096);
+      const m = /Listening on 127\.0\.0\.1:(\d+)/.exec(seen);
+      if (!m) return;
+      clearTimeout(timer);
+      child.stdout?.off('data', onData);
+      child.stdout?.resume();
+      resolve(Number(m[1]));
+    };
+    child.stdout?.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      const which = port === undefined ? 'a free port' : `port ${port}`;
+      reject(new Error(`anvil exited (${code}) before listening on ${which}: is it taken? Set ${portVariable}.`));
+    });
+  });
 }
