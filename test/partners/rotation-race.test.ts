@@ -28,7 +28,7 @@ const requestBytes = JSON.stringify({
   expiresAt: new Date(Date.now() + 30 * day).toISOString(),
 });
 let seq = 0;
-const idem = () => `race-${process.pid}-${String(++seq).padStart(6, '0')}`;
+const idem = () => `race-${String(process.pid).padStart(7, '0')}-${String(++seq).padStart(6, '0')}`;
 
 const issue = (url: string, rootKey: string) =>
   call(`${url}/v1/partner/subkeys`, {
