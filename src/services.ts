@@ -41,14 +41,14 @@ import { LifecycleWorker } from './domain/lifecycle/worker.ts';
 import { ModuleReviewWorker } from './domain/modules/review-worker.ts';
 import { MultiRoleLaunches } from './domain/multi-role/launch-service.ts';
 import { MultiRoleLifecycleWorker } from './domain/multi-role/lifecycle-worker.ts';
-import { pinnedMultiRoleLaunchRules } from './domain/multi-role/pinned-rules.ts';
+import { multiRolePoolManager, pinnedMultiRoleLaunchRules } from './domain/multi-role/pinned-rules.ts';
 import { preflightMultiRole } from './domain/multi-role/preflight.ts';
 import { checkMultiRoleRequestRules, type MultiRoleRuleContext } from './domain/multi-role/request-rules.ts';
 import { MultiRoleTracker } from './domain/multi-role/tracker.ts';
 import { SubkeyService } from './domain/partners/subkeys.ts';
 import { multiRoleActiveRevisions, multiRoleCapabilities } from './domain/public/capabilities-multi-role.ts';
 import type { EvidenceStateKind } from './domain/public/deployment-evidence-check.ts';
-import { multiRoleClientBytes } from './domain/public/multi-role-assets.ts';
+import { multiRoleClientDigest } from './domain/public/multi-role-assets.ts';
 import { ApiError } from './errors/api-error.ts';
 import { compileSolidityIsolated, pinnedCompilerVersion, solidityAstsIsolated } from './solidity/compile-contracts.ts';
 import type { Db } from './store/db.ts';
@@ -82,6 +82,8 @@ export interface Services {
   compilerVersion: () => string;
   /** The shared lane's (MultiRole V2) contracts on chain 4663 (MULTI_ROLE_DEPLOYMENT_PATH); null when unbound. */
   multiRoleDeployment: MultiRoleDeployment | null;
+  /** Chain 4663 as the shared lane reads it (both CHAIN_4663_RPC_URLS and its contracts); null without either. */
+  multiRoleChain: MultiRoleLaunchChain | null;
   /** The shared-lane launches: create, list and get. */
   multiRoleLaunches: MultiRoleLaunches;
   /** preflightMultiRoleCustomLaunch over a schema-valid request: persists nothing. */
@@ -183,7 +185,10 @@ function baseLayerServices(
 export function multiRoleServices(
   inputs: ServiceInputs,
   compilerVersion: () => string,
-): Pick<Services, 'multiRoleDeployment' | 'multiRoleLaunches' | 'preflightMultiRole' | 'multiRoleCapabilities'> {
+): Pick<
+  Services,
+  'multiRoleDeployment' | 'multiRoleChain' | 'multiRoleLaunches' | 'preflightMultiRole' | 'multiRoleCapabilities'
+> {
   const { db, config, now } = inputs;
   const deployment = config.multiRoleDeploymentPath ? readMultiRoleDeployment(config.multiRoleDeploymentPath) : null;
   const chain =
@@ -196,6 +201,7 @@ export function multiRoleServices(
   });
   return {
     multiRoleDeployment: deployment,
+    multiRoleChain: chain,
     multiRoleLaunches: new MultiRoleLaunches({
       db,
       now,
@@ -208,10 +214,10 @@ export function multiRoleServices(
         ...ruleContext(),
         deployment,
         chain,
-        canonicalPoolManager: deployment?.contracts.poolManager.address ?? config.canonicalPoolManager,
+        canonicalPoolManager: multiRolePoolManager(deployment, config.canonicalPoolManager),
       }),
     multiRoleCapabilities: () =>
-      multiRoleCapabilities({ deployment, compilerVersion: compilerVersion(), clientBytes: multiRoleClientBytes() }),
+      multiRoleCapabilities({ deployment, compilerVersion: compilerVersion(), clientSha256: multiRoleClientDigest() }),
   };
 }
 
@@ -361,11 +367,7 @@ export function baseLayerWorkers(services: Services, workerId: string): { lifecy
  * attester and the tracker, which writes the lane's own finalized feed.
  */
 export function multiRoleWorkers(services: Services, workerId: string): { lifecycle: Start; tracker: Start | null } {
-  const { db, config, multiRoleDeployment: deployment } = services;
-  const chain =
-    config.chain4663RpcUrls.length === 2 && deployment
-      ? new MultiRoleLaunchChain(config.chain4663RpcUrls, deployment)
-      : null;
+  const { db, config, multiRoleDeployment: deployment, multiRoleChain: chain } = services;
   const worker = new MultiRoleLifecycleWorker(
     {
       db,

@@ -13,10 +13,15 @@ export function pinnedMultiRoleLaunchRules(
   deployment: MultiRoleDeployment | null,
   canonicalPoolManager: string,
 ): MultiRoleLaunchRules {
-  const poolManager = deployment?.contracts.poolManager.address ?? canonicalPoolManager;
+  const poolManager = multiRolePoolManager(deployment, canonicalPoolManager);
   return {
     build: (request) => buildMultiRoleGraph(request),
     review: (request, build, chain) =>
       reviewMultiRoleRequest(request, build, { deployment, chain, canonicalPoolManager: poolManager }),
   };
+}
+
+/** The pool manager the shared lane's review holds hooks to: the bound deployment's, else the configured canonical one. */
+export function multiRolePoolManager(deployment: MultiRoleDeployment | null, canonicalPoolManager: string): string {
+  return deployment?.contracts.poolManager.address ?? canonicalPoolManager;
 }

@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import type { MultiRoleCustomLaunchCapabilitiesV2 } from '../../../generated/types/service.ts';
 import type { MultiRoleDeployment } from '../../chain/multi-role-deployment.ts';
+import { laneDeploymentView } from './lane-deployment.ts';
 import { multiRoleClientRelease } from './multi-role-assets.ts';
 
 /** The profile revisions of the shared lane that accept new submissions: revision 1 is the one active revision. */
@@ -12,8 +12,8 @@ export interface MultiRoleCapabilitiesContext {
   deployment: MultiRoleDeployment | null;
   /** The pinned solc long version. */
   compilerVersion: string;
-  /** The exact bytes getMultiRoleClient serves. */
-  clientBytes: Buffer;
+  /** `sha256:` digest of the exact bytes getMultiRoleClient serves. */
+  clientSha256: string;
 }
 
 /**
@@ -44,11 +44,15 @@ export function multiRoleCapabilities(ctx: MultiRoleCapabilitiesContext): MultiR
     chainId: '4663',
     caip2: 'eip155:4663',
     readiness: multiRoleReadiness(deployment),
-    profiles: [{ schemaVersion: 'platform.multi-role-launch-profile.v2', revision: 1, acceptsNewSubmissions: true }],
+    profiles: multiRoleActiveRevisions.map((revision) => ({
+      schemaVersion: 'platform.multi-role-launch-profile.v2' as const,
+      revision,
+      acceptsNewSubmissions: true,
+    })),
     compilerVersion: ctx.compilerVersion,
     referenceClient: {
       release: multiRoleClientRelease,
-      sha256: `sha256:${createHash('sha256').update(ctx.clientBytes).digest('hex')}`,
+      sha256: ctx.clientSha256,
       path: '/v4/chains/4663/multi-role-custom-launches/client.mjs',
     },
     structuralFormat: { tokenAndHookShareAddress: true, imageMediaTypes: ['image/png', 'image/gif'] },
@@ -59,13 +63,6 @@ export function multiRoleCapabilities(ctx: MultiRoleCapabilitiesContext): MultiR
       pageSize: { default: 10, min: 1, max: 25 },
       funding: { autoRaise: false },
     },
-    deployment: deployment
-      ? {
-          launchRouter: deployment.contracts.launchRouter.address,
-          graphFactory: deployment.contracts.graphFactory.address,
-          poolManager: deployment.contracts.poolManager.address,
-          permitAuthority: deployment.contracts.permitAuthority.address,
-        }
-      : null,
+    deployment: laneDeploymentView(deployment),
   };
 }

@@ -1,6 +1,7 @@
 import type { CustomLaunchCapabilitiesV3 } from '../../../generated/types/service.ts';
 import type { BaseDeployment } from '../../chain/base-deployment.ts';
 import type { Config } from '../../config.ts';
+import { laneDeploymentView } from './lane-deployment.ts';
 
 /** The current base-layer client release (spec/schemas/custom-launch-capabilities.v3.schema.json clientRelease). */
 export const baseLayerClientRelease = '3.3.9';
@@ -86,13 +87,6 @@ export function capabilitiesV3(
         ]
       : [],
     fundingAuthorizationWindowSeconds: config.v3.fundingAuthorizationWindowSeconds,
-    deployment: deployment
-      ? {
-          launchRouter: deployment.contracts.launchRouter.address,
-          graphFactory: deployment.contracts.graphFactory.address,
-          poolManager: deployment.contracts.poolManager.address,
-          permitAuthority: deployment.contracts.permitAuthority.address,
-        }
-      : null,
+    deployment: laneDeploymentView(deployment),
   };
 }

@@ -1,5 +1,6 @@
 import type { MultiRoleCustomLaunchCreateRequestV2 } from '../../../generated/types/service.ts';
 import { multiRoleRequestLimits } from '../../domain/multi-role/request-rules.ts';
+import { multiRoleReadiness } from '../../domain/public/capabilities-multi-role.ts';
 import { multiRoleClientBytes, multiRoleGuideBytes } from '../../domain/public/multi-role-assets.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import type { Services } from '../../services.ts';
@@ -35,7 +36,7 @@ function multiRoleHandlers(services: Services) {
   const { multiRoleLaunches } = services;
   /** Preflight and create need an open lane: its contracts bound and an active profile revision. */
   const requireLane = () => {
-    const readiness = services.multiRoleCapabilities().readiness;
+    const readiness = multiRoleReadiness(services.multiRoleDeployment);
     if (readiness.status !== 'ready') {
       throw new ApiError('MULTI_ROLE_LANE_UNAVAILABLE', {
         message: `The shared lane is unavailable here: ${readiness.reasons.join(', ')}.`,
