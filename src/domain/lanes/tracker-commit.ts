@@ -130,8 +130,3 @@ export function laneBoundTransactionOf(row: LaneTrackedRow): LaneWalletTransacti
   if (!row.wallet_transaction_json) throw new Error(`launch ${row.launch_id} has no bound wallet transaction`);
   return JSON.parse(row.wallet_transaction_json) as LaneWalletTransaction;
 }
-
-/** The chain evidence of a submitted launch. */
-export function laneEvidenceOf(row: LaneTrackedRow): LaneChainEvidence | null {
-  return row.chain_evidence_json ? (JSON.parse(row.chain_evidence_json) as LaneChainEvidence) : null;
-}

@@ -1,7 +1,7 @@
 import type { MultiRoleCustomLaunchResourceV2 } from '../../../generated/types/service.ts';
 import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
-import { laneLaunchTransitions, moveLaneLaunch } from '../lanes/launch-table.ts';
+import { laneLaunchTransitions } from '../lanes/launch-table.ts';
 
 /** A shared-lane launch status (spec/schemas/multi-role-resource.v2.schema.json status). */
 export type MultiRoleLaunchStatus = MultiRoleCustomLaunchResourceV2['status'];
@@ -64,19 +64,6 @@ export function multiRoleLaunchRow(db: Db, launchId: string): MultiRoleLaunchRow
   return statement(db, 'SELECT * FROM multi_role_launches WHERE launch_id = ?').get(launchId) as
     | MultiRoleLaunchRow
     | undefined;
-}
-
-/**
- * Moves a launch from `from` to `to` and sets `fields`, only if its status is still `from`; records the transition
- * once (multi_role_launch_transitions). Returns false (and changes nothing) when another step moved it first. Call
- * inside the transaction that commits the step's outcome.
- */
-export function moveMultiRoleLaunch(
-  db: Db,
-  move: { launchId: string; from: MultiRoleLaunchStatus; to: MultiRoleLaunchStatus; worker: string; at: string },
-  fields: MultiRoleLaunchFields = {},
-): boolean {
-  return moveLaneLaunch(db, tables, move, fields);
 }
 
 /** The statuses a launch passed through, oldest first (for tests and the audit of a resumed worker). */

@@ -1,10 +1,4 @@
-import type { Db } from '../../store/db.ts';
-import {
-  type ClaimedLaneJob,
-  type LaneJobTables,
-  type LaneStepResult,
-  scheduleLaneJob,
-} from '../lanes/lifecycle-jobs.ts';
+import type { ClaimedLaneJob, LaneJobTables, LaneStepResult } from '../lanes/lifecycle-jobs.ts';
 import type { MultiRoleLaunchFields, MultiRoleLaunchStatus } from './launch-store.ts';
 
 /** Statuses whose step the shared lane's lifecycle worker runs; from authorized on the tracker polls. */
@@ -22,8 +16,3 @@ export type ClaimedMultiRoleJob = ClaimedLaneJob<MultiRoleLaunchStatus>;
 
 /** What one shared-lane step concluded (a move, a wait or a retry). */
 export type MultiRoleStepResult = LaneStepResult<MultiRoleLaunchStatus, MultiRoleLaunchFields>;
-
-/** Schedules a shared-lane launch's job at once unless a step of it is running (scheduleLaneJob). */
-export function scheduleMultiRoleJob(db: Db, launchId: string, nowMs: number): void {
-  scheduleLaneJob(db, multiRoleJobTables, launchId, nowMs);
-}
