@@ -38,6 +38,7 @@ async function startServer(databasePath: string): Promise<{ child: ChildProcess;
       ...process.env,
       DATABASE_PATH: databasePath,
       PORT: '0',
+      DEVELOPERS_PORT: '0',
       HOST: '127.0.0.1',
       VALIDATE_RESPONSES: 'true',
       // Schemathesis sends thousands of requests a minute and hundreds of creates: the budgets and the admission

@@ -6,6 +6,11 @@ import { moduleLimits } from './core/module-files.ts';
 export interface Config {
   host: string;
   port: number;
+  /**
+   * The read-only developer API's own listener on HOST (DEVELOPERS_PORT, default 8788; `off` serves none):
+   * spec/openapi/developer-api.openapi.yaml. The service runs the same with or without it.
+   */
+  developersPort: number | null;
   databasePath: string;
   /** How long a write waits for a lock held by another connection before a retryable 503. */
   busyTimeoutMs: number;
@@ -48,6 +53,9 @@ export interface Config {
     /** How long after acceptance a launch may stay in received/validating on transient failures
      * (LIFECYCLE_VALIDATION_DEADLINE_MS); then it fails with LIFECYCLE_VALIDATION_DEADLINE_PASSED. */
     validationDeadlineMs: number;
+    /** How long a V4 launch whose permit expired before broadcast waits for the controller's permit-reissue
+     * decision (PERMIT_REISSUE_DECISION_WINDOW_MS, default 24 hours); then it fails with LAUNCH_PERMIT_EXPIRED. */
+    permitReissueDecisionWindowMs: number;
     leaseMs: number;
     backoffBaseMs: number;
     /** The longest wait between two attempts (LIFECYCLE_BACKOFF_MAX_MS). */
@@ -261,6 +269,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     host: env.HOST ?? '127.0.0.1',
     port: int(env, 'PORT', 8787),
+    developersPort: env.DEVELOPERS_PORT === 'off' ? null : int(env, 'DEVELOPERS_PORT', 8788),
     databasePath: env.DATABASE_PATH ?? `${projectRoot}var/custom-launch.sqlite`,
     busyTimeoutMs: int(env, 'SQLITE_BUSY_TIMEOUT_MS', 5000),
     validateResponses: env.VALIDATE_RESPONSES ? env.VALIDATE_RESPONSES === 'true' : inCi,
@@ -289,6 +298,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     quoteRetryAfterSeconds: int(env, 'QUOTE_RETRY_AFTER_SECONDS', 30),
     lifecycle: {
       validationDeadlineMs: positiveInt(env, 'LIFECYCLE_VALIDATION_DEADLINE_MS', 24 * 3_600_000),
+      permitReissueDecisionWindowMs: positiveInt(env, 'PERMIT_REISSUE_DECISION_WINDOW_MS', 24 * 3_600_000),
       leaseMs: int(env, 'LIFECYCLE_LEASE_MS', 30_000),
       backoffBaseMs: positiveInt(env, 'LIFECYCLE_BACKOFF_MS', 1_000),
       backoffMaxMs: positiveInt(env, 'LIFECYCLE_BACKOFF_MAX_MS', 60_000),

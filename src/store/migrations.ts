@@ -381,4 +381,49 @@ export const migrations: ReadonlyArray<{ version: number; name: string; sql: str
       CREATE INDEX multi_role_launch_transitions_launch ON multi_role_launch_transitions (launch_id, seq);
     `,
   },
+  {
+    version: 14,
+    name: 'permit reissue, the public launch registry, and V2/V1 history',
+    sql: `
+      -- A V4 launch whose permit expired before broadcast: the pending decision (expiry seen, decision deadline) and
+      -- the decisions made (decidePermitReissueV4); null while its permit never expired.
+      ALTER TABLE launches ADD COLUMN permit_reissue_json TEXT;
+
+      -- The public registry the developer API reads: one row per finalized launch of every lane with its token,
+      -- written in the same transaction as the lane's finalized-feed row (or the history import). Never updated or
+      -- deleted, so the token list only grows. token_decimals is null when the token did not answer decimals();
+      -- such a token stays out of the token list.
+      CREATE TABLE public_launches (
+        seq               INTEGER PRIMARY KEY AUTOINCREMENT,
+        lane              TEXT NOT NULL CHECK (lane IN ('v4', 'multi-role', 'v3', 'v2', 'v1')),
+        launch_id         TEXT NOT NULL UNIQUE,
+        chain_id          TEXT NOT NULL CHECK (chain_id IN ('4663', '1')),
+        token_address     TEXT NOT NULL,
+        token_name        TEXT NOT NULL,
+        token_symbol      TEXT NOT NULL,
+        token_decimals    INTEGER,
+        transaction_hash  TEXT NOT NULL,
+        block_number      TEXT NOT NULL,
+        finalized_at      TEXT NOT NULL,
+        listed_at         TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX public_launches_newest ON public_launches (finalized_at, seq);
+
+      -- Imported V2 and V1 history (read-only lanes): one validated record per launch, never changed after import.
+      CREATE TABLE history_launches (
+        seq           INTEGER PRIMARY KEY AUTOINCREMENT,
+        lane          TEXT NOT NULL CHECK (lane IN ('v2', 'v1')),
+        launch_id     TEXT NOT NULL UNIQUE,
+        launch_wallet TEXT NOT NULL,
+        status        TEXT NOT NULL,
+        record_json   TEXT NOT NULL,
+        import_id     TEXT NOT NULL,
+        imported_at   TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX history_launches_wallet ON history_launches (lane, launch_wallet, seq);
+
+      -- V3 finalized-feed rows brought in by the history import (null for rows this service finalized).
+      ALTER TABLE v3_finalized_feed ADD COLUMN imported_at TEXT;
+    `,
+  },
 ];

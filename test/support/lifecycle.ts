@@ -6,6 +6,7 @@ import type { Config } from '../../src/config.ts';
  */
 export const testLifecycle: Config['lifecycle'] = {
   validationDeadlineMs: 20_000,
+  permitReissueDecisionWindowMs: 20_000,
   leaseMs: 30_000,
   backoffBaseMs: 1_000,
   backoffMaxMs: 4_000,
