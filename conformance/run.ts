@@ -60,7 +60,7 @@ async function startServer(databasePath: string): Promise<{ child: ChildProcess;
     let seen = '';
     child.stdout?.on('data', (chunk: Buffer) => {
       seen += chunk.toString();
-      const m = /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(seen);
+      const m = /"msg":"custom-launch-api listening","url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(seen);
       if (m?.[1]) resolve(m[1]);
     });
     child.once('exit', (code) => reject(new Error(`the server exited during start-up (exit ${code})`)));

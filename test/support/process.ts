@@ -34,7 +34,7 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
     let out = '';
     child.stdout?.on('data', (chunk: Buffer) => {
       out += chunk.toString();
-      const m = /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(out);
+      const m = /"msg":"custom-launch-api listening","url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(out);
       if (m?.[1]) resolve(m[1]);
     });
     child.once('exit', (code) => reject(new Error(`server exited early with ${code}`)));
