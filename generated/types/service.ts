@@ -69,8 +69,8 @@ export type paths = {
          * Refused V1 launch creation
          * @description V1 is read-only history on the base layer: new creation is permanently refused. Every POST answers 409 with
          *     the non-retryable code `CUSTOM_LAUNCH_V1_READ_ONLY`; submit new base-layer launches to POST
-         *     /v3/custom-launches. No request body is read and this operation has no 2xx response (a documented exception
-         *     to the operation-2xx-response lint rule).
+         *     /v3/custom-launches. The imported V1 history is read with GET /v1/custom-launches. No request body is read and
+         *     this operation has no 2xx response (a documented exception to the operation-2xx-response lint rule).
          */
         post: operations["createCustomLaunchV1"];
         delete?: never;
@@ -419,8 +419,8 @@ export type paths = {
          * Refused V2 launch creation
          * @description V2 is read-only history on the base layer: new creation is permanently refused. Every POST answers 409 with
          *     the non-retryable code `CUSTOM_LAUNCH_V2_READ_ONLY`; submit new base-layer launches to POST
-         *     /v3/custom-launches. No request body is read and this operation has no 2xx response (a documented exception
-         *     to the operation-2xx-response lint rule).
+         *     /v3/custom-launches. The imported V2 history is read with GET /v2/custom-launches. No request body is read and
+         *     this operation has no 2xx response (a documented exception to the operation-2xx-response lint rule).
          */
         post: operations["createCustomLaunchV2"];
         delete?: never;

@@ -173,6 +173,7 @@ export function importHistory(db: Db, bytes: Buffer, now: Date = new Date()): Hi
         written.add(`${key.table}:${key.launchId}`);
         fresh.push(entry);
       } else if (stored === undefined || stored === canonicalJson(contentOf(entry.line))) {
+        // A repeat within the file has the same content as its first line (parseHistoryFile refused any other).
         summary.counts[entry.line.kind].skipped += 1;
       } else {
         conflicts.push(`line ${entry.lineNumber}: launchId ${key.launchId} is already stored with other content`);
