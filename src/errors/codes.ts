@@ -23,7 +23,8 @@ export const errorTable = {
   TOKEN_LIST_EMPTY: {
     status: 404,
     retryable: false,
-    message: 'No finalized launch has a token that fits the token-lists format yet; a token list holds at least one token.',
+    message:
+      'No finalized launch has a token that fits the token-lists format yet; a token list holds at least one token.',
   },
   METHOD_NOT_ALLOWED: { status: 405, retryable: false, message: 'The method is not allowed on this path.' },
   CHAIN_MISMATCH: {
