@@ -1,13 +1,13 @@
-import { createPublicClient, createTestClient, createWalletClient, erc20Abi, getAddress, type Hex, http } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
+import { createPublicClient, createTestClient, erc20Abi, getAddress, type Hex, http } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chain4663 } from '../../src/chain/chain.ts';
 import { packLaunchProject } from '../../src/client/launches/pack/pack.ts';
 import { predictGraphTarget } from '../../src/core/create2.ts';
-import { devnetOperatorKey } from '../../src/devnet/anvil.ts';
 import { type DevnetServer, startDevnetServer } from '../support/devnet-server.ts';
 import { auth, call } from '../support/http.ts';
+import { broadcastFrom0 } from '../support/multi-role-devnet.ts';
 import { deliverExampleSources, exampleProject } from '../support/sources.ts';
+import { untilV4Status } from '../support/v4-launch-status.ts';
 
 /**
  * A V4 launch finalized on a real devnet appears in the developer API: its token in the token list (checksummed
@@ -27,22 +27,8 @@ describe('the developer API after a V4 launch finalizes on the devnet', () => {
     await running?.stop();
   });
 
-  const launchOf = async (launchId: string) => {
-    const r = await call(`${running.server.url}/v4/chains/4663/custom-launches/${launchId}`, {
-      headers: auth(running.key),
-    });
-    expect(r.status, r.text).toBe(200);
-    return r.json;
-  };
-  const until = async (launchId: string, statuses: string[], timeoutMs = 30_000) => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const launch = await launchOf(launchId);
-      if (statuses.includes(launch.status)) return launch;
-      if (Date.now() > deadline) throw new Error(`launch is ${launch.status}, not ${statuses.join('|')}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  };
+  const until = (launchId: string, statuses: string[]) =>
+    untilV4Status(running.server.url, running.key, launchId, statuses);
 
   it('lists the finalized token and the launch', async () => {
     const { devnet, server, key } = running;
@@ -66,15 +52,8 @@ describe('the developer API after a V4 launch finalizes on the devnet', () => {
     const chain = chain4663(rpc);
     const reader = createPublicClient({ chain, transport: http(rpc) });
     const tx = handedOff.walletTransaction;
-    const hash = await createWalletClient({ chain, transport: http(rpc) }).sendTransaction({
-      account: privateKeyToAccount(devnetOperatorKey),
-      chain,
-      to: tx.to as Hex,
-      value: BigInt(tx.valueWei),
-      data: tx.data as Hex,
-      gas: BigInt(tx.gasLimit),
-    });
-    expect((await reader.waitForTransactionReceipt({ hash })).status).toBe('success');
+    const hash = await broadcastFrom0(rpc, tx, BigInt(tx.gasLimit));
+    expect((await reader.getTransactionReceipt({ hash })).status).toBe('success');
     await until(launchId, ['sequencer_soft_confirmed']);
     await createTestClient({ mode: 'anvil', chain, transport: http(rpc) }).mine({ blocks: 65 });
     const finalized = await until(launchId, ['finalized']);

@@ -63,13 +63,13 @@ describe('docs/operations.md', () => {
       readFileSync(new URL('../../generated/openapi/developer-api.bundled.json', import.meta.url), 'utf8'),
     ) as { paths: Record<string, Record<string, Operation>> };
     const routes = Object.entries(developer.paths).flatMap(([path, item]) =>
-      methods.filter((m) => item[m]).map((m) => [item[m]?.operationId, `${m.toUpperCase()} ${path}`]),
+      methods.filter((m) => item[m]).map((m) => [item[m]?.operationId ?? '', `${m.toUpperCase()} ${path}`] as const),
     );
     const listed = rows('Developer API');
     expect(listed.map((r) => r.operationId).sort()).toEqual(routes.map(([id]) => id).sort());
     const routeOf = new Map(routes);
     for (const { operationId, rest } of listed) {
-      expect(rest.match(/^ `([A-Z]+ [^`]+)`/)?.[1], operationId).toBe(routeOf.get(operationId));
+      expect(rest.match(/^ `([A-Z]+ [^`]+)`/)?.[1], operationId).toBe(routeOf.get(operationId ?? ''));
     }
   });
 
