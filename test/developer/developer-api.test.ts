@@ -33,6 +33,20 @@ function entry(edit: Partial<PublicLaunchEntry> = {}): PublicLaunchEntry {
   };
 }
 
+/** A test server and the developer API beside it, for one describe block. */
+function developerPair(overrides: Parameters<typeof startServer>[0] = {}) {
+  const pair = {} as { service: TestServer; dev: DeveloperServer };
+  beforeAll(async () => {
+    pair.service = await startServer(overrides);
+    pair.dev = await startDeveloperServer(pair.service);
+  });
+  afterAll(async () => {
+    await pair.dev.close();
+    await pair.service.close();
+  });
+  return pair;
+}
+
 const tokenListSchema = JSON.parse(
   readFileSync(new URL('../../node_modules/@uniswap/token-lists/src/tokenlist.schema.json', import.meta.url), 'utf8'),
 );
@@ -41,20 +55,13 @@ addFormats.default(ajv);
 const validateTokenList = ajv.compile(tokenListSchema);
 
 describe('the developer API: methods, paths, CORS and caching', () => {
-  let service: TestServer;
-  let dev: DeveloperServer;
-  beforeAll(async () => {
-    service = await startServer();
-    dev = await startDeveloperServer(service);
-    recordPublicLaunch(service.db, entry());
-  });
-  afterAll(async () => {
-    await dev.close();
-    await service.close();
+  const pair = developerPair();
+  beforeAll(() => {
+    recordPublicLaunch(pair.service.db, entry());
   });
 
   it.each(paths)('GET %s answers 200 with a strong ETag, public caching and ACAO *', async (path) => {
-    const r = await call(`${dev.url}${path}`);
+    const r = await call(`${pair.dev.url}${path}`);
     expect(r.status).toBe(200);
     expect(r.headers.get('etag')).toBe(`"sha256-${createHash('sha256').update(r.text).digest('base64url')}"`);
     expect(r.headers.get('cache-control')).toBe('public, max-age=30');
@@ -63,8 +70,8 @@ describe('the developer API: methods, paths, CORS and caching', () => {
   });
 
   it.each(paths)('HEAD %s answers as GET without a body', async (path) => {
-    const get = await call(`${dev.url}${path}`);
-    const head = await call(`${dev.url}${path}`, { method: 'HEAD' });
+    const get = await call(`${pair.dev.url}${path}`);
+    const head = await call(`${pair.dev.url}${path}`, { method: 'HEAD' });
     expect(head.status).toBe(200);
     expect(head.text).toBe('');
     expect(head.headers.get('etag')).toBe(get.headers.get('etag'));
@@ -74,7 +81,7 @@ describe('the developer API: methods, paths, CORS and caching', () => {
   it.each(paths.flatMap((path) => ['POST', 'PUT', 'PATCH', 'DELETE'].map((method) => [method, path] as const)))(
     '%s %s answers 405 METHOD_NOT_ALLOWED with Allow: GET, HEAD',
     async (method, path) => {
-      const r = await call(`${dev.url}${path}`, {
+      const r = await call(`${pair.dev.url}${path}`, {
         method,
         headers: { 'Content-Type': 'application/json' },
         body: method === 'DELETE' ? undefined : '{}',
@@ -88,7 +95,7 @@ describe('the developer API: methods, paths, CORS and caching', () => {
   );
 
   it.each(paths)('OPTIONS %s is a CORS preflight: 204 with the allowed methods', async (path) => {
-    const r = await call(`${dev.url}${path}`, {
+    const r = await call(`${pair.dev.url}${path}`, {
       method: 'OPTIONS',
       headers: { Origin: 'https://wallet.example', 'Access-Control-Request-Method': 'GET' },
     });
@@ -103,7 +110,7 @@ describe('the developer API: methods, paths, CORS and caching', () => {
   it.each([['/api/v2/unknown'], ['/api/v3/status'], ['/v4/chains/4663/capabilities'], ['/']])(
     'an unknown path %s is 404 NOT_FOUND',
     async (path) => {
-      const r = await call(`${dev.url}${path}`);
+      const r = await call(`${pair.dev.url}${path}`);
       expect(r.status).toBe(404);
       expect(r.json.error.code).toBe('NOT_FOUND');
       expect(r.headers.get('access-control-allow-origin')).toBe('*');
@@ -116,29 +123,29 @@ describe('the developer API: methods, paths, CORS and caching', () => {
     ['/api/v2/token-list?cursor=abcdefghijklmnop'],
     ['/api/v2/launches?offset=1'],
   ])('an undeclared query parameter (%s) is 400 INVALID_REQUEST', async (path) => {
-    const r = await call(`${dev.url}${path}`);
+    const r = await call(`${pair.dev.url}${path}`);
     expect(r.status).toBe(400);
     expect(r.json.error.code).toBe('INVALID_REQUEST');
   });
 
   it.each(paths)('If-None-Match with the current ETag of %s answers 304 without a body', async (path) => {
-    const first = await call(`${dev.url}${path}`);
+    const first = await call(`${pair.dev.url}${path}`);
     const etag = first.headers.get('etag') as string;
     for (const given of [etag, `W/${etag}`, '*', `"sha256-other", ${etag}`]) {
-      const r = await call(`${dev.url}${path}`, { headers: { 'If-None-Match': given } });
+      const r = await call(`${pair.dev.url}${path}`, { headers: { 'If-None-Match': given } });
       expect(r.status).toBe(304);
       expect(r.text).toBe('');
       expect(r.headers.get('etag')).toBe(etag);
       expect(r.headers.get('cache-control')).toBe('public, max-age=30');
     }
-    const stale = await call(`${dev.url}${path}`, { headers: { 'If-None-Match': '"sha256-stale"' } });
+    const stale = await call(`${pair.dev.url}${path}`, { headers: { 'If-None-Match': '"sha256-stale"' } });
     expect(stale.status).toBe(200);
     expect(stale.text).toBe(first.text);
   });
 
   it('the service origin sends no Access-Control-Allow-Origin', async () => {
     for (const path of ['/readyz', '/v4/chains/4663/capabilities', '/api/v2/status']) {
-      const r = await call(`${service.url}${path}`);
+      const r = await call(`${pair.service.url}${path}`);
       expect(r.headers.get('access-control-allow-origin')).toBeNull();
     }
   });
@@ -146,7 +153,7 @@ describe('the developer API: methods, paths, CORS and caching', () => {
   it('reads through a read-only connection: a write fails with SQLITE_READONLY', () => {
     let code: string | undefined;
     try {
-      dev.db.prepare("UPDATE public_launches SET token_name = 'x'").run();
+      pair.dev.db.prepare("UPDATE public_launches SET token_name = 'x'").run();
     } catch (err) {
       code = (err as { code?: string }).code;
     }
@@ -155,19 +162,10 @@ describe('the developer API: methods, paths, CORS and caching', () => {
 });
 
 describe('GET /api/v2/status and /api/v2/manifest', () => {
-  let service: TestServer;
-  let dev: DeveloperServer;
-  beforeAll(async () => {
-    service = await startServer();
-    dev = await startDeveloperServer(service);
-  });
-  afterAll(async () => {
-    await dev.close();
-    await service.close();
-  });
+  const pair = developerPair();
 
   it('status: the service readiness and every lane, with no read time (a later read has the same bytes)', async () => {
-    const r = await call(`${dev.url}/api/v2/status`);
+    const r = await call(`${pair.dev.url}/api/v2/status`);
     expect(r.json).toEqual({
       schemaVersion: 'platform.developer-status.v2',
       status: 'ok',
@@ -181,13 +179,13 @@ describe('GET /api/v2/status and /api/v2/manifest', () => {
       ],
     });
     await new Promise((resolve) => setTimeout(resolve, 20));
-    const again = await call(`${dev.url}/api/v2/status`);
+    const again = await call(`${pair.dev.url}/api/v2/status`);
     expect(again.text).toBe(r.text);
     expect(again.headers.get('etag')).toBe(r.headers.get('etag'));
   });
 
   it('manifest: no deployment bound is null; API versions; only the served client has a SHA-256, of the served bytes', async () => {
-    const r = await call(`${dev.url}/api/v2/manifest`);
+    const r = await call(`${pair.dev.url}/api/v2/manifest`);
     expect(r.json.deployments).toEqual({ chain4663: null, baseLayer: null, multiRole: null });
     expect(r.json.apiVersions.map((v: { api: string; access: string }) => `${v.api}:${v.access}`)).toEqual([
       'custom-launch-v4:read_write',
@@ -201,7 +199,7 @@ describe('GET /api/v2/status and /api/v2/manifest', () => {
     expect(r.json.apiVersions[2].profiles).toEqual(['3.0.0', '3.1.0', '3.2.0', '3.3.0', '3.4.0']);
     const served = r.json.clientReleases.filter((c: { sha256: string | null }) => c.sha256 !== null);
     expect(served).toHaveLength(1);
-    const bytes = Buffer.from(await (await fetch(`${service.url}${served[0].path}`)).arrayBuffer());
+    const bytes = Buffer.from(await (await fetch(`${pair.service.url}${served[0].path}`)).arrayBuffer());
     expect(served[0].sha256).toBe(`sha256:${createHash('sha256').update(bytes).digest('hex')}`);
     expect(r.json.clientReleases.filter((c: { lane: string }) => c.lane === 'v4')).toEqual([
       { lane: 'v4', profile: '4.1.0', release: '4.1.1', sha256: null, path: null },
@@ -211,12 +209,9 @@ describe('GET /api/v2/status and /api/v2/manifest', () => {
 });
 
 describe('GET /api/v2/launches: newest first, limit and cursor', () => {
-  let service: TestServer;
-  let dev: DeveloperServer;
+  const pair = developerPair();
   const stored: PublicLaunchEntry[] = [];
-  beforeAll(async () => {
-    service = await startServer();
-    dev = await startDeveloperServer(service);
+  beforeAll(() => {
     // 30 rows over 10 finalization times, three per time, inserted out of time order.
     for (let i = 0; i < 30; i++) {
       const minute = (i * 7) % 10;
@@ -226,13 +221,9 @@ describe('GET /api/v2/launches: newest first, limit and cursor', () => {
         chainId: i % 5 < 2 ? '4663' : '1',
         tokenDecimals: i === 3 ? null : 18,
       });
-      recordPublicLaunch(service.db, e);
+      recordPublicLaunch(pair.service.db, e);
       stored.push(e);
     }
-  });
-  afterAll(async () => {
-    await dev.close();
-    await service.close();
   });
 
   const newestFirst = () =>
@@ -248,7 +239,7 @@ describe('GET /api/v2/launches: newest first, limit and cursor', () => {
     ['limit 25 is the upper bound', '?limit=25', 200, 25],
     ['limit 26 is above the bound', '?limit=26', 400, 0],
   ])('%s', async (_name, query, status, count) => {
-    const r = await call(`${dev.url}/api/v2/launches${query}`);
+    const r = await call(`${pair.dev.url}/api/v2/launches${query}`);
     expect(r.status).toBe(status);
     if (status === 200) {
       expect(r.json.items).toHaveLength(count);
@@ -264,7 +255,7 @@ describe('GET /api/v2/launches: newest first, limit and cursor', () => {
     let pages = 0;
     do {
       const query: string = cursor ? `?limit=25&cursor=${cursor}` : '?limit=25';
-      const r = await call(`${dev.url}/api/v2/launches${query}`);
+      const r = await call(`${pair.dev.url}/api/v2/launches${query}`);
       expect(r.status).toBe(200);
       seen.push(...r.json.items.map((i: { launchId: string }) => i.launchId));
       cursor = r.json.nextCursor;
@@ -275,11 +266,11 @@ describe('GET /api/v2/launches: newest first, limit and cursor', () => {
   });
 
   it('an item carries its lane, chain, token (decimals null when unknown) and chain evidence', async () => {
-    const r = await call(`${dev.url}/api/v2/launches?limit=25`);
+    const r = await call(`${pair.dev.url}/api/v2/launches?limit=25`);
     const unknownDecimals = stored[3] as PublicLaunchEntry;
     const items = [
       ...r.json.items,
-      ...(await call(`${dev.url}/api/v2/launches?limit=25&cursor=${r.json.nextCursor}`)).json.items,
+      ...(await call(`${pair.dev.url}/api/v2/launches?limit=25&cursor=${r.json.nextCursor}`)).json.items,
     ];
     expect(items.find((i: { launchId: string }) => i.launchId === unknownDecimals.launchId)).toEqual({
       lane: unknownDecimals.lane,
@@ -305,27 +296,18 @@ describe('GET /api/v2/launches: newest first, limit and cursor', () => {
     ['a cursor shorter than 16 characters', 'abc'],
     ['a cursor with a character outside base64url', 'abcdefghijklmnop+'],
   ])('%s is 400 INVALID_REQUEST', async (_name, cursor) => {
-    const r = await call(`${dev.url}/api/v2/launches?cursor=${encodeURIComponent(cursor)}`);
+    const r = await call(`${pair.dev.url}/api/v2/launches?cursor=${encodeURIComponent(cursor)}`);
     expect(r.status).toBe(400);
     expect(r.json.error.code).toBe('INVALID_REQUEST');
   });
 });
 
 describe('GET /api/v2/token-list: the token-lists format', () => {
-  let service: TestServer;
-  let dev: DeveloperServer;
-  beforeAll(async () => {
-    service = await startServer();
-    dev = await startDeveloperServer(service);
-  });
-  afterAll(async () => {
-    await dev.close();
-    await service.close();
-  });
+  const pair = developerPair();
 
   it('no listable token yet is 404 TOKEN_LIST_EMPTY, not retryable and never cached', async () => {
-    recordPublicLaunch(service.db, entry({ tokenDecimals: null }));
-    const r = await call(`${dev.url}/api/v2/token-list`);
+    recordPublicLaunch(pair.service.db, entry({ tokenDecimals: null }));
+    const r = await call(`${pair.dev.url}/api/v2/token-list`);
     expect(r.status).toBe(404);
     expect(r.json.error.code).toBe('TOKEN_LIST_EMPTY');
     expect(r.json.error.retryable).toBe(false);
@@ -345,10 +327,10 @@ describe('GET /api/v2/token-list: the token-lists format', () => {
     ['a space in its symbol', false, { tokenSymbol: 'TK N' }],
     ['chain 1', true, { chainId: '1' as const, lane: 'v3' as const }],
   ])('a token with %s is listed: %s', async (_name, listed, edit: Partial<PublicLaunchEntry>) => {
-    const before = await call(`${dev.url}/api/v2/token-list`);
+    const before = await call(`${pair.dev.url}/api/v2/token-list`);
     const e = entry({ ...edit, finalizedAt: new Date().toISOString(), listedAt: new Date().toISOString() });
-    recordPublicLaunch(service.db, e);
-    const r = await call(`${dev.url}/api/v2/token-list`);
+    recordPublicLaunch(pair.service.db, e);
+    const r = await call(`${pair.dev.url}/api/v2/token-list`);
     expect(r.status).toBe(200);
     expect(validateTokenList(r.json), JSON.stringify(validateTokenList.errors)).toBe(true);
     const found = r.json.tokens.find((t: { address: string }) => t.address === e.tokenAddress);
@@ -373,14 +355,14 @@ describe('GET /api/v2/token-list: the token-lists format', () => {
   });
 
   it('is the package format exactly: name, timestamp, version and tokens only, tokens oldest first', async () => {
-    const r = await call(`${dev.url}/api/v2/token-list`);
+    const r = await call(`${pair.dev.url}/api/v2/token-list`);
     expect(Object.keys(r.json).sort()).toEqual(['name', 'timestamp', 'tokens', 'version']);
     expect(r.json.name).toBe('Custom Launch Tokens');
     for (const t of r.json.tokens) {
       expect(Object.keys(t).sort()).toEqual(['address', 'chainId', 'decimals', 'name', 'symbol']);
       expect(t.address).toBe(getAddress(t.address));
     }
-    const order = service.db
+    const order = pair.service.db
       .prepare('SELECT token_address FROM public_launches ORDER BY finalized_at, seq')
       .all()
       .map((row) => (row as { token_address: string }).token_address);
@@ -389,34 +371,25 @@ describe('GET /api/v2/token-list: the token-lists format', () => {
   });
 
   it('a later read with nothing added returns the same bytes and ETag', async () => {
-    const first = await call(`${dev.url}/api/v2/token-list`);
+    const first = await call(`${pair.dev.url}/api/v2/token-list`);
     await new Promise((resolve) => setTimeout(resolve, 1100));
-    const later = await call(`${dev.url}/api/v2/token-list`);
+    const later = await call(`${pair.dev.url}/api/v2/token-list`);
     expect(later.text).toBe(first.text);
     expect(later.headers.get('etag')).toBe(first.headers.get('etag'));
   });
 });
 
 describe('the developer API request budget', () => {
-  let service: TestServer;
-  let dev: DeveloperServer;
-  beforeAll(async () => {
-    service = await startServer({ routeBudgetPerMinute: 2 });
-    dev = await startDeveloperServer(service);
-  });
-  afterAll(async () => {
-    await dev.close();
-    await service.close();
-  });
+  const pair = developerPair({ routeBudgetPerMinute: 2 });
 
   it('counts per operation and client address: the budget-th read passes, the next is 429 with Retry-After', async () => {
-    expect((await call(`${dev.url}/api/v2/status`)).status).toBe(200);
-    expect((await call(`${dev.url}/api/v2/status`)).status).toBe(200);
-    const over = await call(`${dev.url}/api/v2/status`);
+    expect((await call(`${pair.dev.url}/api/v2/status`)).status).toBe(200);
+    expect((await call(`${pair.dev.url}/api/v2/status`)).status).toBe(200);
+    const over = await call(`${pair.dev.url}/api/v2/status`);
     expect(over.status).toBe(429);
     expect(over.json.error.code).toBe('RATE_LIMITED');
     expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(over.headers.get('access-control-allow-origin')).toBe('*');
-    expect((await call(`${dev.url}/api/v2/manifest`)).status).toBe(200);
+    expect((await call(`${pair.dev.url}/api/v2/manifest`)).status).toBe(200);
   });
 });

@@ -1,9 +1,7 @@
-import type { AddressInfo } from 'node:net';
-import { keepIdleConnections } from '../../src/http/app.ts';
 import { createDeveloperApp } from '../../src/http/developer-app.ts';
 import { buildServices } from '../../src/services.ts';
 import { type Db, openReadOnlyDatabase } from '../../src/store/db.ts';
-import type { TestServer } from './server.ts';
+import { listenOnLoopback, type TestServer } from './server.ts';
 
 /** The developer API over real HTTP on 127.0.0.1, reading a test server's database through its own read-only connection. */
 export interface DeveloperServer {
@@ -18,11 +16,9 @@ export async function startDeveloperServer(service: TestServer, now?: () => numb
   const db = openReadOnlyDatabase(service.config.databasePath, { busyTimeoutMs: service.config.busyTimeoutMs });
   const services = buildServices({ db: service.db, config: service.config, now: now ?? Date.now });
   const app = createDeveloperApp({ db, config: service.config, services, ...(now ? { now } : {}) });
-  const server = keepIdleConnections(app.listen(0, '127.0.0.1'));
-  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
-  const { port } = server.address() as AddressInfo;
+  const { server, url } = await listenOnLoopback(app);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     db,
     close: async () => {
       await new Promise<void>((resolve) => {
