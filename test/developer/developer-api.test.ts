@@ -1,12 +1,9 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { Ajv } from 'ajv';
-import addFormats from 'ajv-formats';
 import { getAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeCursor } from '../../src/domain/cursor.ts';
 import { type PublicLaunchEntry, recordPublicLaunch } from '../../src/domain/public/public-launches.ts';
-import { type DeveloperServer, startDeveloperServer } from '../support/developer.ts';
+import { type DeveloperServer, startDeveloperServer, validateTokenList } from '../support/developer.ts';
 import { call } from '../support/http.ts';
 import { startServer, type TestServer } from '../support/server.ts';
 
@@ -46,13 +43,6 @@ function developerPair(overrides: Parameters<typeof startServer>[0] = {}) {
   });
   return pair;
 }
-
-const tokenListSchema = JSON.parse(
-  readFileSync(new URL('../../node_modules/@uniswap/token-lists/src/tokenlist.schema.json', import.meta.url), 'utf8'),
-);
-const ajv = new Ajv({ allErrors: true });
-addFormats.default(ajv);
-const validateTokenList = ajv.compile(tokenListSchema);
 
 describe('the developer API: methods, paths, CORS and caching', () => {
   const pair = developerPair();

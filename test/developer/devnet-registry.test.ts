@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chain4663 } from '../../src/chain/chain.ts';
 import { packLaunchProject } from '../../src/client/launches/pack/pack.ts';
 import { predictGraphTarget } from '../../src/core/create2.ts';
+import { validateTokenList } from '../support/developer.ts';
 import { type DevnetServer, startDevnetServer } from '../support/devnet-server.ts';
 import { auth, call } from '../support/http.ts';
 import { broadcastFrom0 } from '../support/multi-role-devnet.ts';
@@ -73,6 +74,7 @@ describe('the developer API after a V4 launch finalizes on the devnet', () => {
 
     const list = await call(`${developer}/api/v2/token-list`);
     expect(list.status, list.text).toBe(200);
+    expect(validateTokenList(list.json), JSON.stringify(validateTokenList.errors)).toBe(true);
     expect(list.json.tokens).toEqual([{ chainId: 4663, address: token, name, symbol, decimals }]);
     expect(list.json.version).toEqual({ major: 1, minor: 1, patch: 0 });
     expect(list.json.timestamp).toBe(finalized.chainEvidence.finalizedAt);

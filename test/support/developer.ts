@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import { Ajv } from 'ajv';
+import addFormats from 'ajv-formats';
 import { createDeveloperApp } from '../../src/http/developer-app.ts';
 import { buildServices } from '../../src/services.ts';
 import { type Db, openReadOnlyDatabase } from '../../src/store/db.ts';
@@ -29,3 +32,15 @@ export async function startDeveloperServer(service: TestServer, now?: () => numb
     },
   };
 }
+
+const packageSchema = JSON.parse(
+  readFileSync(new URL('../../node_modules/@uniswap/token-lists/src/tokenlist.schema.json', import.meta.url), 'utf8'),
+);
+const ajv = new Ajv({ allErrors: true });
+addFormats.default(ajv);
+
+/**
+ * Validates a served token list with the schema the @uniswap/token-lists package ships (draft-07, with formats), as a
+ * wallet loading the list would; its `errors` name what failed.
+ */
+export const validateTokenList = ajv.compile(packageSchema);
