@@ -71,6 +71,13 @@ server.once('listening', () => {
  */
 function startDeveloperApi(): void {
   if (config.developersPort === null) return;
+  // Another connection cannot read an in-memory database, so there is nothing for the developer API to serve.
+  if (config.databasePath === ':memory:') {
+    console.error(
+      JSON.stringify({ level: 'warn', msg: 'developer API not started: DATABASE_PATH is :memory: (set a file)' }),
+    );
+    return;
+  }
   developerDb = openReadOnlyDatabase(config.databasePath, { busyTimeoutMs: config.busyTimeoutMs });
   const developerApp = createDeveloperApp({
     db: developerDb,
