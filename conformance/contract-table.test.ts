@@ -56,6 +56,7 @@ import {
   sealBaseLayerRequest,
   tinyPng,
 } from '../test/support/base-layer-request.ts';
+import { startDeveloperServer, validateTokenList } from '../test/support/developer.ts';
 import { historyLaunchId, historySamplePath, historyWallets } from '../test/support/history.ts';
 import { auth, call, type Reply } from '../test/support/http.ts';
 import { filesOf, type ModuleSubmission, moduleSubmission, setFiles } from '../test/support/modules.ts';
@@ -87,7 +88,8 @@ type Kind =
   | 'base340'
   | 'baseQuota'
   | 'baseChain'
-  | 'multiRole';
+  | 'multiRole'
+  | 'fresh';
 interface Ctx {
   s: TestServer;
   key: string;
@@ -97,7 +99,13 @@ interface Row {
   name: string;
   server?: Kind;
   given: (ctx: Ctx) => Promise<Reply>;
-  want: { status: number; code?: ErrorCode; retryAfter?: true; body?: (json: any) => void };
+  want: {
+    status: number;
+    code?: ErrorCode;
+    retryAfter?: true;
+    headers?: Record<string, string>;
+    body?: (json: any) => void;
+  };
 }
 
 let idem = 0;
@@ -1192,9 +1200,87 @@ const historyRows: Row[] = [
   },
 ];
 
+// The developer API (spec/openapi/developer-api.openapi.yaml) on its own listener beside the row's server, reading
+// its database through a read-only connection, as src/main.ts serves it.
+const developerCall = async (c: Ctx, path: string, init?: Parameters<typeof call>[1]) => {
+  const developer = await startDeveloperServer(c.s);
+  try {
+    return await call(`${developer.url}${path}`, init);
+  } finally {
+    await developer.close();
+  }
+};
+const developerRows: Row[] = [
+  {
+    section: 'getDeveloperTokenList: TOKEN_LIST_EMPTY (a token list holds at least one token)',
+    name: 'a registry without a finalized token',
+    server: 'fresh',
+    given: (c) => developerCall(c, '/api/v2/token-list'),
+    want: { status: 404, code: 'TOKEN_LIST_EMPTY' },
+  },
+  {
+    section: 'getDeveloperTokenList: the Uniswap token-lists format, public caching',
+    name: 'the imported history tokens, checked with the @uniswap/token-lists schema',
+    given: (c) => {
+      historyKey(c);
+      return developerCall(c, '/api/v2/token-list');
+    },
+    want: {
+      status: 200,
+      headers: { 'access-control-allow-origin': '*', 'cache-control': 'public, max-age=30' },
+      body: (j) => {
+        expect(validateTokenList(j), JSON.stringify(validateTokenList.errors)).toBe(true);
+        expect(j.version).toEqual({ major: 1, minor: j.tokens.length, patch: 0 });
+      },
+    },
+  },
+  {
+    section: 'getDeveloperTokenList: If-None-Match naming the current ETag',
+    name: 'the ETag of the previous read',
+    given: async (c) => {
+      historyKey(c);
+      const developer = await startDeveloperServer(c.s);
+      try {
+        const first = await call(`${developer.url}/api/v2/token-list`);
+        return await call(`${developer.url}/api/v2/token-list`, {
+          headers: { 'If-None-Match': first.headers.get('etag') ?? '' },
+        });
+      } finally {
+        await developer.close();
+      }
+    },
+    want: { status: 304 },
+  },
+  ...[0, 1, 25, 26].map((limit) => ({
+    section: 'listDeveloperLaunches: limit (parameters.yaml, project design on this route)',
+    name: `GET /api/v2/launches?limit=${limit}`,
+    given: (c: Ctx) => {
+      historyKey(c);
+      return developerCall(c, `/api/v2/launches?limit=${limit}`);
+    },
+    want:
+      limit >= 1 && limit <= 25
+        ? { status: 200, body: (j: any) => expect(j.items.length).toBeGreaterThan(0) }
+        : { status: 400, code: 'INVALID_REQUEST' as const },
+  })),
+  {
+    section: 'listDeveloperLaunches: a cursor this route did not issue',
+    name: 'a well-shaped cursor of no position',
+    given: (c) => developerCall(c, `/api/v2/launches?cursor=${'a'.repeat(32)}`),
+    want: { status: 400, code: 'INVALID_REQUEST' },
+  },
+  {
+    section: 'getDeveloperStatus: read-only, every other method 405 with Allow',
+    name: 'POST /api/v2/status',
+    given: (c) => developerCall(c, '/api/v2/status', { method: 'POST' }),
+    want: { status: 405, code: 'METHOD_NOT_ALLOWED', headers: { allow: 'GET, HEAD' } },
+  },
+];
+
 const rows: Row[] = [
   ...subkeyRows,
   ...historyRows,
+  ...developerRows,
   // Page size and cursor (spec/openapi/components/parameters.yaml).
   ...[0, 1, 25, 26].map((limit) => ({
     section: 'parameters.yaml limit: page size',
@@ -1859,6 +1945,7 @@ const configs: Record<Kind, Parameters<typeof startServer>[0]> = {
   // Bound to the base devnet in beforeAll.
   baseChain: {},
   multiRole: { multiRoleDeploymentPath: multiRoleFixtureDeployment },
+  fresh: {},
 };
 /** The servers shared by their rows; every other kind is fresh per row. */
 const sharedKinds: readonly Kind[] = ['default', 'base', 'baseChain', 'multiRole'];
@@ -1927,6 +2014,7 @@ describe('contract table', () => {
         expect(r.json.error).toMatchObject({ code: row.want.code, requestId: r.headers.get('x-request-id') });
       }
       if (row.want.retryAfter) expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      for (const [name, value] of Object.entries(row.want.headers ?? {})) expect(r.headers.get(name)).toBe(value);
       row.want.body?.(r.json);
     } finally {
       await done();
