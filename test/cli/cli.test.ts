@@ -658,6 +658,10 @@ describe('the custom-launch CLI end to end', () => {
     expect(human.stdout).toContain(
       `decide by ${decisionDeadlineAt}: custom-launch reissue ${launchId} --decision reissue|decline`,
     );
+    // No transaction is offered while the decision is awaited: the expired one can only revert.
+    const noHandoff = await cli(['handoff', launchId]);
+    expect(noHandoff.code).toBe(exitCodes.needsAction.code);
+    expect(noHandoff.stderr).toContain(`decide by ${decisionDeadlineAt}: custom-launch reissue ${launchId}`);
 
     const path = `${createPath}/${launchId}/permit-reissue-disposition`;
     const decisions = () => proxy.seen.filter((x) => x.method === 'POST' && x.path === path);

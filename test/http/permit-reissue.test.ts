@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLaunchClient } from '../../src/client/launches/client.ts';
+import { permitReissueDecisionBytes, permitReissueDecisionKey } from '../../src/client/launches/permit-reissue.ts';
 import { awaitPermitReissue, failUndecidedPermitReissues } from '../../src/domain/launches/permit-reissue.ts';
 import { auth, call, type Reply } from '../support/http.ts';
 import { exampleBytes, exampleWallet, startServer, type TestServer, v4Example } from '../support/server.ts';
@@ -384,5 +386,29 @@ describe('the decision deadline (expiry observed + PERMIT_REISSUE_DECISION_WINDO
     } else {
       expect(resource.permitReissue.status).toBe('awaiting_decision');
     }
+  });
+});
+
+describe('the typed client', () => {
+  it('decidePermitReissue sends the decision; the bytes and key fixed by the launch replay it exactly', async () => {
+    const launch = await awaiting();
+    const client = createLaunchClient({ baseUrl: s.url, apiKey: key });
+    const resource = (await client.get(launch.launchId)).data;
+    if (!resource) throw new Error('no launch');
+    const k = permitReissueDecisionKey(resource, 'decline');
+    expect(k).toBe(`permit-reissue:${launch.launchId}:decline:${resource.permitReissue?.expiredPermitExpiresAt}`);
+    const request = JSON.parse(permitReissueDecisionBytes(resource, 'decline').toString('utf8'));
+    const first = await client.decidePermitReissue(launch.launchId, request, k);
+    expect(first.data).toMatchObject({ launchId: launch.launchId, disposition: 'declined', launchStatus: 'failed' });
+    const again = await client.decidePermitReissue(launch.launchId, request, k);
+    expect(again.response.status).toBe(200);
+    expect(again.data).toEqual(first.data);
+  });
+
+  it('permitReissueDecisionKey refuses a launch whose permit never expired, before anything is sent', async () => {
+    const launch = await handedOff();
+    const resource = (await createLaunchClient({ baseUrl: s.url, apiKey: key }).get(launch.launchId)).data;
+    if (!resource) throw new Error('no launch');
+    expect(() => permitReissueDecisionKey(resource, 'reissue')).toThrow(/no reissue to decide/);
   });
 });

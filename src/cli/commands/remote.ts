@@ -322,7 +322,9 @@ export async function handoffCommand(
   if (!tx) {
     throw new CliExit(
       'needsAction',
-      `launch ${launch.launchId} is ${launch.status}: it has no wallet transaction yet (wait for authorized)`,
+      launch.permitReissue?.status === 'awaiting_decision'
+        ? `launch ${launch.launchId}: its permit expired before the wallet transaction was mined, so none is offered; decide by ${launch.permitReissue.decisionDeadlineAt}: custom-launch reissue ${launch.launchId} --decision reissue|decline`
+        : `launch ${launch.launchId} is ${launch.status}: it has no wallet transaction yet (wait for authorized)`,
     );
   }
   let metadata: CheckedMetadata;
