@@ -42,6 +42,7 @@ import {
   moveBaseLaunch,
 } from '../src/domain/base-layer/launch-store.ts';
 import { baseLayerRequestLimits } from '../src/domain/base-layer/request-rules.ts';
+import { importHistory } from '../src/domain/history/import.ts';
 import { decideReview, reviewerPolicy } from '../src/domain/modules/review.ts';
 import { ModuleReviewWorker } from '../src/domain/modules/review-worker.ts';
 import { maxSubkeysPerRoot, SubkeyService } from '../src/domain/partners/subkeys.ts';
@@ -55,6 +56,7 @@ import {
   sealBaseLayerRequest,
   tinyPng,
 } from '../test/support/base-layer-request.ts';
+import { historyLaunchId, historySamplePath, historyWallets } from '../test/support/history.ts';
 import { auth, call, type Reply } from '../test/support/http.ts';
 import { filesOf, type ModuleSubmission, moduleSubmission, setFiles } from '../test/support/modules.ts';
 import { multiRoleRequest, multiRoleRequestBytes } from '../test/support/multi-role-request.ts';
@@ -1106,8 +1108,93 @@ const multiRoleRows: Row[] = [
   })),
 ];
 
+// V2/V1 history (spec/openapi/paths/v2-custom-launch*.yaml and v1-…; spec/schemas/custom-launch-history.v2 and .v1):
+// the sample file imported once into the shared server (a second import skips every line), read by a wallet key of
+// its first wallet with a chain-1 grant.
+const seededHistory = new WeakSet<TestServer>();
+const historyKey = (c: Ctx, input: { wallet?: string; chains?: string[] } = {}) => {
+  if (!seededHistory.has(c.s)) {
+    importHistory(c.s.db, readFileSync(historySamplePath));
+    seededHistory.add(c.s);
+  }
+  return c.s.key({ wallet: historyWallets.first, chains: ['1'], ...input });
+};
+const history = (c: Ctx, path: string, key = historyKey(c)) => call(`${c.s.url}${path}`, { headers: auth(key) });
+const historyRows: Row[] = [
+  ...(['v2', 'v1'] as const).flatMap((lane) =>
+    [0, 1, 25, 26].map((limit) => ({
+      section: `listCustomLaunches${lane.toUpperCase()}: limit (parameters.yaml)`,
+      name: `GET /${lane}/custom-launches?limit=${limit}`,
+      given: (c: Ctx) => history(c, `/${lane}/custom-launches?limit=${limit}`),
+      want:
+        limit >= 1 && limit <= 25
+          ? { status: 200, body: (j: any) => expect(j.items.length).toBeGreaterThan(0) }
+          : { status: 400, code: 'INVALID_REQUEST' as const },
+    })),
+  ),
+  {
+    section: 'listCustomLaunchesV2: a grant for chain 1 is required',
+    name: 'a key granted chain 4663 only',
+    given: (c) => history(c, '/v2/custom-launches', historyKey(c, { chains: ['4663'] })),
+    want: { status: 403, code: 'CHAIN_NOT_ALLOWED' },
+  },
+  {
+    section: 'listCustomLaunchesV2: history carries no lineage; a partner credential reads none',
+    name: 'a partner root granted chain 1, naming the sample wallet',
+    given: (c) => {
+      historyKey(c);
+      const root = c.s.partnerRoot({ wallet: historyWallets.first, chains: ['1', '4663'] }).apiKey;
+      return history(c, '/v2/custom-launches', root);
+    },
+    want: { status: 200, body: (j) => expect(j.items).toEqual([]) },
+  },
+  {
+    section: 'getCustomLaunchV2: a V2 detail read in prepared is observation-only',
+    name: 'a prepared record',
+    given: (c) => history(c, `/v2/custom-launches/${historyLaunchId(2)}`),
+    want: {
+      status: 200,
+      body: (j) => {
+        expect(j).toMatchObject({ status: 'prepared', observationOnly: true });
+        expect(j).not.toHaveProperty('walletTransaction');
+      },
+    },
+  },
+  {
+    section: 'getCustomLaunchV2: a V2 detail read in simulating is observation-only; public output null',
+    name: 'a simulating record',
+    given: (c) => history(c, `/v2/custom-launches/${historyLaunchId(3)}`),
+    want: {
+      status: 200,
+      body: (j) => {
+        expect(j).toMatchObject({ status: 'simulating', publicOutput: null, observationOnly: true });
+        expect(j).not.toHaveProperty('walletTransaction');
+      },
+    },
+  },
+  {
+    section: 'getCustomLaunchV2: NOT_FOUND outside the wallet',
+    name: "another wallet's record",
+    given: (c) => history(c, `/v2/custom-launches/${historyLaunchId(5)}`),
+    want: { status: 404, code: 'NOT_FOUND' },
+  },
+  {
+    section: 'getCustomLaunchV1: the wallet reads its own record',
+    name: 'a finalized V1 record',
+    given: (c) => history(c, `/v1/custom-launches/${historyLaunchId(11)}`),
+    want: { status: 200, body: (j) => expect(j).toMatchObject({ status: 'finalized', observationOnly: true }) },
+  },
+  {
+    section: 'getCustomLaunchV1: NOT_FOUND for a V2 id',
+    name: 'a V2 record on the V1 route',
+    given: (c) => history(c, `/v1/custom-launches/${historyLaunchId(1)}`),
+    want: { status: 404, code: 'NOT_FOUND' },
+  },
+];
+
 const rows: Row[] = [
   ...subkeyRows,
+  ...historyRows,
   // Page size and cursor (spec/openapi/components/parameters.yaml).
   ...[0, 1, 25, 26].map((limit) => ({
     section: 'parameters.yaml limit: page size',

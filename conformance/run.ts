@@ -7,7 +7,11 @@
  *     generated/openapi/service.bundled.json with every check, a fixed seed, no example database, JUnit + JSON
  *     reports under build/conformance/: a stateless pass, a stateful pass over every implemented operation and a
  *     stateful pass over the shared lane's linked operations, whose every link must be followed;
- *  4. the Python and Go clients generated from the spec make one authenticated call each;
+ *     A second target: Schemathesis against generated/openapi/developer-api.bundled.json on the server's developer
+ *     listener (DEVELOPERS_PORT), after the history sample (examples/history/history-sample.jsonl) is imported so the
+ *     token list and the launches registry have rows;
+ *  4. the Python and Go clients generated from the spec make one authenticated call each, and the clients generated
+ *     from the developer API document each read the token list;
  *  5. stops the server it started (by PID) and prints a summary; exits 1 on any failure.
  * Environment: CONFORMANCE_MAX_EXAMPLES (default 25), CONFORMANCE_SEED (default 4663), CONFORMANCE_OPERATION (an
  * operationId: step 3 runs the examples, coverage and fuzzing phases for that operation alone, and the stateful pass
@@ -31,7 +35,7 @@ function step(message: string): void {
 }
 
 /** Starts the real server on a free port and resolves with its origin once it listens. */
-async function startServer(databasePath: string): Promise<{ child: ChildProcess; url: string }> {
+async function startServer(databasePath: string): Promise<{ child: ChildProcess; url: string; developersUrl: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: root,
     env: {
@@ -56,17 +60,18 @@ async function startServer(databasePath: string): Promise<{ child: ChildProcess;
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stderr?.on('data', (chunk: Buffer) => process.stderr.write(`[server] ${chunk}`));
-  const url = await new Promise<string>((resolve, reject) => {
+  const [url, developersUrl] = await new Promise<[string, string]>((resolve, reject) => {
     let seen = '';
     child.stdout?.on('data', (chunk: Buffer) => {
       seen += chunk.toString();
-      const m = /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(seen);
-      if (m?.[1]) resolve(m[1]);
+      const service = /"msg":"custom-launch-api listening","url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(seen);
+      const developers = /"msg":"developer API listening","url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(seen);
+      if (service?.[1] && developers?.[1]) resolve([service[1], developers[1]]);
     });
     child.once('exit', (code) => reject(new Error(`the server exited during start-up (exit ${code})`)));
     setTimeout(() => reject(new Error('the server did not start within 60 s')), 60_000).unref();
   });
-  return { child, url };
+  return { child, url, developersUrl };
 }
 
 async function stopServer(child: ChildProcess): Promise<void> {
@@ -109,6 +114,19 @@ console.log(
   `${walletScopes.length + 1} wallet keys: one per scope (${walletScopes.join(', ')}) and one holding all; one partner root`,
 );
 
+step('importing the history sample (examples/history/history-sample.jsonl) with the operator command');
+// Without a chain nothing finalizes here: the imported V2/V1 and V3 rows give the developer API's launches registry
+// and token list real rows to serve (the token list has none to serve on an empty registry).
+const imported = spawnSync(
+  process.execPath,
+  ['--import', 'tsx', 'src/admin/cli.ts', 'import-history', 'examples/history/history-sample.jsonl'],
+  { cwd: root, env: { ...process.env, DATABASE_PATH: databasePath }, stdio: ['ignore', 'inherit', 'inherit'] },
+);
+if (imported.status !== 0) {
+  console.error(`the history import failed (exit ${imported.status})`);
+  process.exit(1);
+}
+
 step('writing the Schemathesis configuration');
 const bundled = JSON.parse(readFileSync(join(root, 'generated/openapi/service.bundled.json'), 'utf8')) as {
   paths: Record<string, Record<string, { operationId?: string; responses?: Record<string, unknown> }>>;
@@ -132,17 +150,23 @@ writeFileSync(
   readFileSync(stConfig, 'utf8').replace('generation.max-examples = 200', 'generation.max-examples = 1000'),
 );
 console.log(`${notImplemented.length} operations answer 501 by design: ${notImplemented.join(', ')}`);
-const operationIds = Object.values(bundled.paths).flatMap((item) =>
-  Object.values(item).flatMap((op) => (op.operationId ? [op.operationId] : [])),
-);
-if (operation !== undefined && !operationIds.includes(operation)) {
-  console.error(`no operation ${operation} in the spec; the operationIds are: ${operationIds.sort().join(', ')}`);
+const developerSpec = join(root, 'generated/openapi/developer-api.bundled.json');
+const operationIdsOf = (doc: typeof bundled) =>
+  Object.values(doc.paths).flatMap((item) =>
+    Object.values(item).flatMap((op) => (op.operationId ? [op.operationId] : [])),
+  );
+const operationIds = operationIdsOf(bundled);
+const developerOperationIds = operationIdsOf(JSON.parse(readFileSync(developerSpec, 'utf8')) as typeof bundled);
+if (operation !== undefined && ![...operationIds, ...developerOperationIds].includes(operation)) {
+  console.error(
+    `no operation ${operation} in the specs; the operationIds are: ${[...operationIds, ...developerOperationIds].sort().join(', ')}`,
+  );
   process.exit(2);
 }
 
 step('starting the server');
-const { child, url } = await startServer(databasePath);
-console.log(`server pid ${child.pid} at ${url}`);
+const { child, url, developersUrl } = await startServer(databasePath);
+console.log(`server pid ${child.pid} at ${url}, its developer API at ${developersUrl}`);
 
 let failed = false;
 let links: RegExpExecArray | null = null;
@@ -156,9 +180,20 @@ try {
     .flatMap((item) => Object.values(item))
     .filter((op) => op.operationId && !notImplemented.includes(op.operationId))
     .map((op) => op.operationId as string);
-  const passes = operation
-    ? [{ name: 'stateless', phases: 'examples,coverage,fuzzing', select: ['--include-operation-id', operation] }]
-    : [
+  const developerPass = {
+    name: 'developer',
+    phases: 'examples,coverage,fuzzing',
+    select: [] as string[],
+    config: join(root, 'conformance/schemathesis-developer.toml'),
+    spec: developerSpec,
+    url: developersUrl,
+  };
+  const passes: Array<{ name: string; phases: string; select: string[]; config?: string; spec?: string; url?: string }> =
+    operation
+      ? developerOperationIds.includes(operation)
+        ? [{ ...developerPass, select: ['--include-operation-id', operation] }]
+        : [{ name: 'stateless', phases: 'examples,coverage,fuzzing', select: ['--include-operation-id', operation] }]
+      : [
         // The shared lane's links on their own: in the pass over every operation Schemathesis spends its budget
         // where it pleases, so this pass proves each of the lane's links (create 202 and 200 to read, list to
         // read) is followed. It runs first, on a database without shared-lane launches, where Hypothesis explores
@@ -176,6 +211,8 @@ try {
           phases: 'stateful',
           select: ['--include-operation-id-regex', `^(${implemented.sort().join('|')})$`],
         },
+        // The developer API document, on its own listener: every operation, no key.
+        developerPass,
       ];
   for (const pass of passes) {
     step(
@@ -187,9 +224,9 @@ try {
         '--config-file',
         pass.config ?? stConfig,
         'run',
-        join(root, 'generated/openapi/service.bundled.json'),
+        pass.spec ?? join(root, 'generated/openapi/service.bundled.json'),
         '--url',
-        url,
+        pass.url ?? url,
         '--phases',
         pass.phases,
         ...pass.select,
@@ -229,13 +266,18 @@ try {
   }
 
   for (const language of operation ? [] : ['python', 'go']) {
-    step(`${language} client generated from the spec: one authenticated call`);
+    step(`${language} clients generated from the specs: one authenticated call, and the developer API's token list`);
     const r = spawnSync('bash', [join(root, `conformance/clients/${language}/run.sh`)], {
       cwd: root,
       stdio: ['ignore', 'pipe', 'inherit'],
-      env: { ...process.env, CONFORMANCE_BASE_URL: url, CONFORMANCE_API_KEY: allScopes },
+      env: {
+        ...process.env,
+        CONFORMANCE_BASE_URL: url,
+        CONFORMANCE_API_KEY: allScopes,
+        CONFORMANCE_DEVELOPERS_URL: developersUrl,
+      },
     });
-    const line = r.stdout.toString().trim().split('\n').at(-1) ?? '';
+    const line = r.stdout.toString().trim().split('\n').join('; ');
     process.stdout.write(r.stdout);
     if (r.status !== 0) failed = true;
     clientResults.push(`${language}: ${r.status === 0 ? 'ok' : `FAILED (exit ${r.status})`} ${line}`);
@@ -248,11 +290,15 @@ try {
 const failures = reports.flatMap((r) => r.failures).reduce((n, f) => n + f.count, 0);
 const errors = reports.flatMap((r) => r.errors).length;
 const stateless = reports[passNames.indexOf('stateless')];
+const developer = reports[passNames.indexOf('developer')];
 // One operation alone has no stateful pass, so no links to cover.
 if (!operation && (!links || Number(links[1]) === 0)) failed = true;
 if (!operation && (!sharedLaneLinks || sharedLaneLinks[1] !== sharedLaneLinks[2])) failed = true;
 step('summary');
 console.log(`operations covered: ${stateless?.operations.tested ?? 0} of ${stateless?.operations.total ?? 0}`);
+console.log(
+  `developer API operations covered: ${developer?.operations.tested ?? 0} of ${developer?.operations.total ?? 0}`,
+);
 console.log(`cases run: ${reports.reduce((n, r) => n + r.test_cases.generated, 0)}`);
 const phaseStatus = reports.flatMap((r) => Object.entries(r.phases).filter(([, v]) => v.status !== 'skip'));
 console.log(`phases: ${phaseStatus.map(([p, v]) => `${p} ${v.status}`).join(', ')}`);

@@ -4,6 +4,7 @@
  * `src/main.ts` builds the chain gates, the services and the background workers through this file and runs them.
  */
 
+import type { Hex } from 'viem';
 import type {
   CustomLaunchCreateRequestV3,
   CustomLaunchPreflightV3,
@@ -306,6 +307,7 @@ function chainWorkers(
     db,
     observer,
     finalityPolicy: authorizer.chainDeployment.finality,
+    graphFactory: authorizer.chainDeployment.contracts.graphFactory.address as Hex,
     now: Date.now,
     workerId,
     pollMs: config.lifecycle.trackerPollMs,

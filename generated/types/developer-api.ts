@@ -8,8 +8,11 @@ export type paths = {
             cookie?: never;
         };
         /**
-         * Read recent finalized launches
-         * @description The most recent finalized launches, newest first, in a fixed window of at most 100 (the route takes no query). No key, no query, no body. Project design: the payload shape.
+         * List public finalized launches
+         * @description The public, finalized launches of every lane (v4, multi-role, v3 and imported v2/v1 history), newest first by
+         *     finalization time, each with its token. Project design: the payload shape, and the `limit` and `cursor` queries
+         *     (the service's page size and cursor rules): a fixed window could not page through a registry that only grows. A
+         *     cursor this route did not issue is `400 INVALID_REQUEST`.
          */
         get: operations["listDeveloperLaunches"];
         put?: never;
@@ -29,7 +32,10 @@ export type paths = {
         };
         /**
          * Read the deployment manifest
-         * @description Named contract addresses of the chain-4663 deployment. No key, no query, no body. Project design: the payload shape.
+         * @description The chain deployments this service is bound to (the chain-4663 deployment with its finality policy, the base-
+         *     layer deployment, the shared lane's contracts; null when not configured) with their named contract addresses,
+         *     the API versions served and the client releases, with the SHA-256 of the bytes this service serves (never a
+         *     digest of bytes it does not serve). Project design: the payload shape.
          */
         get: operations["getDeveloperManifest"];
         put?: never;
@@ -48,8 +54,10 @@ export type paths = {
             cookie?: never;
         };
         /**
-         * Read developer API status
-         * @description Liveness and chain of the read-only developer API. No key, no query, no body. Project design: the payload shape.
+         * Read the service and lane status
+         * @description The service's readiness and each lane's readiness and public writes, from the same checks as GET /readyz and the
+         *     lanes' capabilities. Project design: the payload shape. `status` is `ok` even when a lane is unavailable; it is
+         *     `degraded` when the service is not ready.
          */
         get: operations["getDeveloperStatus"];
         put?: never;
@@ -69,7 +77,13 @@ export type paths = {
         };
         /**
          * Read the token list
-         * @description Launched tokens as a closed subset of the token-lists format. No key, no query, no body. Project design: the payload shape.
+         * @description The finalized launched tokens of chain 4663 and chain 1 in the Uniswap token-lists format (a strict subset of
+         *     the @uniswap/token-lists schema). Only tokens that fit the format are listed (decimals known, name of 1 to 60
+         *     characters, symbol of 1 to 20 without whitespace); the others appear only in listDeveloperLaunches. `version` is
+         *     `{major: 1, minor: <tokens listed>, patch: 0}` and `timestamp` the latest time a listed token was added: listed
+         *     tokens are never changed or removed, so only an added token changes the list. No listable token yet: `404
+         *     TOKEN_LIST_EMPTY` (a token list holds at least one token). Project design: the subset chosen, the version rule
+         *     and the empty answer.
          */
         get: operations["getDeveloperTokenList"];
         put?: never;
@@ -116,81 +130,209 @@ export type components = {
          * @description Public error code. The closed table with HTTP status and retryable lives in src/errors/codes.ts.
          * @enum {string}
          */
-        ApiErrorCode: "INVALID_REQUEST" | "MALFORMED_JSON" | "UNAUTHENTICATED" | "INSUFFICIENT_SCOPE" | "CHAIN_NOT_ALLOWED" | "WALLET_MISMATCH" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CHAIN_MISMATCH" | "IDEMPOTENCY_CONFLICT" | "CUSTOM_LAUNCH_V2_READ_ONLY" | "CUSTOM_LAUNCH_V1_READ_ONLY" | "PROFILE_NOT_ACTIVE" | "FUNDING_AUTHORIZATION_NOT_AWAITED" | "FUNDING_AUTHORIZATION_SIGNER_MISMATCH" | "FUNDING_AUTHORIZATION_NONCE_USED" | "FUNDING_AUTHORIZATION_WINDOW_CLOSED" | "FUNDING_AUTHORIZATION_BALANCE_INSUFFICIENT" | "WALLET_KEY_REQUIRED" | "PERMIT_REISSUE_NOT_AWAITED" | "LAUNCH_NOT_CANCELLABLE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "ADMISSION_QUOTA_EXHAUSTED" | "INTERNAL" | "NOT_IMPLEMENTED" | "UNAVAILABLE" | "BASE_LAYER_NOT_CONFIGURED" | "MULTI_ROLE_LANE_UNAVAILABLE" | "PRICE_SOURCE_UNAVAILABLE" | "DEPLOYMENT_EVIDENCE_TAMPERED" | "DEPLOYMENT_EVIDENCE_UNVERIFIED" | "SOURCE_FILE_DIGEST_MISMATCH" | "SOURCE_FILE_NOT_IN_MANIFEST" | "AUTHENTICATION_REQUIRED" | "API_SCOPE_REQUIRED" | "MODULE_SUBMISSION_NOT_FOUND" | "MODULE_REVIEW_EXPORT_NOT_ACCEPTED" | "MODULE_REVIEW_EXPORT_BINDING_INVALID" | "MODULE_REVIEW_EXPORT_UNAVAILABLE" | "MODULE_REVIEW_UNAVAILABLE" | "MODULE_REVIEW_JOB_UNAVAILABLE" | "MODULE_SUBMISSIONS_UNAVAILABLE" | "MODULE_AUTHOR_MISMATCH" | "OPEN_ADDRESS" | "OPEN_SOURCE_HASH" | "MODULE_FILE_HASH" | "OPEN_CONFIG_FIXED_OVERRIDE" | "MODULE_IDEMPOTENCY_CONFLICT" | "MODULE_PACKAGE_CONFLICT" | "MODULE_VERSION_ALREADY_SUBMITTED" | "MODULE_REVISION_LINEAGE_INVALID" | "MODULE_BUILD_SOURCE_ALIAS_COLLISION" | "MODULE_BUILD_PROFILE_CAPACITY_EXCEEDED" | "SUBKEY_BOUNDS_EXCEEDED" | "SUBKEY_REVOKED" | "SUBKEY_LIMIT_REACHED";
+        ApiErrorCode: "INVALID_REQUEST" | "MALFORMED_JSON" | "UNAUTHENTICATED" | "INSUFFICIENT_SCOPE" | "CHAIN_NOT_ALLOWED" | "WALLET_MISMATCH" | "NOT_FOUND" | "TOKEN_LIST_EMPTY" | "METHOD_NOT_ALLOWED" | "CHAIN_MISMATCH" | "IDEMPOTENCY_CONFLICT" | "CUSTOM_LAUNCH_V2_READ_ONLY" | "CUSTOM_LAUNCH_V1_READ_ONLY" | "PROFILE_NOT_ACTIVE" | "FUNDING_AUTHORIZATION_NOT_AWAITED" | "FUNDING_AUTHORIZATION_SIGNER_MISMATCH" | "FUNDING_AUTHORIZATION_NONCE_USED" | "FUNDING_AUTHORIZATION_WINDOW_CLOSED" | "FUNDING_AUTHORIZATION_BALANCE_INSUFFICIENT" | "WALLET_KEY_REQUIRED" | "PERMIT_REISSUE_NOT_AWAITED" | "LAUNCH_NOT_CANCELLABLE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "ADMISSION_QUOTA_EXHAUSTED" | "INTERNAL" | "NOT_IMPLEMENTED" | "UNAVAILABLE" | "BASE_LAYER_NOT_CONFIGURED" | "MULTI_ROLE_LANE_UNAVAILABLE" | "PRICE_SOURCE_UNAVAILABLE" | "DEPLOYMENT_EVIDENCE_TAMPERED" | "DEPLOYMENT_EVIDENCE_UNVERIFIED" | "SOURCE_FILE_DIGEST_MISMATCH" | "SOURCE_FILE_NOT_IN_MANIFEST" | "AUTHENTICATION_REQUIRED" | "API_SCOPE_REQUIRED" | "MODULE_SUBMISSION_NOT_FOUND" | "MODULE_REVIEW_EXPORT_NOT_ACCEPTED" | "MODULE_REVIEW_EXPORT_BINDING_INVALID" | "MODULE_REVIEW_EXPORT_UNAVAILABLE" | "MODULE_REVIEW_UNAVAILABLE" | "MODULE_REVIEW_JOB_UNAVAILABLE" | "MODULE_SUBMISSIONS_UNAVAILABLE" | "MODULE_AUTHOR_MISMATCH" | "OPEN_ADDRESS" | "OPEN_SOURCE_HASH" | "MODULE_FILE_HASH" | "OPEN_CONFIG_FIXED_OVERRIDE" | "MODULE_IDEMPOTENCY_CONFLICT" | "MODULE_PACKAGE_CONFLICT" | "MODULE_VERSION_ALREADY_SUBMITTED" | "MODULE_REVISION_LINEAGE_INVALID" | "MODULE_BUILD_SOURCE_ALIAS_COLLISION" | "MODULE_BUILD_PROFILE_CAPACITY_EXCEEDED" | "SUBKEY_BOUNDS_EXCEEDED" | "SUBKEY_REVOKED" | "SUBKEY_LIMIT_REACHED";
+        /**
+         * @description CAIP-2 identifier of chain 4663.
+         * @constant
+         */
+        Caip2Chain4663: "eip155:4663";
         /**
          * @description The only V4 chain: the decimal string 4663.
          * @constant
          */
         ChainId4663: "4663";
+        Contracts: {
+            address: components["schemas"]["Address"];
+            name: string;
+        }[];
+        /** @description Opaque page cursor, taken from nextCursor and passed back unchanged. */
+        Cursor: string;
+        /** @description Unsigned decimal integer as a string: 0 or no leading zero. */
+        DecimalString: string;
+        /** DeveloperLaneDeployment */
+        DeveloperLaneDeployment: {
+            /** @enum {string} */
+            caip2: "eip155:4663" | "eip155:1";
+            /** @enum {string} */
+            chainId: "4663" | "1";
+            contracts: components["schemas"]["Contracts"];
+        };
         /**
          * DeveloperLaunchesV2
-         * @description The most recent finalized launches, newest first.
+         * @description One page of the public, finalized launches of every lane, newest first by finalization time (ties: the later listed first). A launch and its token appear here even when the token does not fit the token list.
          */
         DeveloperLaunchesV2: {
-            generatedAt: components["schemas"]["Timestamp"];
             items: {
-                chainId: components["schemas"]["ChainId4663"];
+                blockNumber: components["schemas"]["DecimalString"];
+                caip2: components["schemas"]["LaneCaip2"];
+                chainId: components["schemas"]["LaneChainId"];
                 finalizedAt: components["schemas"]["Timestamp"];
-                launchId: components["schemas"]["Uuid"];
-                name: string;
-                symbol: string;
-                tokenAddress: components["schemas"]["Address"];
+                lane: components["schemas"]["Lane"];
+                /** @description The launch's id in its lane. */
+                launchId: string;
+                /** DeveloperLaunchToken */
+                token: {
+                    /** @description EIP-55 checksummed. */
+                    address: components["schemas"]["Address"];
+                    /** @description What the token's decimals() answered when the launch finalized; null when it did not answer a number from 0 to 255. */
+                    decimals: null | number;
+                    name: string;
+                    symbol: string;
+                };
                 transactionHash: components["schemas"]["TransactionHash"];
             }[];
+            /** @description Pass back unchanged as cursor for the next page; null at the end. */
+            nextCursor: null | components["schemas"]["Cursor"];
             /** @constant */
             schemaVersion: "platform.developer-launches.v2";
         };
         /**
          * DeveloperManifestV2
-         * @description Deployment manifest: the named contract addresses of the deployment.
+         * @description The chain deployments this service is bound to with their named contract addresses, the API versions it serves and the client releases, each with the SHA-256 of its bytes where this service serves them.
          */
         DeveloperManifestV2: {
-            chainId: components["schemas"]["ChainId4663"];
-            contracts: {
-                address: components["schemas"]["Address"];
-                name: string;
+            /** @description The API versions this service serves, the writable ones first. */
+            apiVersions: {
+                /**
+                 * @description read_write: it admits new launches (when its lane is ready); read_only: it is read only.
+                 * @enum {string}
+                 */
+                access: "read_write" | "read_only";
+                /** @enum {string} */
+                api: "custom-launch-v4" | "multi-role-custom-launch-v2" | "custom-launch-v3" | "custom-launch-v2" | "custom-launch-v1" | "developer-v2";
+                /** @description The path every operation of the version starts with. */
+                pathPrefix: string;
+                /** @description The launch profiles the version names (semantic versions, or revision:<n> for the shared lane); empty when it has none. */
+                profiles: string[];
             }[];
-            deploymentId: string;
-            generatedAt: components["schemas"]["Timestamp"];
+            /** @description The client release of each writable lane. sha256 is present only when this service serves the client's bytes (it is the digest of exactly those bytes); a release this service does not serve has sha256 and path null. */
+            clientReleases: {
+                /** @enum {string} */
+                lane: "v4" | "multi-role" | "v3";
+                /** @description The service path that serves the client's bytes, or null. */
+                path: string | null;
+                /** @description The profile the release matches; null when the release serves every profile of its lane. */
+                profile: string | null;
+                release: components["schemas"]["SemVer"];
+                sha256: null | components["schemas"]["Sha256Digest"];
+            }[];
+            /**
+             * DeveloperDeployments
+             * @description Each deployment is null when this service is not bound to it.
+             */
+            deployments: {
+                /** @description The V3 lane's base-layer deployment on chain 1 (BASE_DEPLOYMENT_PATH). */
+                baseLayer: null | components["schemas"]["DeveloperLaneDeployment"];
+                /** @description The V4 lane's chain deployment (CHAIN_DEPLOYMENT_PATH): its id, finality policy and contracts. */
+                chain4663: null | {
+                    caip2: components["schemas"]["Caip2Chain4663"];
+                    chainDeploymentId: string;
+                    chainId: components["schemas"]["ChainId4663"];
+                    contracts: components["schemas"]["Contracts"];
+                    finality: components["schemas"]["FinalityPolicyRefV1"];
+                };
+                /** @description The shared lane's contracts on chain 4663 (MULTI_ROLE_DEPLOYMENT_PATH). */
+                multiRole: null | components["schemas"]["DeveloperLaneDeployment"];
+            };
             /** @constant */
             schemaVersion: "platform.developer-manifest.v2";
         };
         /**
          * DeveloperStatusV2
-         * @description Status of the read-only developer API.
+         * @description The service's readiness and each lane's readiness, as the service's own readiness and capabilities reads report them. It carries no read time, so equal states give equal bytes (and one ETag).
          */
         DeveloperStatusV2: {
-            chainId: components["schemas"]["ChainId4663"];
-            generatedAt: components["schemas"]["Timestamp"];
+            /** @description One entry per lane, in the order v4, multi-role, v3, v2, v1. */
+            lanes: {
+                caip2: components["schemas"]["LaneCaip2"];
+                chainId: components["schemas"]["LaneChainId"];
+                lane: components["schemas"]["Lane"];
+                /** @description Whether a client may send new launches to the lane now (for v4 the discovery manifest's publicWrites). */
+                publicWrites: boolean;
+                /**
+                 * @description ready: the lane admits new launches; unavailable: it does not now (not configured, or its deployment evidence is not verified); read_only: the lane is history that is read and never written (v2, v1).
+                 * @enum {string}
+                 */
+                readiness: "ready" | "unavailable" | "read_only";
+            }[];
             /** @constant */
             schemaVersion: "platform.developer-status.v2";
-            /** @enum {string} */
-            status: "ok" | "degraded" | "unavailable";
+            /** DeveloperServiceStatus */
+            service: {
+                /**
+                 * @description The status of the service's readiness document (spec/schemas/readiness.v1.schema.json).
+                 * @enum {string}
+                 */
+                readiness: "ready" | "not_ready";
+            };
+            /**
+             * @description ok when the service is ready (GET /readyz would answer 200); degraded otherwise. The developer API answers either way.
+             * @enum {string}
+             */
+            status: "ok" | "degraded";
         };
         /**
          * DeveloperTokenListV2
-         * @description Token list of launched tokens, a closed subset of the Uniswap token-lists format so wallets can consume it unchanged.
+         * @description The launched tokens of chain 4663 and chain 1 in the Uniswap token-lists format, so a wallet loads it unchanged. A finalized launch's token is listed only when it fits the format: decimals known, name of 1 to 60 characters matching ^[ \S+]+$, symbol of 1 to 20 characters matching ^\S+$; the others appear only in listDeveloperLaunches. Tokens are in the order they finalized (oldest first). Listed rows are never changed or removed, so only an added token changes the list: version is {major 1, minor = the number of tokens, patch 0} and timestamp is the latest time a listed token was added (not the time of the read).
          */
         DeveloperTokenListV2: {
-            name: string;
+            /** @constant */
+            name: "Custom Launch Tokens";
             timestamp: components["schemas"]["Timestamp"];
             tokens: {
+                /** @description EIP-55 checksummed. */
                 address: components["schemas"]["Address"];
-                /** @constant */
-                chainId: 4663;
+                /** @enum {integer} */
+                chainId: 4663 | 1;
                 decimals: number;
                 name: string;
                 symbol: string;
             }[];
             /** TokenListVersion */
             version: {
-                major: number;
+                /** @constant */
+                major: 1;
+                /** @description The number of tokens listed. */
                 minor: number;
-                patch: number;
+                /** @constant */
+                patch: 0;
             };
         };
+        /**
+         * FinalityPolicyRefV1
+         * @description Reference to the published finality policy a chain deployment is bound to (chainDeployment.finality).
+         */
+        FinalityPolicyRefV1: {
+            /** @description SHA-256 digest of the published policy document. */
+            policyDigest: components["schemas"]["Sha256Digest"];
+            /** @description Identifier of the finality policy. */
+            policyId: string;
+            /** @description Revision of the policy, starting at 1. */
+            policyRevision: number;
+            /** @constant */
+            schemaVersion: "platform.custom-launch-finality-policy-ref.v1";
+        };
+        /**
+         * @description A launch lane: v4 (chain 4663), multi-role (the shared token-and-hook lane of chain 4663), v3 (the base layer, chain 1), v2 and v1 (history, chain 1).
+         * @enum {string}
+         */
+        Lane: "v4" | "multi-role" | "v3" | "v2" | "v1";
+        /**
+         * @description The CAIP-2 identifier of the lane's chain.
+         * @enum {string}
+         */
+        LaneCaip2: "eip155:4663" | "eip155:1";
+        /**
+         * @description The chain of a lane, as a decimal string.
+         * @enum {string}
+         */
+        LaneChainId: "4663" | "1";
         /** @description Per-call support correlation id: req_ followed by 32 lowercase hex digits (128 random bits). It never matches Uuid, so a requestId can never be taken for a launchId or any other resource identifier. */
         RequestId: string;
+        /** @description Semantic version 2.0.0. */
+        SemVer: string;
+        /** @description SHA-256 digest: sha256: followed by 64 lowercase hex digits. */
+        Sha256Digest: string;
         /**
          * Format: date-time
          * @description UTC timestamp, RFC 3339, millisecond precision, Z suffix.
@@ -198,10 +340,18 @@ export type components = {
         Timestamp: string;
         /** @description 0x followed by 64 lowercase hex digits, not all zeros. */
         TransactionHash: string;
-        /** @description Lowercase UUID (8-4-4-4-12 hex), version digit 1 to 8, variant digit 8, 9, a or b. */
-        Uuid: string;
     };
     responses: {
+        /** @description Invalid request (schema, parameter or request-rule violation). Not retryable; nothing was persisted. */
+        BadRequest: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
         /** @description Bounded internal error with requestId. Never carries a secret or a stack. Reconcile before retrying; it does not authorize changing request bytes. */
         InternalError: {
             headers: {
@@ -211,6 +361,16 @@ export type components = {
             content: {
                 "application/json": components["schemas"]["ApiError"];
             };
+        };
+        /** @description The ETag named in If-None-Match is current; no body. */
+        NotModified: {
+            headers: {
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                "Cache-Control": components["headers"]["CacheControl"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content?: never;
         };
         /** @description Rate limit (RATE_LIMITED). Retry the same bytes after Retry-After. */
         TooManyRequests: {
@@ -235,9 +395,22 @@ export type components = {
             };
         };
     };
-    parameters: never;
+    parameters: {
+        /** @description Opaque cursor taken unchanged from a previous page's nextCursor. */
+        Cursor: components["schemas"]["Cursor"];
+        /** @description ETags of copies the client holds (or `*`); when one equals the current ETag the answer is 304 without a body. */
+        IfNoneMatch: string;
+        /** @description Page size. */
+        Limit: number;
+    };
     requestBodies: never;
     headers: {
+        /** @description Any origin may read these answers. */
+        AccessControlAllowOrigin: "*";
+        /** @description Public caching for 30 seconds. Project design: the value. */
+        CacheControl: "public, max-age=30";
+        /** @description Strong entity tag of the body bytes: "sha256-" and the base64url (no padding) SHA-256 of the body, in double quotes. Project design. */
+        ETag: string;
         /** @description Correlation id of this call (req_ and 32 lowercase hex digits; never a launchId), equal to error.requestId on errors. Quote it to support. */
         RequestId: components["schemas"]["RequestId"];
         /** @description Seconds to wait (delta-seconds) or an HTTP date before retrying the same request bytes. */
@@ -248,40 +421,72 @@ export type components = {
 export type Address = components['schemas']['Address'];
 export type ApiError = components['schemas']['ApiError'];
 export type ApiErrorCode = components['schemas']['ApiErrorCode'];
+export type Caip2Chain4663 = components['schemas']['Caip2Chain4663'];
 export type ChainId4663 = components['schemas']['ChainId4663'];
+export type Contracts = components['schemas']['Contracts'];
+export type Cursor = components['schemas']['Cursor'];
+export type DecimalString = components['schemas']['DecimalString'];
+export type DeveloperLaneDeployment = components['schemas']['DeveloperLaneDeployment'];
 export type DeveloperLaunchesV2 = components['schemas']['DeveloperLaunchesV2'];
 export type DeveloperManifestV2 = components['schemas']['DeveloperManifestV2'];
 export type DeveloperStatusV2 = components['schemas']['DeveloperStatusV2'];
 export type DeveloperTokenListV2 = components['schemas']['DeveloperTokenListV2'];
+export type FinalityPolicyRefV1 = components['schemas']['FinalityPolicyRefV1'];
+export type Lane = components['schemas']['Lane'];
+export type LaneCaip2 = components['schemas']['LaneCaip2'];
+export type LaneChainId = components['schemas']['LaneChainId'];
 export type RequestId = components['schemas']['RequestId'];
+export type SemVer = components['schemas']['SemVer'];
+export type Sha256Digest = components['schemas']['Sha256Digest'];
 export type Timestamp = components['schemas']['Timestamp'];
 export type TransactionHash = components['schemas']['TransactionHash'];
-export type Uuid = components['schemas']['Uuid'];
+export type ResponseBadRequest = components['responses']['BadRequest'];
 export type ResponseInternalError = components['responses']['InternalError'];
+export type ResponseNotModified = components['responses']['NotModified'];
 export type ResponseTooManyRequests = components['responses']['TooManyRequests'];
 export type ResponseUnavailable = components['responses']['Unavailable'];
+export type ParameterCursor = components['parameters']['Cursor'];
+export type ParameterIfNoneMatch = components['parameters']['IfNoneMatch'];
+export type ParameterLimit = components['parameters']['Limit'];
+export type HeaderAccessControlAllowOrigin = components['headers']['AccessControlAllowOrigin'];
+export type HeaderCacheControl = components['headers']['CacheControl'];
+export type HeaderETag = components['headers']['ETag'];
 export type HeaderRequestId = components['headers']['RequestId'];
 export type HeaderRetryAfter = components['headers']['RetryAfter'];
 export type $defs = Record<string, never>;
 export interface operations {
     listDeveloperLaunches: {
         parameters: {
-            query?: never;
-            header?: never;
+            query?: {
+                /** @description Opaque cursor taken unchanged from a previous page's nextCursor. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: {
+                /** @description ETags of copies the client holds (or `*`); when one equals the current ETag the answer is 304 without a body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Recent finalized launches. */
+            /** @description One page of finalized launches. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DeveloperLaunchesV2"];
                 };
             };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -290,7 +495,10 @@ export interface operations {
     getDeveloperManifest: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description ETags of copies the client holds (or `*`); when one equals the current ETag the answer is 304 without a body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -299,12 +507,18 @@ export interface operations {
             /** @description The deployment manifest. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DeveloperManifestV2"];
                 };
             };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -313,7 +527,10 @@ export interface operations {
     getDeveloperStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description ETags of copies the client holds (or `*`); when one equals the current ETag the answer is 304 without a body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -322,12 +539,18 @@ export interface operations {
             /** @description The status. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DeveloperStatusV2"];
                 };
             };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -336,7 +559,10 @@ export interface operations {
     getDeveloperTokenList: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description ETags of copies the client holds (or `*`); when one equals the current ETag the answer is 304 without a body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -345,10 +571,26 @@ export interface operations {
             /** @description The token list. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DeveloperTokenListV2"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            /** @description No finalized token fits the token-lists format yet (TOKEN_LIST_EMPTY). Not retryable as such; read again after a launch finalizes. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             429: components["responses"]["TooManyRequests"];

@@ -55,16 +55,48 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List imported V1 history
+         * @description One page of the imported V1 launch history (read-only, observation-only records), newest first. Pass
+         *     nextCursor back unchanged as cursor. Project design: this operation and its shape. History predates this
+         *     service's credentials and carries no lineage, so a wallet key reads the records whose launchWallet equals its
+         *     wallet, and a partner root or subkey reads none (an empty page). The key needs `custom-launch:read` and a grant
+         *     for chain 1 (403 CHAIN_NOT_ALLOWED without it).
+         */
+        get: operations["listCustomLaunchesV1"];
         put?: never;
         /**
          * Refused V1 launch creation
          * @description V1 is read-only history on the base layer: new creation is permanently refused. Every POST answers 409 with
          *     the non-retryable code `CUSTOM_LAUNCH_V1_READ_ONLY`; submit new base-layer launches to POST
-         *     /v3/custom-launches. No request body is read and this operation has no 2xx response (a documented exception
-         *     to the operation-2xx-response lint rule).
+         *     /v3/custom-launches. The imported V1 history is read with GET /v1/custom-launches. No request body is read and
+         *     this operation has no 2xx response (a documented exception to the operation-2xx-response lint rule).
          */
         post: operations["createCustomLaunchV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/custom-launches/{launchId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read one imported V1 launch
+         * @description One imported V1 launch record: read-only history, observation-only. It carries no wallet transaction in any
+         *     status (a read during prepared or simulating exposes none). Project design: this operation and its shape. A
+         *     wallet key reads the records whose launchWallet equals its wallet; any other record, a partner credential's read
+         *     and an unknown launchId all answer 404 NOT_FOUND alike. The key needs `custom-launch:read` and a grant for
+         *     chain 1.
+         */
+        get: operations["getCustomLaunchV1"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -373,16 +405,48 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List imported V2 history
+         * @description One page of the imported V2 launch history (read-only, observation-only records), newest first. Pass
+         *     nextCursor back unchanged as cursor. Project design: this operation and its shape. History predates this
+         *     service's credentials and carries no lineage, so a wallet key reads the records whose launchWallet equals its
+         *     wallet, and a partner root or subkey reads none (an empty page). The key needs `custom-launch:read` and a grant
+         *     for chain 1 (403 CHAIN_NOT_ALLOWED without it).
+         */
+        get: operations["listCustomLaunchesV2"];
         put?: never;
         /**
          * Refused V2 launch creation
          * @description V2 is read-only history on the base layer: new creation is permanently refused. Every POST answers 409 with
          *     the non-retryable code `CUSTOM_LAUNCH_V2_READ_ONLY`; submit new base-layer launches to POST
-         *     /v3/custom-launches. No request body is read and this operation has no 2xx response (a documented exception
-         *     to the operation-2xx-response lint rule).
+         *     /v3/custom-launches. The imported V2 history is read with GET /v2/custom-launches. No request body is read and
+         *     this operation has no 2xx response (a documented exception to the operation-2xx-response lint rule).
          */
         post: operations["createCustomLaunchV2"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/custom-launches/{launchId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read one imported V2 launch
+         * @description One imported V2 launch record: read-only history, observation-only. It carries no wallet transaction in any
+         *     status (a read during prepared or simulating exposes none). Project design: this operation and its shape. A
+         *     wallet key reads the records whose launchWallet equals its wallet; any other record, a partner credential's read
+         *     and an unknown launchId all answer 404 NOT_FOUND alike. The key needs `custom-launch:read` and a grant for
+         *     chain 1.
+         */
+        get: operations["getCustomLaunchV2"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1082,7 +1146,7 @@ export type components = {
          * @description Public error code. The closed table with HTTP status and retryable lives in src/errors/codes.ts.
          * @enum {string}
          */
-        ApiErrorCode: "INVALID_REQUEST" | "MALFORMED_JSON" | "UNAUTHENTICATED" | "INSUFFICIENT_SCOPE" | "CHAIN_NOT_ALLOWED" | "WALLET_MISMATCH" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CHAIN_MISMATCH" | "IDEMPOTENCY_CONFLICT" | "CUSTOM_LAUNCH_V2_READ_ONLY" | "CUSTOM_LAUNCH_V1_READ_ONLY" | "PROFILE_NOT_ACTIVE" | "FUNDING_AUTHORIZATION_NOT_AWAITED" | "FUNDING_AUTHORIZATION_SIGNER_MISMATCH" | "FUNDING_AUTHORIZATION_NONCE_USED" | "FUNDING_AUTHORIZATION_WINDOW_CLOSED" | "FUNDING_AUTHORIZATION_BALANCE_INSUFFICIENT" | "WALLET_KEY_REQUIRED" | "PERMIT_REISSUE_NOT_AWAITED" | "LAUNCH_NOT_CANCELLABLE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "ADMISSION_QUOTA_EXHAUSTED" | "INTERNAL" | "NOT_IMPLEMENTED" | "UNAVAILABLE" | "BASE_LAYER_NOT_CONFIGURED" | "MULTI_ROLE_LANE_UNAVAILABLE" | "PRICE_SOURCE_UNAVAILABLE" | "DEPLOYMENT_EVIDENCE_TAMPERED" | "DEPLOYMENT_EVIDENCE_UNVERIFIED" | "SOURCE_FILE_DIGEST_MISMATCH" | "SOURCE_FILE_NOT_IN_MANIFEST" | "AUTHENTICATION_REQUIRED" | "API_SCOPE_REQUIRED" | "MODULE_SUBMISSION_NOT_FOUND" | "MODULE_REVIEW_EXPORT_NOT_ACCEPTED" | "MODULE_REVIEW_EXPORT_BINDING_INVALID" | "MODULE_REVIEW_EXPORT_UNAVAILABLE" | "MODULE_REVIEW_UNAVAILABLE" | "MODULE_REVIEW_JOB_UNAVAILABLE" | "MODULE_SUBMISSIONS_UNAVAILABLE" | "MODULE_AUTHOR_MISMATCH" | "OPEN_ADDRESS" | "OPEN_SOURCE_HASH" | "MODULE_FILE_HASH" | "OPEN_CONFIG_FIXED_OVERRIDE" | "MODULE_IDEMPOTENCY_CONFLICT" | "MODULE_PACKAGE_CONFLICT" | "MODULE_VERSION_ALREADY_SUBMITTED" | "MODULE_REVISION_LINEAGE_INVALID" | "MODULE_BUILD_SOURCE_ALIAS_COLLISION" | "MODULE_BUILD_PROFILE_CAPACITY_EXCEEDED" | "SUBKEY_BOUNDS_EXCEEDED" | "SUBKEY_REVOKED" | "SUBKEY_LIMIT_REACHED";
+        ApiErrorCode: "INVALID_REQUEST" | "MALFORMED_JSON" | "UNAUTHENTICATED" | "INSUFFICIENT_SCOPE" | "CHAIN_NOT_ALLOWED" | "WALLET_MISMATCH" | "NOT_FOUND" | "TOKEN_LIST_EMPTY" | "METHOD_NOT_ALLOWED" | "CHAIN_MISMATCH" | "IDEMPOTENCY_CONFLICT" | "CUSTOM_LAUNCH_V2_READ_ONLY" | "CUSTOM_LAUNCH_V1_READ_ONLY" | "PROFILE_NOT_ACTIVE" | "FUNDING_AUTHORIZATION_NOT_AWAITED" | "FUNDING_AUTHORIZATION_SIGNER_MISMATCH" | "FUNDING_AUTHORIZATION_NONCE_USED" | "FUNDING_AUTHORIZATION_WINDOW_CLOSED" | "FUNDING_AUTHORIZATION_BALANCE_INSUFFICIENT" | "WALLET_KEY_REQUIRED" | "PERMIT_REISSUE_NOT_AWAITED" | "LAUNCH_NOT_CANCELLABLE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "ADMISSION_QUOTA_EXHAUSTED" | "INTERNAL" | "NOT_IMPLEMENTED" | "UNAVAILABLE" | "BASE_LAYER_NOT_CONFIGURED" | "MULTI_ROLE_LANE_UNAVAILABLE" | "PRICE_SOURCE_UNAVAILABLE" | "DEPLOYMENT_EVIDENCE_TAMPERED" | "DEPLOYMENT_EVIDENCE_UNVERIFIED" | "SOURCE_FILE_DIGEST_MISMATCH" | "SOURCE_FILE_NOT_IN_MANIFEST" | "AUTHENTICATION_REQUIRED" | "API_SCOPE_REQUIRED" | "MODULE_SUBMISSION_NOT_FOUND" | "MODULE_REVIEW_EXPORT_NOT_ACCEPTED" | "MODULE_REVIEW_EXPORT_BINDING_INVALID" | "MODULE_REVIEW_EXPORT_UNAVAILABLE" | "MODULE_REVIEW_UNAVAILABLE" | "MODULE_REVIEW_JOB_UNAVAILABLE" | "MODULE_SUBMISSIONS_UNAVAILABLE" | "MODULE_AUTHOR_MISMATCH" | "OPEN_ADDRESS" | "OPEN_SOURCE_HASH" | "MODULE_FILE_HASH" | "OPEN_CONFIG_FIXED_OVERRIDE" | "MODULE_IDEMPOTENCY_CONFLICT" | "MODULE_PACKAGE_CONFLICT" | "MODULE_VERSION_ALREADY_SUBMITTED" | "MODULE_REVISION_LINEAGE_INVALID" | "MODULE_BUILD_SOURCE_ALIAS_COLLISION" | "MODULE_BUILD_PROFILE_CAPACITY_EXCEEDED" | "SUBKEY_BOUNDS_EXCEEDED" | "SUBKEY_REVOKED" | "SUBKEY_LIMIT_REACHED";
         /**
          * ApiKeySecret
          * @description Bearer API key of the child.
@@ -1856,6 +1920,139 @@ export type components = {
             kind: "direct" | "router-primitive";
             targets: components["schemas"]["CustomLaunchGraphTargetV3"][] & (unknown & unknown);
         } & (unknown & unknown);
+        /**
+         * CustomLaunchHistoryChainEvidenceV2
+         * @description The observed transaction of the launch and its block (null until included).
+         */
+        CustomLaunchHistoryChainEvidenceV2: {
+            blockHash: components["schemas"]["TransactionHash"] | null;
+            blockNumber: components["schemas"]["PositiveDecimalString"] | null;
+            transactionHash: components["schemas"]["TransactionHash"];
+        };
+        /**
+         * CustomLaunchHistoryFailureV2
+         * @description The failure as the history recorded it.
+         */
+        CustomLaunchHistoryFailureV2: {
+            code: string;
+            message: string;
+        };
+        /**
+         * CustomLaunchHistoryListV1
+         * @description GET /v1/custom-launches: a page of the imported V1 history the credential may read (a wallet key: the records whose launchWallet is its wallet), newest first. Pass nextCursor back unchanged; null on the last page.
+         */
+        CustomLaunchHistoryListV1: {
+            items: components["schemas"]["CustomLaunchHistoryV1"][];
+            nextCursor: components["schemas"]["Cursor"] | null;
+        };
+        /**
+         * CustomLaunchHistoryListV2
+         * @description GET /v2/custom-launches: a page of the imported V2 history the credential may read (a wallet key: the records whose launchWallet is its wallet), newest first. Pass nextCursor back unchanged; null on the last page.
+         */
+        CustomLaunchHistoryListV2: {
+            items: components["schemas"]["CustomLaunchHistoryV2"][];
+            nextCursor: components["schemas"]["Cursor"] | null;
+        };
+        /**
+         * CustomLaunchHistoryPublicOutputV2
+         * @description The token and hook addresses the launch created; hookAddress is null for a launch without a hook.
+         */
+        CustomLaunchHistoryPublicOutputV2: {
+            hookAddress: components["schemas"]["Address"] | null;
+            tokenAddress: components["schemas"]["Address"];
+        };
+        /**
+         * CustomLaunchHistoryStatusV1
+         * @description The V1 status when the history was taken. failed and cancelled are terminal alternatives.
+         * @enum {string}
+         */
+        CustomLaunchHistoryStatusV1: "received" | "submitted" | "finalized" | "failed" | "cancelled";
+        /**
+         * CustomLaunchHistoryStatusV2
+         * @description The base-layer lifecycle status the V2 launch had when the history was taken. failed and cancelled are terminal alternatives.
+         * @enum {string}
+         */
+        CustomLaunchHistoryStatusV2: "received" | "validating" | "pending_review" | "action_required" | "awaiting_funding_authorization" | "funding_authorization_verified" | "prepared" | "simulating" | "authorized" | "submitted" | "finalized" | "failed" | "cancelled";
+        /**
+         * CustomLaunchHistoryTokenV2
+         * @description A launched token as the history names it.
+         */
+        CustomLaunchHistoryTokenV2: {
+            address: components["schemas"]["Address"];
+            decimals: number;
+            name: string;
+            symbol: string;
+        };
+        /**
+         * CustomLaunchHistoryV1
+         * @description One imported V1 launch on the base layer (GET /v1/custom-launches/{launchId}). V1 is read-only history: the record is observation-only, never changes after import and carries no wallet transaction.
+         */
+        CustomLaunchHistoryV1: {
+            caip2: components["schemas"]["Caip2Chain1"];
+            /** @description The observed transaction; null in received. */
+            chainEvidence: components["schemas"]["CustomLaunchHistoryChainEvidenceV2"] | null;
+            chainId: components["schemas"]["ChainId1"];
+            createdAt: components["schemas"]["Timestamp"];
+            /** @description The failure of a failed launch; null otherwise (cancelled may carry one). */
+            failure: components["schemas"]["CustomLaunchHistoryFailureV2"] | null;
+            /** @description When the launch was finalized; null unless finalized. */
+            finalizedAt: components["schemas"]["Timestamp"] | null;
+            launchId: components["schemas"]["Uuid"];
+            /** @description The controller wallet of the launch. A wallet key bound to this address reads the record. */
+            launchWallet: components["schemas"]["Address"];
+            /**
+             * @description Always true: the record is history; nothing in it can be acted on.
+             * @constant
+             */
+            observationOnly: true;
+            /**
+             * @description The V1 launch profile.
+             * @enum {string}
+             */
+            profileVersion: "1.0.0";
+            /** @constant */
+            schemaVersion: "platform.custom-launch-history.v1";
+            status: components["schemas"]["CustomLaunchHistoryStatusV1"];
+            /** @description The launched token; null when the history does not name it. */
+            token: components["schemas"]["CustomLaunchHistoryTokenV2"] | null;
+            updatedAt: components["schemas"]["Timestamp"];
+        } & (unknown & unknown & unknown & unknown & unknown & unknown);
+        /**
+         * CustomLaunchHistoryV2
+         * @description One imported V2 launch on the base layer (GET /v2/custom-launches/{launchId}). V2 is read-only history: the record is observation-only and never changes after import. It carries no wallet transaction in any status: a V2 detail read during prepared or simulating (or any other status) exposes no wallet transaction.
+         */
+        CustomLaunchHistoryV2: {
+            caip2: components["schemas"]["Caip2Chain1"];
+            /** @description The observed transaction; null before submitted. */
+            chainEvidence: components["schemas"]["CustomLaunchHistoryChainEvidenceV2"] | null;
+            chainId: components["schemas"]["ChainId1"];
+            createdAt: components["schemas"]["Timestamp"];
+            /** @description The failure of a failed launch; null otherwise (cancelled may carry one). */
+            failure: components["schemas"]["CustomLaunchHistoryFailureV2"] | null;
+            /** @description When the launch was finalized; null unless finalized. */
+            finalizedAt: components["schemas"]["Timestamp"] | null;
+            launchId: components["schemas"]["Uuid"];
+            /** @description The controller wallet of the launch. A wallet key bound to this address reads the record. */
+            launchWallet: components["schemas"]["Address"];
+            /**
+             * @description Always true: the record is history; nothing in it can be acted on.
+             * @constant
+             */
+            observationOnly: true;
+            /**
+             * @description The V2 launch profile the launch was made under (the V3 finalized feed names V2 history 2.0.0 too).
+             * @enum {string}
+             */
+            profileVersion: "2.0.0";
+            /** @description The public launch output; null in simulating and failed, present on finalized. */
+            publicOutput: components["schemas"]["CustomLaunchHistoryPublicOutputV2"] | null;
+            /** @constant */
+            schemaVersion: "platform.custom-launch-history.v2";
+            status: components["schemas"]["CustomLaunchHistoryStatusV2"];
+            /** @description The launched token; null when the history does not name it. */
+            token: components["schemas"]["CustomLaunchHistoryTokenV2"] | null;
+            updatedAt: components["schemas"]["Timestamp"];
+        } & (unknown & unknown & unknown & unknown & unknown & unknown & unknown);
         /**
          * CustomLaunchImageV3
          * @description An actual image: the bytes (base64) plus a public URI. PNG, JPEG, WebP or GIF, decoded by the server as its declared media type (a file that only claims the type is refused).
@@ -4625,6 +4822,16 @@ export type CustomLaunchFundingV410 = components['schemas']['CustomLaunchFunding
 export type CustomLaunchGraphTargetV3 = components['schemas']['CustomLaunchGraphTargetV3'];
 export type CustomLaunchGraphTargetV4 = components['schemas']['CustomLaunchGraphTargetV4'];
 export type CustomLaunchGraphV3 = components['schemas']['CustomLaunchGraphV3'];
+export type CustomLaunchHistoryChainEvidenceV2 = components['schemas']['CustomLaunchHistoryChainEvidenceV2'];
+export type CustomLaunchHistoryFailureV2 = components['schemas']['CustomLaunchHistoryFailureV2'];
+export type CustomLaunchHistoryListV1 = components['schemas']['CustomLaunchHistoryListV1'];
+export type CustomLaunchHistoryListV2 = components['schemas']['CustomLaunchHistoryListV2'];
+export type CustomLaunchHistoryPublicOutputV2 = components['schemas']['CustomLaunchHistoryPublicOutputV2'];
+export type CustomLaunchHistoryStatusV1 = components['schemas']['CustomLaunchHistoryStatusV1'];
+export type CustomLaunchHistoryStatusV2 = components['schemas']['CustomLaunchHistoryStatusV2'];
+export type CustomLaunchHistoryTokenV2 = components['schemas']['CustomLaunchHistoryTokenV2'];
+export type CustomLaunchHistoryV1 = components['schemas']['CustomLaunchHistoryV1'];
+export type CustomLaunchHistoryV2 = components['schemas']['CustomLaunchHistoryV2'];
 export type CustomLaunchImageV3 = components['schemas']['CustomLaunchImageV3'];
 export type CustomLaunchLifecycleQueueV4 = components['schemas']['CustomLaunchLifecycleQueueV4'];
 export type CustomLaunchLiquidityV3 = components['schemas']['CustomLaunchLiquidityV3'];
@@ -4888,6 +5095,38 @@ export interface operations {
             };
         };
     };
+    listCustomLaunchesV1: {
+        parameters: {
+            query?: {
+                /** @description Opaque cursor taken unchanged from a previous page's nextCursor. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of V1 history records. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomLaunchHistoryListV1"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     createCustomLaunchV1: {
         parameters: {
             query?: never;
@@ -4900,6 +5139,37 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getCustomLaunchV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Launch identifier returned as launchId (not the per-call requestId). */
+                launchId: components["parameters"]["LaunchId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The V1 history record. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomLaunchHistoryV1"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -5311,6 +5581,38 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    listCustomLaunchesV2: {
+        parameters: {
+            query?: {
+                /** @description Opaque cursor taken unchanged from a previous page's nextCursor. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of V2 history records. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomLaunchHistoryListV2"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     createCustomLaunchV2: {
         parameters: {
             query?: never;
@@ -5323,6 +5625,37 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getCustomLaunchV2: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Launch identifier returned as launchId (not the per-call requestId). */
+                launchId: components["parameters"]["LaunchId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The V2 history record. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomLaunchHistoryV2"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];

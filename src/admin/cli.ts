@@ -13,6 +13,9 @@
  *   file (SOURCE_VERIFICATION_REGISTRY_PATH) and brings the launch's next source-verification attempt forward.
  * - `npm run admin -- v3 rules retire <RULE_CODE...> --reason <text>` records a new base-layer rule-set revision that
  *   retires the named static-baseline hard-block rules (on top of those already retired) and prints it.
+ * - `npm run admin -- import-history <file.jsonl>` validates every line of a V2/V1/V3 history file, then imports it in one
+ *   transaction and prints one JSON summary (imported and skipped per kind); an invalid file writes nothing, prints
+ *   `line N: <what>` for its first problems and exits 1 (docs/history.md).
  * - `npm run admin -- v3 reevaluate [<launchId>]` re-runs the admission review of action_required base-layer
  *   launches (one, or all) under the current rule-set revision; one with no current hard block goes back to
  *   pending_review and on. Prints one JSON line per launch.
@@ -24,6 +27,7 @@ import { loadConfig } from '../config.ts';
 import { pinnedBaseLaunchRules } from '../domain/base-layer/pinned-rules.ts';
 import { reevaluateBaseLaunches } from '../domain/base-layer/reevaluate.ts';
 import { retireBaseRules } from '../domain/base-layer/rule-sets.ts';
+import { HistoryImportError, importHistoryFile } from '../domain/history/import.ts';
 import { findingCodes } from '../domain/launches/finding-codes.ts';
 import { bringVerificationForward } from '../domain/lifecycle/source-verifier.ts';
 import { decideReview, reviewerPolicy } from '../domain/modules/review.ts';
@@ -45,6 +49,7 @@ const usage = `usage:
                    --evidence-uri <uri> --evidence-digest <sha256:…>
   npm run admin -- v3 rules retire <RULE_CODE...> --reason <text>
   npm run admin -- v3 reevaluate [<launchId>]
+  npm run admin -- import-history <file.jsonl>
 
 scopes (keys create): ${walletScopes.join(', ')}
 A partner root holds partner-subkeys:manage, custom-launch:create and custom-launch:read. Its defaults: expiry one
@@ -56,7 +61,9 @@ record appends to SOURCE_VERIFICATION_REGISTRY_PATH what a source-verification p
 (the operator checked it there; the server never fetches providers). The provider id is lowercase
 ([a-z][a-z0-9._:-]{0,63}).
 v3 rules retire takes hard-block rule codes (${hardBlockRules().join(', ')}) and a reason of 1 to
-1024 characters; v3 reevaluate re-reviews action_required base-layer launches under the current revision.`;
+1024 characters; v3 reevaluate re-reviews action_required base-layer launches under the current revision.
+import-history reads JSON Lines (spec/schemas/history-import-line.v1.schema.json), validates every line before
+writing and writes nothing when one is invalid (docs/history.md).`;
 
 /** The static-baseline rules an operator may retire: the hard-block codes of the finding-code table. */
 function hardBlockRules(): string[] {
@@ -242,6 +249,15 @@ try {
       },
     );
     for (const outcome of outcomes) console.log(JSON.stringify(outcome));
+  } else if (group === 'import-history') {
+    if (!action || rest.length > 0) fail('import-history takes one file');
+    try {
+      console.log(JSON.stringify(importHistoryFile(db, action)));
+    } catch (err) {
+      if (!(err instanceof HistoryImportError)) throw err;
+      console.error(err.message);
+      process.exitCode = 1;
+    }
   } else {
     fail(group ? `unknown command "${[group, action].join(' ')}"` : 'no command');
   }

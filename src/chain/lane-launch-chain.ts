@@ -16,6 +16,7 @@ import type { Checkpoint } from './launch-chain.ts';
 import { type ObservedTransaction, observedTransactionOf } from './launch-observer.ts';
 import type { LaunchPermit } from './launch-permit.ts';
 import { describeRevert, revertDataOf } from './revert.ts';
+import { readTokenDecimals } from './token-decimals.ts';
 
 /** A wallet transaction of a lane: sender, target (the lane's router), value and calldata. */
 export interface LaneCall {
@@ -163,6 +164,11 @@ export abstract class LaneLaunchChain {
   async transaction(hash: Hex): Promise<ObservedTransaction | null> {
     const tx = await this.clients[0].getTransaction({ hash }).catch(() => null);
     return tx ? observedTransactionOf(tx) : null;
+  }
+
+  /** A launched token's decimals() on the first provider, or null (readTokenDecimals). */
+  tokenDecimals(token: Address): Promise<number | null> {
+    return readTokenDecimals(this.clients[0], token);
   }
 
   /** The router's logs in blocks [from, to], for a lane's stamp events. */

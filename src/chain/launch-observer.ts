@@ -1,6 +1,7 @@
 import { createPublicClient, decodeFunctionData, type Hex, http, type PublicClient, parseEventLogs } from 'viem';
 import { launchStampRouterAbi } from '../../generated/contracts/abis.ts';
 import { chain4663 } from './chain.ts';
+import { readTokenDecimals } from './token-decimals.ts';
 
 /** A transaction as the tracker compares it with the exact wallet transaction. */
 export interface ObservedTransaction {
@@ -31,6 +32,8 @@ export interface LaunchObserver {
   agreedCode(address: Hex, blockNumber: bigint): Promise<Hex | null>;
   /** The receipt status of a mined transaction, null when no receipt exists. */
   receiptStatus(hash: Hex): Promise<{ status: 'success' | 'reverted'; blockNumber: bigint; blockHash: Hex } | null>;
+  /** A launched token's decimals() on the first provider, or null (readTokenDecimals). */
+  tokenDecimals(token: Hex): Promise<number | null>;
 }
 
 /** A transaction as the trackers compare it, or null while it is not mined. */
@@ -112,6 +115,7 @@ export function viemLaunchObserver(rpcUrls: readonly string[]): LaunchObserver {
       const tx = await first.getTransaction({ hash }).catch(() => null);
       return tx ? observedTransactionOf(tx) : null;
     },
+    tokenDecimals: (token) => readTokenDecimals(first, token),
     receiptStatus: async (hash) => {
       const receipt = await first.getTransactionReceipt({ hash }).catch(() => null);
       return receipt

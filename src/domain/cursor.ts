@@ -24,7 +24,12 @@ export function decodeCursor(list: string, cursor: string): number {
   } catch {
     // Falls through to the 400 below: the cursor is not one this service issued.
   }
-  throw new ApiError('INVALID_REQUEST', {
+  throw unknownCursor();
+}
+
+/** The 400 INVALID_REQUEST of a cursor this service did not issue for the list (or whose position no longer exists). */
+export function unknownCursor(): ApiError {
+  return new ApiError('INVALID_REQUEST', {
     message: 'cursor was not issued by this service for this list; pass nextCursor back unchanged.',
     issues: [{ location: '/query/cursor', message: 'unknown cursor' }],
   });

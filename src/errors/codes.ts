@@ -20,6 +20,12 @@ export const errorTable = {
     retryable: false,
     message: 'Not found: check the identifier, chain and credential lineage.',
   },
+  TOKEN_LIST_EMPTY: {
+    status: 404,
+    retryable: false,
+    message:
+      'No finalized launch has a token that fits the token-lists format yet; a token list holds at least one token.',
+  },
   METHOD_NOT_ALLOWED: { status: 405, retryable: false, message: 'The method is not allowed on this path.' },
   CHAIN_MISMATCH: {
     status: 409,

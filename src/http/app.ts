@@ -26,11 +26,16 @@ interface SpecOperation {
   operationId: string;
   security?: Array<Record<string, string[]>>;
 }
-type SpecDocument = { paths: Record<string, Partial<Record<(typeof methods)[number], SpecOperation>>> };
+export type SpecDocument = { paths: Record<string, Partial<Record<(typeof methods)[number], SpecOperation>>> };
 
 /** The dereferenced service spec, without `$id`, as express-openapi-validator needs it. */
 export function loadServiceSpec(): SpecDocument & Record<string, unknown> {
-  const doc = JSON.parse(readFileSync(specPath, 'utf8')) as SpecDocument & Record<string, unknown>;
+  return loadDereferencedSpec(specPath);
+}
+
+/** A dereferenced spec of generated/openapi, without its generator stamp, as express-openapi-validator needs it. */
+export function loadDereferencedSpec(path: URL): SpecDocument & Record<string, unknown> {
+  const doc = JSON.parse(readFileSync(path, 'utf8')) as SpecDocument & Record<string, unknown>;
   delete doc['x-generated'];
   return doc;
 }
@@ -145,7 +150,7 @@ function routedOperations(spec: SpecDocument, routes: RouteTable): RoutedOperati
 }
 
 /** The pattern of a spec path template as Express routes match it: any case, an optional trailing slash. */
-function pathPattern(template: string): RegExp {
+export function pathPattern(template: string): RegExp {
   const source = template
     .split(/(\{[^}]+\})/)
     .map((part) => (part.startsWith('{') ? '[^/]+' : part.replace(/[.*+?^$()|[\]\\]/g, '\\$&')))

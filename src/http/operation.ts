@@ -86,7 +86,7 @@ export function routesOf(
 }
 
 /** The validated `limit` (default 10) and `cursor` of a list operation (spec/openapi/components/parameters.yaml). */
-export function pageOf(ctx: OperationContext): { limit: number; cursor: string | undefined } {
+export function pageOf(ctx: Pick<OperationContext, 'query'>): { limit: number; cursor: string | undefined } {
   return {
     limit: ctx.query.limit === undefined ? 10 : Number(ctx.query.limit),
     cursor: ctx.query.cursor === undefined ? undefined : String(ctx.query.cursor),

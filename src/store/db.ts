@@ -21,6 +21,17 @@ export function openDatabase(path: string, options: { busyTimeoutMs?: number } =
   return db;
 }
 
+/**
+ * Opens an existing SQLite file read-only (the developer API's own connection, spec/openapi/developer-api.openapi.yaml):
+ * it never migrates or creates the file, and any write through it fails with SQLITE_READONLY. The service's
+ * read-write connection (openDatabase) owns the schema and the WAL mode.
+ */
+export function openReadOnlyDatabase(path: string, options: { busyTimeoutMs?: number } = {}): Db {
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  db.pragma(`busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5000)}`);
+  return db;
+}
+
 /** Applies every migration newer than the database's recorded version, each in its own transaction. */
 export function migrate(db: Db): number {
   db.exec(

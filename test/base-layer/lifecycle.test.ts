@@ -6,6 +6,7 @@ import {
   createPublicClient,
   createTestClient,
   createWalletClient,
+  getAddress,
   type Hex,
   http,
   keccak256,
@@ -326,6 +327,31 @@ describe('the base-layer lifecycle on chain 1 (in process, real anvil and SQLite
       'submitted',
       'finalized',
     ]);
+    // The finalizing transaction also lists the launch's token in the public registry the developer API reads.
+    const finalizedRow = baseLaunchRow(db, launchId);
+    const token = getAddress(JSON.parse(finalizedRow?.public_output_json ?? '{}').tokenAddress);
+    const metadata = JSON.parse(finalizedRow?.request_bytes.toString('utf8') ?? '{}').projectMetadata;
+    const decimals = await reader
+      .readContract({
+        address: token,
+        abi: parseAbi(['function decimals() view returns (uint8)']),
+        functionName: 'decimals',
+      })
+      .catch(() => null);
+    expect(
+      db
+        .prepare(
+          'SELECT lane, chain_id, token_address, token_name, token_symbol, token_decimals FROM public_launches WHERE launch_id = ?',
+        )
+        .get(launchId),
+    ).toEqual({
+      lane: 'v3',
+      chain_id: '1',
+      token_address: token,
+      token_name: metadata.name,
+      token_symbol: metadata.symbol,
+      token_decimals: decimals,
+    });
   }, 60_000);
 
   it('stamps the platform share the review certified into the exact transaction', async () => {

@@ -19,6 +19,7 @@ import { devnetOperatorKey } from '../../src/devnet/anvil.ts';
 import { type DevnetServer, startDevnetServer } from '../support/devnet-server.ts';
 import { auth, call } from '../support/http.ts';
 import { deliverExampleSources } from '../support/sources.ts';
+import { untilV4Status } from '../support/v4-launch-status.ts';
 
 /**
  * The frozen profile 4.0.0 on the devnet, from create to finalized (no funding; an exact wallet transaction value;
@@ -40,22 +41,8 @@ describe('a frozen-profile (4.0.0) launch on the devnet', () => {
     await running?.stop();
   });
 
-  const launchOf = async (launchId: string) => {
-    const r = await call(`${running.server.url}/v4/chains/4663/custom-launches/${launchId}`, {
-      headers: auth(running.key),
-    });
-    expect(r.status, r.text).toBe(200);
-    return r.json;
-  };
-  const until = async (launchId: string, statuses: string[], timeoutMs = 30_000) => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const launch = await launchOf(launchId);
-      if (statuses.includes(launch.status)) return launch;
-      if (Date.now() > deadline) throw new Error(`launch is ${launch.status}, not ${statuses.join('|')}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  };
+  const until = (launchId: string, statuses: string[], timeoutMs = 30_000) =>
+    untilV4Status(running.server.url, running.key, launchId, statuses, timeoutMs);
 
   it('keeps its own rules (no funding plan, the exact wallet value) and reaches finalized', async () => {
     const { devnet, server, key } = running;

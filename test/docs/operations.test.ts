@@ -58,6 +58,21 @@ describe('docs/operations.md', () => {
     expect(listed).toEqual([...implemented].sort());
   });
 
+  it('lists exactly the developer API operations, each by its method and path', () => {
+    const developer = JSON.parse(
+      readFileSync(new URL('../../generated/openapi/developer-api.bundled.json', import.meta.url), 'utf8'),
+    ) as { paths: Record<string, Record<string, Operation>> };
+    const routes = Object.entries(developer.paths).flatMap(([path, item]) =>
+      methods.filter((m) => item[m]).map((m) => [item[m]?.operationId ?? '', `${m.toUpperCase()} ${path}`] as const),
+    );
+    const listed = rows('Developer API');
+    expect(listed.map((r) => r.operationId).sort()).toEqual(routes.map(([id]) => id).sort());
+    const routeOf = new Map(routes);
+    for (const { operationId, rest } of listed) {
+      expect(rest.match(/^ `([A-Z]+ [^`]+)`/)?.[1], operationId).toBe(routeOf.get(operationId ?? ''));
+    }
+  });
+
   it('names each operation by the method and path the spec gives it', () => {
     const routeOf = new Map(operations.map((o) => [o.operationId, o.route]));
     const listed = [...rows('Implemented'), ...rows('Not yet implemented')];

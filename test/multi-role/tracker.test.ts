@@ -1,4 +1,4 @@
-import type { Hex } from 'viem';
+import { erc20Abi, getAddress, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { multiRolePermitOfCalldata } from '../../src/chain/multi-role-launch-chain.ts';
 import { toMultiRoleLaunchResource } from '../../src/domain/multi-role/launch-resource.ts';
@@ -103,6 +103,29 @@ describe('the shared lane tracker on a chain-4663 devnet (in process, real anvil
         .map((t) => t.to)
         .slice(-5),
     ).toEqual(['authorized', 'submitted', 'authorized', 'submitted', 'finalized']);
+    // The finalizing transaction also lists the launch's token in the public registry the developer API reads.
+    const finalized = resourceOf(launchId);
+    const request = JSON.parse(multiRoleLaunchRow(lane.db, launchId)?.request_bytes.toString('utf8') ?? '{}');
+    const tokenHook = getAddress(finalized.publicOutput?.tokenHookAddress as string);
+    const decimals = await lane.reader
+      .readContract({ address: tokenHook, abi: erc20Abi, functionName: 'decimals' })
+      .catch(() => null);
+    expect(
+      lane.db
+        .prepare(
+          `SELECT lane, chain_id, token_address, token_name, token_symbol, token_decimals, transaction_hash
+           FROM public_launches WHERE launch_id = ?`,
+        )
+        .get(launchId),
+    ).toEqual({
+      lane: 'multi-role',
+      chain_id: '4663',
+      token_address: tokenHook,
+      token_name: request.projectMetadata.name,
+      token_symbol: request.projectMetadata.symbol,
+      token_decimals: decimals,
+      transaction_hash: finalized.chainEvidence?.transactionHash,
+    });
   }, 120_000);
 });
 

@@ -1,7 +1,9 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Express } from 'express';
 import type { CustomLaunchCreateRequestV4 } from '../../generated/types/service.ts';
 import { mintPartnerRoot, mintWalletKey, type PartnerRootInput } from '../../src/auth/keys.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
@@ -56,11 +58,9 @@ export async function startServer(
     ...(operations ? { operations } : {}),
     ...(evidence ? { evidence } : {}),
   });
-  const server = keepIdleConnections(app.listen(0, '127.0.0.1'));
-  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
-  const { port } = server.address() as AddressInfo;
+  const { server, url } = await listenOnLoopback(app);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     db,
     dir,
     config,
@@ -95,6 +95,14 @@ export async function startServer(
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Serves an Express app on a free 127.0.0.1 port, keeping idle connections as the server does. */
+export async function listenOnLoopback(app: Express): Promise<{ server: Server; url: string }> {
+  const server = keepIdleConnections(app.listen(0, '127.0.0.1'));
+  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+  const { port } = server.address() as AddressInfo;
+  return { server, url: `http://127.0.0.1:${port}` };
 }
 
 /** The raw bytes of a spec example. */

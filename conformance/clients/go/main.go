@@ -1,5 +1,7 @@
-// Calls the running server through the Go client that oapi-codegen generated from the spec (see run.sh). Reads
-// CONFORMANCE_BASE_URL and CONFORMANCE_API_KEY from the environment; never prints the key. Exits 1 on any failure.
+// Calls the running server through the Go client that oapi-codegen generated from the spec, then reads the token
+// list through the client generated from the developer API document (see run.sh). Reads CONFORMANCE_BASE_URL,
+// CONFORMANCE_API_KEY and CONFORMANCE_DEVELOPERS_URL from the environment; never prints the key. Exits 1 on any
+// failure.
 package main
 
 import (
@@ -10,6 +12,7 @@ import (
 	"sort"
 
 	"conformance-client/apiclient"
+	"conformance-client/devclient"
 )
 
 func fail(format string, args ...any) {
@@ -57,4 +60,33 @@ func main() {
 	}
 	fmt.Printf("go client: listCustomLaunchesV4 -> 200 (%d launches, statuses %v); getCustomLaunchCapabilitiesV4 -> 200 (chain %s)\n",
 		len(listed.JSON200.Launches), statuses, caps.JSON200.ChainId)
+	readTokenList(ctx, os.Getenv("CONFORMANCE_DEVELOPERS_URL"))
+}
+
+// readTokenList reads the developer API's token list and checks its version counts its tokens.
+func readTokenList(ctx context.Context, developersURL string) {
+	if developersURL == "" {
+		fail("CONFORMANCE_DEVELOPERS_URL must be set")
+	}
+	dev, err := devclient.NewClientWithResponses(developersURL)
+	if err != nil {
+		fail("cannot build the developer API client: %v", err)
+	}
+	listed, err := dev.GetDeveloperTokenListWithResponse(ctx, &devclient.GetDeveloperTokenListParams{})
+	if err != nil {
+		fail("getDeveloperTokenList: %v", err)
+	}
+	if listed.StatusCode() != http.StatusOK || listed.JSON200 == nil {
+		fail("getDeveloperTokenList answered HTTP %d", listed.StatusCode())
+	}
+	tokens := listed.JSON200.Tokens
+	if len(tokens) == 0 || listed.JSON200.Version.Minor != len(tokens) {
+		fail("getDeveloperTokenList: version minor %d for %d tokens", listed.JSON200.Version.Minor, len(tokens))
+	}
+	chains := map[int]bool{}
+	for _, token := range tokens {
+		chains[int(token.ChainId)] = true
+	}
+	fmt.Printf("go client: getDeveloperTokenList -> 200 (%d tokens on %d chains, first %s at %s)\n",
+		len(tokens), len(chains), tokens[0].Symbol, tokens[0].Address)
 }

@@ -1,4 +1,5 @@
-import type { CustomLaunchFinalizedListV3 } from '../../../generated/types/service.ts';
+import type { Address } from 'viem';
+import type { CustomLaunchCreateRequestV3, CustomLaunchFinalizedListV3 } from '../../../generated/types/service.ts';
 import { type BaseLaunchChain, type BaseStamp, basePermitOfCalldata } from '../../chain/base-launch-chain.ts';
 import { statement } from '../../store/statements.ts';
 import {
@@ -7,6 +8,7 @@ import {
   type LaneTrackerContext,
   type TrackedLane,
 } from '../lanes/tracker-commit.ts';
+import { finalizedPublicLaunch, recordPublicLaunch } from '../public/public-launches.ts';
 import { type BaseLaunchRow, terminalBaseStatuses } from './launch-store.ts';
 import { baseJobTables } from './lifecycle-jobs.ts';
 
@@ -30,7 +32,8 @@ export const baseTrackedLane: TrackedLane<BaseLaunchRow, BaseStamp> = {
     hookAddress: stamp.hook.toLowerCase(),
     poolId: stamp.poolId,
   }),
-  writeFinalized: (db, row, evidence: LaneChainEvidence, finalizedAt) => {
+  tokenAddressOf: (row) => (JSON.parse(row.public_output_json ?? 'null') as { tokenAddress: Address }).tokenAddress,
+  writeFinalized: (db, row, evidence: LaneChainEvidence, finalizedAt, decimals) => {
     const output = JSON.parse(row.public_output_json ?? 'null') as { tokenAddress: string; hookAddress: string };
     const item: BaseFinalizedItem = {
       launchId: row.launch_id,
@@ -46,6 +49,22 @@ export const baseTrackedLane: TrackedLane<BaseLaunchRow, BaseStamp> = {
       row.launch_id,
       JSON.stringify(item),
       finalizedAt,
+    );
+    const request = JSON.parse(row.request_bytes.toString('utf8')) as CustomLaunchCreateRequestV3;
+    // Profiles 3.0.0 and 3.1.0 may leave projectMetadata out: without a name and symbol the launch is not listed.
+    if (!request.projectMetadata) return;
+    recordPublicLaunch(
+      db,
+      finalizedPublicLaunch({
+        lane: 'v3',
+        launchId: row.launch_id,
+        chainId: '1',
+        tokenAddress: output.tokenAddress,
+        projectMetadata: request.projectMetadata,
+        decimals,
+        evidence,
+        finalizedAt,
+      }),
     );
   },
 };

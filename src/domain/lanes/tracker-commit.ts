@@ -48,6 +48,8 @@ export interface LaneTrackedChain<Stamp extends LaneStamp> {
   stamps(launchIntentHash: Hex, from: bigint, to: bigint): Promise<Stamp[]>;
   walletTransactions(wallet: Address, from: bigint, to: bigint): Promise<ObservedTransaction[]>;
   receiptStatus(hash: Hex): Promise<'success' | 'reverted' | null>;
+  /** A launched token's decimals(), or null when it does not answer one (readTokenDecimals). */
+  tokenDecimals(token: Address): Promise<number | null>;
 }
 
 /** What a lane's tracker steps read and write. */
@@ -68,8 +70,13 @@ export interface TrackedLane<Row extends LaneTrackedRow, Stamp extends LaneStamp
   permitOf(data: Hex): LaunchPermit | null;
   /** The public output (public_output_json) of a stamp of the exact transaction. */
   outputOf(stamp: Stamp): Record<string, string>;
-  /** Writes the lane's finalized feed row of a launch, inside the transaction that finalizes it. */
-  writeFinalized(db: Db, row: Row, evidence: LaneChainEvidence, finalizedAt: string): void;
+  /** The launched token's address in the public output of a submitted launch. */
+  tokenAddressOf(row: Row): Address;
+  /**
+   * Writes the lane's finalized feed row of a launch and its public registry row (recordPublicLaunch, with the
+   * token's decimals read before the transaction), inside the transaction that finalizes it.
+   */
+  writeFinalized(db: Db, row: Row, evidence: LaneChainEvidence, finalizedAt: string, decimals: number | null): void;
 }
 
 /**

@@ -147,8 +147,10 @@ export async function followLaneSubmitted<Row extends LaneTrackedRow, Stamp exte
   }
   if ((await ctx.chain.finalizedHeight()) < height) return;
   if (!row.public_output_json) throw new Error(`launch ${row.launch_id}: submitted without public output`);
+  // One chain read before the transaction: a commit never waits on a provider.
+  const decimals = await ctx.chain.tokenDecimals(lane.tokenAddressOf(row));
   const finalizedAt = new Date(ctx.now()).toISOString();
   commitLaneTracked(ctx, lane, { row, to: 'finalized', fields: {} }, (db) =>
-    lane.writeFinalized(db, row, evidence, finalizedAt),
+    lane.writeFinalized(db, row, evidence, finalizedAt, decimals),
   );
 }

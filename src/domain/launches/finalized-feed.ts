@@ -7,22 +7,27 @@ import { decodeCursor, encodeCursor } from '../cursor.ts';
 
 /** The stored feed tables; each has `seq` and `item_json`, and all but the base-layer one a `chain_id`. */
 type FeedTable = 'finalized_feed' | 'multi_role_finalized_feed' | 'v3_finalized_feed';
+/** The imported V2/V1 history: `seq`, `record_json`, and the `lane` and `launch_wallet` a page is filtered by. */
+type HistoryTable = 'history_launches';
 
 /**
- * One page of a stored feed, newest first: at most `limit` rows before the cursor's position, and the cursor of
- * the next page (bound to `listName`, so one feed's cursor is refused by another).
+ * One page of a stored feed (or of the imported history), newest first: at most `limit` rows before the cursor's
+ * position that match `chainId` and `where`, and the cursor of the next page (bound to `listName`, so one list's
+ * cursor is refused by another). A row's JSON column is returned as `item_json`.
  */
 export function newestFirstPage(
   db: Db,
-  feed: { table: FeedTable; listName: string; chainId?: string },
+  feed: { table: FeedTable | HistoryTable; listName: string; chainId?: string; where?: Record<string, string> },
   limit: number,
   cursor: string | undefined,
 ): { rows: Array<{ seq: number; item_json: string }>; nextCursor: string | null } {
   const before = cursor === undefined ? Number.MAX_SAFE_INTEGER : decodeCursor(feed.listName, cursor);
-  const byChain = feed.chainId === undefined ? '' : 'chain_id = ? AND ';
+  const filters = Object.entries({ ...(feed.chainId === undefined ? {} : { chain_id: feed.chainId }), ...feed.where });
+  const byFilters = filters.map(([column]) => `${column} = ? AND `).join('');
+  const json = feed.table === 'history_launches' ? 'record_json' : 'item_json';
   const rows = db
-    .prepare(`SELECT seq, item_json FROM ${feed.table} WHERE ${byChain}seq < ? ORDER BY seq DESC LIMIT ?`)
-    .all(...(feed.chainId === undefined ? [] : [feed.chainId]), before, limit + 1) as Array<{
+    .prepare(`SELECT seq, ${json} AS item_json FROM ${feed.table} WHERE ${byFilters}seq < ? ORDER BY seq DESC LIMIT ?`)
+    .all(...filters.map(([, value]) => value), before, limit + 1) as Array<{
     seq: number;
     item_json: string;
   }>;

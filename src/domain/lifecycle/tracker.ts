@@ -1,5 +1,6 @@
 import type { Hex } from 'viem';
 import type {
+  CustomLaunchCreateRequestV4,
   CustomLaunchFailureV4,
   CustomLaunchFinalizedListV4,
   CustomLaunchResourceV4,
@@ -11,12 +12,14 @@ import {
   permitCheckpointOf,
 } from '../../chain/launch-observer.ts';
 import { utf8Order } from '../../core/canonical-json.ts';
+import { predictGraphTarget } from '../../core/create2.ts';
 import { authorizedOnward } from '../../core/launch-statuses.ts';
 import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
 import type { FindingCode } from '../launches/finding-codes.ts';
 import { storedRequest } from '../launches/launch-resource.ts';
 import { awaitPermitReissue, failUndecidedPermitReissues, launchFailure } from '../launches/permit-reissue.ts';
+import { finalizedPublicLaunch, type PublicLaunchEntry, recordPublicLaunch } from '../public/public-launches.ts';
 import { pollUntilStopped } from './poll-loop.ts';
 import { classifyStepFailure, maxShownAttempt } from './retry-policy.ts';
 
@@ -77,6 +80,8 @@ export class LaunchTracker {
       db: Db;
       observer: LaunchObserver;
       finalityPolicy: FinalityPolicyRef;
+      /** The bound chain deployment's graph factory: the token target's CREATE2 deployer. */
+      graphFactory: Hex;
       now: () => number;
       workerId: string;
       /** The interval between polls (LIFECYCLE_TRACKER_POLL_MS), also the wait shown after a failed one. */
@@ -266,20 +271,51 @@ export class LaunchTracker {
       return;
     }
     if (checkpoints.finalized >= height) {
+      // The stored request is read only here, once per launch, not on every poll.
+      const request = storedRequest(this.deps.db, row.launch_id);
+      const token = this.tokenAddress(row, request);
+      // One chain read before the transaction: the commit never waits on a provider.
+      const decimals = await this.deps.observer.tokenDecimals(token);
       const finalizedAt = new Date(this.deps.now()).toISOString();
       this.commit(row, {
         through: ['ethereum_posted', 'finalized'],
         evidence: { ...evidence, finalizedAt },
-        feedItem: this.feedItem(row, evidence, finalizedAt),
+        feedItem: this.feedItem(row, request, evidence, finalizedAt),
+        publicLaunch: finalizedPublicLaunch({
+          lane: 'v4',
+          launchId: row.launch_id,
+          chainId: '4663',
+          tokenAddress: token,
+          projectMetadata: request.projectMetadata,
+          decimals,
+          evidence: { transactionHash: evidence.transactionHash, blockNumber: evidence.blockNumber as string },
+          finalizedAt,
+        }),
       });
     } else if (checkpoints.safe >= height && row.status !== 'ethereum_posted') {
       this.commit(row, { through: ['ethereum_posted'] });
     }
   }
 
-  private feedItem(row: TrackedRow, evidence: ChainEvidence, finalizedAt: string): FinalizedItem {
-    // The stored request is read only here, once per launch, not on every poll.
-    const request = storedRequest(this.deps.db, row.launch_id);
+  /** The token target's address as the router deployed it: CREATE2 through the graph factory (predictGraphTarget). */
+  private tokenAddress(row: TrackedRow, request: CustomLaunchCreateRequestV4): Hex {
+    const token = request.graphBundle.targets.find((t) => t.role === 'token');
+    if (!token) throw new Error(`launch ${row.launch_id}: the graph has no token target`);
+    const router = (JSON.parse(row.wallet_transaction_json) as WalletTransaction).to as Hex;
+    return predictGraphTarget(
+      this.deps.graphFactory,
+      router,
+      token.create2Salt as Hex | undefined,
+      token.runtimeBytecode as Hex,
+    );
+  }
+
+  private feedItem(
+    row: TrackedRow,
+    request: CustomLaunchCreateRequestV4,
+    evidence: ChainEvidence,
+    finalizedAt: string,
+  ): FinalizedItem {
     const targets = request.graphBundle.targets.map((t) => t.targetId).sort(utf8Order);
     return {
       launchId: row.launch_id,
@@ -338,6 +374,7 @@ export class LaunchTracker {
       trackedTo?: bigint;
       failure?: CustomLaunchFailureV4;
       feedItem?: FinalizedItem;
+      publicLaunch?: PublicLaunchEntry;
     },
   ): void {
     const { db } = this.deps;
@@ -393,6 +430,7 @@ export class LaunchTracker {
           change.feedItem.finalizedAt,
         );
       }
+      if (change.publicLaunch) recordPublicLaunch(db, change.publicLaunch);
       row.status = status;
     })();
   }

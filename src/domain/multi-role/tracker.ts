@@ -1,4 +1,8 @@
-import type { MultiRoleCustomLaunchFinalizedListV2 } from '../../../generated/types/service.ts';
+import type { Address } from 'viem';
+import type {
+  MultiRoleCustomLaunchCreateRequestV2,
+  MultiRoleCustomLaunchFinalizedListV2,
+} from '../../../generated/types/service.ts';
 import {
   type MultiRoleLaunchChain,
   type MultiRoleStamp,
@@ -8,6 +12,7 @@ import { statement } from '../../store/statements.ts';
 import { LaneTracker } from '../lanes/tracker.ts';
 import type { LaneTrackerContext, TrackedLane } from '../lanes/tracker-commit.ts';
 import { findLaneSubmission, followLaneSubmitted } from '../lanes/tracker-submission.ts';
+import { finalizedPublicLaunch, recordPublicLaunch } from '../public/public-launches.ts';
 import { type MultiRoleLaunchRow, type MultiRoleLaunchStatus, terminalMultiRoleStatuses } from './launch-store.ts';
 import { multiRoleJobTables } from './lifecycle-jobs.ts';
 
@@ -31,7 +36,9 @@ export const multiRoleTrackedLane: TrackedLane<MultiRoleLaunchRow, MultiRoleStam
   terminalStatuses: terminalMultiRoleStatuses,
   permitOf: multiRolePermitOfCalldata,
   outputOf: (stamp) => ({ tokenHookAddress: stamp.tokenHook.toLowerCase(), poolId: stamp.poolId }),
-  writeFinalized: (db, row, evidence, finalizedAt) => {
+  tokenAddressOf: (row) =>
+    (JSON.parse(row.public_output_json ?? 'null') as { tokenHookAddress: Address }).tokenHookAddress,
+  writeFinalized: (db, row, evidence, finalizedAt, decimals) => {
     const output = JSON.parse(row.public_output_json ?? 'null') as { tokenHookAddress: string; poolId: string };
     const item: MultiRoleFinalizedItem = {
       launchId: row.launch_id,
@@ -48,6 +55,20 @@ export const multiRoleTrackedLane: TrackedLane<MultiRoleLaunchRow, MultiRoleStam
       `INSERT OR IGNORE INTO multi_role_finalized_feed (chain_id, launch_id, item_json, finalized_at)
          VALUES ('4663', ?, ?, ?)`,
     ).run(row.launch_id, JSON.stringify(item), finalizedAt);
+    const request = JSON.parse(row.request_bytes.toString('utf8')) as MultiRoleCustomLaunchCreateRequestV2;
+    recordPublicLaunch(
+      db,
+      finalizedPublicLaunch({
+        lane: 'multi-role',
+        launchId: row.launch_id,
+        chainId: '4663',
+        tokenAddress: output.tokenHookAddress,
+        projectMetadata: request.projectMetadata,
+        decimals,
+        evidence,
+        finalizedAt,
+      }),
+    );
   },
 };
 

@@ -1,3 +1,4 @@
+import { getAddress } from 'viem';
 import type { Db } from '../../store/db.ts';
 
 /** A lane of the public launch registry (spec/schemas/developer-launches.v2.schema.json). */
@@ -47,4 +48,34 @@ export function recordPublicLaunch(db: Db, entry: PublicLaunchEntry): void {
     entry.finalizedAt,
     entry.listedAt,
   );
+}
+
+/**
+ * The registry entry of a launch finalized now by a lane's tracker: the token's address EIP-55 checksummed, its name
+ * and symbol from the stored request's projectMetadata, the decimals() read before the finalizing commit, and
+ * listedAt equal to finalizedAt (the row is written in the transaction that finalizes the launch).
+ */
+export function finalizedPublicLaunch(input: {
+  lane: PublicLaunchLane;
+  launchId: string;
+  chainId: '4663' | '1';
+  tokenAddress: string;
+  projectMetadata: { name: string; symbol: string };
+  decimals: number | null;
+  evidence: { transactionHash: string; blockNumber: string };
+  finalizedAt: string;
+}): PublicLaunchEntry {
+  return {
+    lane: input.lane,
+    launchId: input.launchId,
+    chainId: input.chainId,
+    tokenAddress: getAddress(input.tokenAddress),
+    tokenName: input.projectMetadata.name,
+    tokenSymbol: input.projectMetadata.symbol,
+    tokenDecimals: input.decimals,
+    transactionHash: input.evidence.transactionHash,
+    blockNumber: input.evidence.blockNumber,
+    finalizedAt: input.finalizedAt,
+    listedAt: input.finalizedAt,
+  };
 }

@@ -1,3 +1,4 @@
+import type { Config } from '../../config.ts';
 import type { FindingCode } from '../launches/finding-codes.ts';
 import { type EvidenceStateKind, evidenceCheck } from './deployment-evidence-check.ts';
 
@@ -13,6 +14,22 @@ export interface RunningGates {
   priceFeed: boolean;
   /** The operator's source-verification registry is configured (SOURCE_VERIFICATION_REGISTRY_PATH). */
   sourceVerificationRegistry: boolean;
+}
+
+/**
+ * The running gates of this process: the chain gates run exactly when their deployment evidence is watched
+ * (src/services.ts), so the evidence's presence says they run.
+ */
+export function runningGates(
+  config: Pick<Config, 'sourceVerificationRegistryPath'>,
+  evidence: EvidenceStateKind | undefined,
+  priceFeed: boolean,
+): RunningGates {
+  return {
+    chainGates: evidence ? { evidence } : null,
+    priceFeed,
+    sourceVerificationRegistry: config.sourceVerificationRegistryPath !== null,
+  };
 }
 
 /** Whether a V4 launch can reach its wallet handoff now, and the public codes of why not. */

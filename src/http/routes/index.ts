@@ -19,7 +19,7 @@ export function buildRoutes(services: Services): RouteTable {
     ...v4LaunchRoutes(services),
     ...v3LaunchRoutes(services),
     ...multiRoleLaunchRoutes(services),
-    ...legacyRoutes(services.config),
+    ...legacyRoutes(services.config, services.db),
     ...moduleRoutes(services),
     ...partnerSubkeyRoutes(services.subkeys),
   };

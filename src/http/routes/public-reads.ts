@@ -5,7 +5,7 @@ import { discoveryManifest } from '../../domain/public/discovery-manifest.ts';
 import { launchCoverageV4 } from '../../domain/public/launch-coverage.ts';
 import { launchGuideV4 } from '../../domain/public/launch-guide.ts';
 import { readiness } from '../../domain/public/readiness.ts';
-import type { RunningGates } from '../../domain/public/running-gates.ts';
+import { type RunningGates, runningGates } from '../../domain/public/running-gates.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import type { Services } from '../../services.ts';
 import { migrations } from '../../store/migrations.ts';
@@ -31,15 +31,7 @@ function publicReadHandlers(deps: Services) {
   const { db, config, now, priceFeed } = deps;
   const evidence = () => deps.evidence?.() ?? null;
   const latestMigration = migrations.at(-1)?.version ?? 0;
-  // Deployment evidence is watched exactly when the chain gates run (src/services.ts), so its presence says they run.
-  const gates = (): RunningGates => {
-    const state = deps.evidence?.();
-    return {
-      chainGates: state ? { evidence: state } : null,
-      priceFeed: priceFeed !== null,
-      sourceVerificationRegistry: config.sourceVerificationRegistryPath !== null,
-    };
-  };
+  const gates = (): RunningGates => runningGates(config, deps.evidence?.(), priceFeed !== null);
 
   return {
     getReadiness: () => {
