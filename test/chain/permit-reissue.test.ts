@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchStampRouterAbi } from '../../generated/contracts/abis.ts';
 import { type DevnetServer, startDevnetServer } from '../support/devnet-server.ts';
 import { auth, call } from '../support/http.ts';
-import { v4DevnetLaunches } from '../support/v4-devnet-launch.ts';
+import { frozenExampleManifest, v4DevnetLaunches } from '../support/v4-devnet-launch.ts';
 
 /**
  * The permit-reissue disposition on a real devnet (spec/openapi/paths/v4-permit-reissue-disposition.yaml): the
@@ -30,7 +30,9 @@ describe('permit reissue on the devnet', () => {
 
   /** A handed-off launch whose permit the chain's clock passed: the launch awaits the controller's decision. */
   const expired = async () => {
-    const launch = await launches.handedOff();
+    // The chain's clock runs an hour ahead of the server's from here: a frozen-profile launch needs no native/USD
+    // quote (which the server would now see dated in the future) for its new permit.
+    const launch = await launches.handedOff(undefined, {}, frozenExampleManifest());
     await launches.testClient.increaseTime({ seconds: 3601 });
     await launches.testClient.mine({ blocks: 1 });
     const waiting = await launches.until(launch.launchId, ['wallet_action_required', 'failed']);

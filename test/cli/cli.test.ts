@@ -50,12 +50,12 @@ describe('the custom-launch CLI end to end', () => {
     return run;
   };
   let packs = 0;
-  const pack = async () => {
+  const pack = async (project = 'examples/example-launch') => {
     // The folder does not exist before the first pack: pack creates it, as a user's `--out build/…` expects.
     const out = join(dir, 'requests', `request-${++packs}.json`);
     const run = await cli([
       'pack',
-      'examples/example-launch',
+      project,
       '--out',
       out,
       '--chain-deployment',
@@ -617,7 +617,16 @@ describe('the custom-launch CLI end to end', () => {
   }, 60_000);
 
   it('decides an expired permit: status shows the deadline, reissue binds a new transaction, a rerun replays, decline is refused', async () => {
-    const request = await pack();
+    // The chain's clock will run an hour ahead of the server's: a frozen-profile (4.0.0) launch needs no native/USD
+    // quote (which the server would then see dated in the future) for its new permit.
+    const frozen = join(dir, 'frozen-project');
+    cpSync('examples/example-launch', frozen, { recursive: true });
+    const manifest = JSON.parse(readFileSync(join(frozen, 'launch.json'), 'utf8'));
+    writeFileSync(
+      join(frozen, 'launch.json'),
+      JSON.stringify({ ...manifest, profile: '4.0.0', funding: { walletTransactionValueWei: '0' } }),
+    );
+    const request = await pack(frozen);
     const submit = await cli([
       'submit',
       request.path,
@@ -627,9 +636,9 @@ describe('the custom-launch CLI end to end', () => {
     ]);
     expect(submit.code, submit.stderr).toBe(0);
     const launchId = submit.json.launch.launchId as string;
-    const sources = await cli(['sources', launchId, '--request', request.path, '--project', 'examples/example-launch']);
+    const sources = await cli(['sources', launchId, '--request', request.path, '--project', frozen]);
     expect(sources.code, sources.stderr).toBe(0);
-    const handed = await cli(['wait', launchId, '--interval', '0.2', '--json']);
+    const handed = await cli(['wait', launchId, '--interval', '0.2', '--max-wait', '40', '--json']);
     expect(handed.code, handed.stderr).toBe(0);
     const first = handed.json.walletTransaction as { data: string; permitExpiresAt: string };
 
@@ -681,8 +690,9 @@ describe('the custom-launch CLI end to end', () => {
     expect(decline.code).toBe(exitCodes.refused.code);
     expect(decline.stderr).toContain('409 PERMIT_REISSUE_NOT_AWAITED');
 
-    const reissued = await cli(['wait', launchId, '--interval', '0.2', '--json']);
-    expect(reissued.code, reissued.stderr).toBe(0);
+    const reissued = await cli(['wait', launchId, '--interval', '0.2', '--max-wait', '40', '--json']);
+    const queue = async () => JSON.stringify((await cli(['status', launchId, '--json'])).json?.lifecycleQueue);
+    expect(reissued.code, `${reissued.stderr} ${reissued.code === 0 ? '' : await queue()}`).toBe(0);
     expect(reissued.json.permitReissue).toMatchObject({ status: 'reissued', reissueCount: 1 });
     expect(reissued.json.walletTransaction.data).not.toBe(first.data);
   }, 120_000);

@@ -6,13 +6,21 @@ import { expect } from 'vitest';
 import type { CustomLaunchCreateRequestV4 } from '../../generated/types/service.ts';
 import { chain4663 } from '../../src/chain/chain.ts';
 import { packLaunchProject } from '../../src/client/launches/pack/pack.ts';
+import { type LaunchProjectManifestV1, readProjectManifest } from '../../src/client/launches/pack/project-manifest.ts';
 import { bindRequestHashes } from '../../src/core/request-hashes.ts';
 import { devnetOperatorKey } from '../../src/devnet/anvil.ts';
 import type { DevnetServer } from './devnet-server.ts';
 import { auth, call } from './http.ts';
+import { exampleProject } from './sources.ts';
+import { readV4Launch, untilV4Status } from './v4-launch-status.ts';
 
-/** The example project every V4 devnet launch packs. */
-export const exampleProject = new URL('../../examples/example-launch', import.meta.url).pathname;
+/**
+ * The example project's manifest as the frozen profile 4.0.0 (no funding plan, no initial buy, so no native/USD quote
+ * gates its permit: a test that moves the chain's clock ahead of the server's still gets one).
+ */
+export function frozenExampleManifest(): LaunchProjectManifestV1 {
+  return { ...readProjectManifest(exampleProject), profile: '4.0.0', funding: { walletTransactionValueWei: '0' } };
+}
 
 /**
  * The V4 launch steps of the devnet tests against a running devnet server: the test plays the controller (anvil
@@ -28,21 +36,10 @@ export function v4DevnetLaunches(running: DevnetServer) {
   /** The packed request of each launch created here (the test plays the controller that packed it). */
   const requests = new Map<string, CustomLaunchCreateRequestV4>();
 
-  const launchOf = async (launchId: string) => {
-    const r = await call(`${server.url}/v4/chains/4663/custom-launches/${launchId}`, { headers: auth(key) });
-    expect(r.status, r.text).toBe(200);
-    return r.json;
-  };
+  const launchOf = (launchId: string) => readV4Launch(server.url, key, launchId);
   /** Polls until the launch is in one of `statuses` (the tracker polls every 100 ms in these tests). */
-  const until = async (launchId: string, statuses: string[], timeoutMs = 20_000) => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const launch = await launchOf(launchId);
-      if (statuses.includes(launch.status)) return launch;
-      if (Date.now() > deadline) throw new Error(`launch is ${launch.status}, not ${statuses.join('|')}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  };
+  const until = (launchId: string, statuses: string[], timeoutMs = 20_000) =>
+    untilV4Status(server.url, key, launchId, statuses, timeoutMs);
   /** The controller delivers every file of the launch's manifest from the project folder (or `extra`, by path). */
   const deliverSources = async (launchId: string, extra: Record<string, string> = {}) => {
     const manifest = requests.get(launchId)?.sourceBundleManifest;
@@ -60,14 +57,18 @@ export function v4DevnetLaunches(running: DevnetServer) {
     }
   };
   /**
-   * A fresh launch of the example project (its request edited first, if asked), its sources delivered (`extra`
-   * bytes by path; the permit waits for them), followed to the wallet handoff.
+   * A fresh launch of the example project (from `manifest` when given; its request edited first, if asked), its
+   * sources delivered (`extra` bytes by path; the permit waits for them), followed to the wallet handoff.
    */
   const handedOff = async (
     edit?: (request: CustomLaunchCreateRequestV4) => void,
     extra: Record<string, string> = {},
+    manifest?: LaunchProjectManifestV1,
   ) => {
-    const packed = packLaunchProject(exampleProject, { chainDeployment: devnet.chainDeployment });
+    const packed = packLaunchProject(exampleProject, {
+      chainDeployment: devnet.chainDeployment,
+      ...(manifest ? { manifest } : {}),
+    });
     let bytes = packed.bytes;
     let request = packed.request;
     if (edit) {
