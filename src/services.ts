@@ -311,6 +311,7 @@ function chainWorkers(
     now: Date.now,
     workerId,
     pollMs: config.lifecycle.trackerPollMs,
+    permitReissueDecisionWindowMs: config.lifecycle.permitReissueDecisionWindowMs,
   });
   // Source verification of finalized launches: the delivered sources, the pinned compiler, the finalized code on
   // both providers, and the operator's registry of provider observations.

@@ -50,7 +50,7 @@ export type CustomLaunchResourceV4 = {
    */
   partnerAttribution: null | PartnerAttributionV1;
   /**
-   * Null before authorized. From authorized on: the exact wallet transaction bound by the server gates, not signed or broadcast by the service.
+   * Null before authorized, and while a permit-reissue decision is awaited (permitReissue.status awaiting_decision: the expired transaction can only revert, so none is offered). From authorized on otherwise: the exact wallet transaction bound by the server gates, not signed or broadcast by the service; after a reissue, the new one.
    */
   walletTransaction: null | CustomLaunchWalletTransactionV4;
   /**
@@ -75,11 +75,15 @@ export type CustomLaunchResourceV4 = {
    * Non-null exactly at failed: the bound failure and its remediation, to read before a new request.
    */
   failure: null | CustomLaunchFailureV4;
+  /**
+   * Null while the launch's permit never expired. Once the permit expired by chain time before the exact wallet transaction was mined: the controller's permit-reissue decision (decidePermitReissueV4) and what became of it.
+   */
+  permitReissue: null | CustomLaunchPermitReissueV4;
   lifecycleQueue: CustomLaunchLifecycleQueueV4;
   sourceVerification?: SourceVerificationV1;
 };
 /**
- * V4 launch status. received: request durably accepted, no wallet action. validating: validation, admission, reference checks and exact router simulation bindings running; the permit also waits here for the files of the sourceBundleManifest (lifecycleQueue.lastErrorCode SOURCE_FILES_PENDING). action_required: fix the server-authored finding, rebuild, submit a new immutable request (not a wallet action). authorized: gates passed, exact wallet transaction bound, not signed or broadcast. awaiting_wallet_signature: the controller reviews and signs through the wallet handoff. wallet_action_required: the controller verifies chain, sender, router, value and calldata, then submits through the wallet. submitted: no chain checkpoint implied. sequencer_soft_confirmed: reversible sequencer evidence. ethereum_posted: batch posted to the base layer, finality policy not yet satisfied. finalized: launch evidence satisfies the published finality policy. failed: terminal.
+ * V4 launch status. received: request durably accepted, no wallet action. validating: validation, admission, reference checks and exact router simulation bindings running; the permit also waits here for the files of the sourceBundleManifest (lifecycleQueue.lastErrorCode SOURCE_FILES_PENDING). action_required: fix the server-authored finding, rebuild, submit a new immutable request (not a wallet action). authorized: gates passed, exact wallet transaction bound, not signed or broadcast. awaiting_wallet_signature: the controller reviews and signs through the wallet handoff. wallet_action_required: the controller verifies chain, sender, router, value and calldata, then submits through the wallet; also the status of a launch whose permit expired before its transaction was mined while it awaits the controller's permit-reissue decision (permitReissue). submitted: no chain checkpoint implied. sequencer_soft_confirmed: reversible sequencer evidence. ethereum_posted: batch posted to the base layer, finality policy not yet satisfied. finalized: launch evidence satisfies the published finality policy. failed: terminal.
  */
 export type CustomLaunchStatusV4 =
   | 'received'
@@ -310,6 +314,28 @@ export interface CustomLaunchFailureV4 {
   remediation: CustomLaunchRemediationV4;
 }
 /**
+ * The permit-reissue disposition of a launch whose permit expired by chain time before the exact wallet transaction was mined. awaiting_decision: the controller decides with decidePermitReissueV4 before decisionDeadlineAt (walletTransaction is null meanwhile). reissued: the server gates run again and bind a new permit and wallet transaction; the expired one is never accepted. declined: the controller declined; the launch failed with PERMIT_REISSUE_DECLINED. decision_deadline_passed: no decision by decisionDeadlineAt; the launch failed with LAUNCH_PERMIT_EXPIRED. A reissued permit that expires again starts a new awaiting_decision with the count kept.
+ */
+export interface CustomLaunchPermitReissueV4 {
+  status: 'awaiting_decision' | 'reissued' | 'declined' | 'decision_deadline_passed';
+  /**
+   * UTC timestamp, RFC 3339, millisecond precision, Z suffix.
+   */
+  expiredPermitExpiresAt: string;
+  /**
+   * UTC timestamp, RFC 3339, millisecond precision, Z suffix.
+   */
+  decisionDeadlineAt: string;
+  /**
+   * When the controller's decision was committed; null while awaited or when none was made.
+   */
+  decidedAt: null | string;
+  /**
+   * Permits reissued for this launch so far.
+   */
+  reissueCount: number;
+}
+/**
  * Bounded worker scheduling and retry state. Never changes launch status: a transient failure (a provider unreachable or timing out, the two providers disagreeing with each other or with the bound chain deployment, no fresh native/USD quote, an unexplained step failure) only schedules the next attempt with a capped, jittered exponential backoff; only a definitive outcome (a hard-blocking finding, a simulation revert, a reverted or foreign stamp transaction, the permit's expiry before the exact transaction was mined, deadlineAt passing) changes the status.
  */
 export interface CustomLaunchLifecycleQueueV4 {
@@ -319,7 +345,7 @@ export interface CustomLaunchLifecycleQueueV4 {
    */
   attempt: number;
   /**
-   * Until when transient failures are waited out. In received and validating, while a step is scheduled, running or waiting for its retry: the validation deadline, createdAt plus LIFECYCLE_VALIDATION_DEADLINE_MS (default 24 hours) as configured when the request was accepted, moved on by any idle wait below; a step still failing transiently then fails the launch with LIFECYCLE_VALIDATION_DEADLINE_PASSED. From authorized until the exact transaction is mined: the permit's expiry (walletTransaction.permitExpiresAt, chain time: LAUNCH_PERMIT_EXPIRED once the chain's head is past it and no block up to the head holds the exact transaction; failed chain polls until then keep the status). A launch woken from an idle wait (SOURCE_FILES_PENDING, CHAIN_NOT_CONFIGURED) keeps its validation deadline moved on by the time it waited. Null otherwise (idle: no chain gates configured or waiting for its source files, mined, action_required, failed, finalized).
+   * Until when transient failures are waited out. In received and validating, while a step is scheduled, running or waiting for its retry: the validation deadline, createdAt plus LIFECYCLE_VALIDATION_DEADLINE_MS (default 24 hours) as configured when the request was accepted, moved on by any idle wait below; a step still failing transiently then fails the launch with LIFECYCLE_VALIDATION_DEADLINE_PASSED. From authorized until the exact transaction is mined: the permit's expiry (walletTransaction.permitExpiresAt, chain time: LAUNCH_PERMIT_EXPIRED once the chain's head is past it and no block up to the head holds the exact transaction; failed chain polls until then keep the status). While a permit-reissue decision is awaited (permitReissue.status awaiting_decision): permitReissue.decisionDeadlineAt, the expiry observed (server clock) plus PERMIT_REISSUE_DECISION_WINDOW_MS (default 24 hours); no decision by then fails the launch with LAUNCH_PERMIT_EXPIRED. After a reissue, back in validating: the decision time plus LIFECYCLE_VALIDATION_DEADLINE_MS. A launch woken from an idle wait (SOURCE_FILES_PENDING, CHAIN_NOT_CONFIGURED) keeps its validation deadline moved on by the time it waited. Null otherwise (idle: no chain gates configured or waiting for its source files, mined, action_required, failed, finalized).
    */
   deadlineAt: null | string;
   nextAttemptAt: null | string;

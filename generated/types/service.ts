@@ -722,12 +722,26 @@ export type paths = {
         put?: never;
         /**
          * Decide the reissue of an expired launch permit
-         * @description Project design (the reference names this wallet-key-only route without showing it). When a launch's permit
-         *     expired before broadcast, the controller decides: `reissue` a permit bound to the same launch and the same
-         *     request bytes (the launch returns to `validating` and the server gates run again), or `decline` (the launch
-         *     fails). Only a wallet key bound to the launch's launchWallet may call it; a partner credential is refused with
-         *     403 even with the scope. The Idempotency-Key binds the exact bytes; an exact replay answers 200 with the same
-         *     disposition. A launch whose permit has not expired, or that is not awaiting the wallet, answers 409.
+         * @description Project design (the reference names this wallet-key-only route without showing it). When the exact wallet
+         *     transaction was not mined before its permit expired (chain time, every block up to the head searched), the launch
+         *     stays `wallet_action_required` with `permitReissue.status` `awaiting_decision`, no walletTransaction, and
+         *     `lifecycleQueue.deadlineAt` = `permitReissue.decisionDeadlineAt` (the expiry observed plus
+         *     PERMIT_REISSUE_DECISION_WINDOW_MS, default 24 hours). The controller decides once: `reissue` (the launch returns
+         *     to `validating`, `permitReissue.status` `reissued`, and the server gates run again over the same stored request
+         *     bytes: static hard blocks, admission, a NEW permit with a fresh finalized checkpoint bound to the same launch
+         *     intent, and the exact router simulation; `authorized` brings a new walletTransaction, and from then only that
+         *     transaction is accepted: the expired one reverts on chain and is recorded as WALLET_TRANSACTION_MISMATCH), or
+         *     `decline` (the launch fails with PERMIT_REISSUE_DECLINED). No decision by the deadline fails the launch with
+         *     LAUNCH_PERMIT_EXPIRED (`permitReissue.status` `decision_deadline_passed`). The decision, the status move, its
+         *     transition and the rescheduled lifecycle job commit in one transaction, on disk before the 200.
+         *
+         *     Refusals, in this order: a partner root or subkey is 403 WALLET_KEY_REQUIRED even with the scope; a body
+         *     launchWallet other than the key's wallet is 403 WALLET_MISMATCH; a body chainId other than the path's is 409
+         *     CHAIN_MISMATCH; a body launchId other than the path's is 400 INVALID_REQUEST; a launch the key cannot read is 404
+         *     NOT_FOUND; a requestDigest other than the launch's is 400 INVALID_REQUEST. The Idempotency-Key binds the exact
+         *     bytes: an exact replay answers 200 with the first disposition, other bytes under the same key 409
+         *     IDEMPOTENCY_CONFLICT. A launch not awaiting a decision (its permit has not expired, or a decision was already
+         *     made, under any key, or its deadline passed) is 409 PERMIT_REISSUE_NOT_AWAITED.
          */
         post: operations["decidePermitReissueV4"];
         delete?: never;
@@ -1132,7 +1146,7 @@ export type components = {
          * @description Public error code. The closed table with HTTP status and retryable lives in src/errors/codes.ts.
          * @enum {string}
          */
-        ApiErrorCode: "INVALID_REQUEST" | "MALFORMED_JSON" | "UNAUTHENTICATED" | "INSUFFICIENT_SCOPE" | "CHAIN_NOT_ALLOWED" | "WALLET_MISMATCH" | "NOT_FOUND" | "TOKEN_LIST_EMPTY" | "METHOD_NOT_ALLOWED" | "CHAIN_MISMATCH" | "IDEMPOTENCY_CONFLICT" | "CUSTOM_LAUNCH_V2_READ_ONLY" | "CUSTOM_LAUNCH_V1_READ_ONLY" | "PROFILE_NOT_ACTIVE" | "FUNDING_AUTHORIZATION_NOT_AWAITED" | "FUNDING_AUTHORIZATION_SIGNER_MISMATCH" | "FUNDING_AUTHORIZATION_NONCE_USED" | "FUNDING_AUTHORIZATION_WINDOW_CLOSED" | "FUNDING_AUTHORIZATION_BALANCE_INSUFFICIENT" | "LAUNCH_NOT_CANCELLABLE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "ADMISSION_QUOTA_EXHAUSTED" | "INTERNAL" | "NOT_IMPLEMENTED" | "UNAVAILABLE" | "BASE_LAYER_NOT_CONFIGURED" | "MULTI_ROLE_LANE_UNAVAILABLE" | "PRICE_SOURCE_UNAVAILABLE" | "DEPLOYMENT_EVIDENCE_TAMPERED" | "DEPLOYMENT_EVIDENCE_UNVERIFIED" | "SOURCE_FILE_DIGEST_MISMATCH" | "SOURCE_FILE_NOT_IN_MANIFEST" | "AUTHENTICATION_REQUIRED" | "API_SCOPE_REQUIRED" | "MODULE_SUBMISSION_NOT_FOUND" | "MODULE_REVIEW_EXPORT_NOT_ACCEPTED" | "MODULE_REVIEW_EXPORT_BINDING_INVALID" | "MODULE_REVIEW_EXPORT_UNAVAILABLE" | "MODULE_REVIEW_UNAVAILABLE" | "MODULE_REVIEW_JOB_UNAVAILABLE" | "MODULE_SUBMISSIONS_UNAVAILABLE" | "MODULE_AUTHOR_MISMATCH" | "OPEN_ADDRESS" | "OPEN_SOURCE_HASH" | "MODULE_FILE_HASH" | "OPEN_CONFIG_FIXED_OVERRIDE" | "MODULE_IDEMPOTENCY_CONFLICT" | "MODULE_PACKAGE_CONFLICT" | "MODULE_VERSION_ALREADY_SUBMITTED" | "MODULE_REVISION_LINEAGE_INVALID" | "MODULE_BUILD_SOURCE_ALIAS_COLLISION" | "MODULE_BUILD_PROFILE_CAPACITY_EXCEEDED" | "SUBKEY_BOUNDS_EXCEEDED" | "SUBKEY_REVOKED" | "SUBKEY_LIMIT_REACHED";
+        ApiErrorCode: "INVALID_REQUEST" | "MALFORMED_JSON" | "UNAUTHENTICATED" | "INSUFFICIENT_SCOPE" | "CHAIN_NOT_ALLOWED" | "WALLET_MISMATCH" | "NOT_FOUND" | "TOKEN_LIST_EMPTY" | "METHOD_NOT_ALLOWED" | "CHAIN_MISMATCH" | "IDEMPOTENCY_CONFLICT" | "CUSTOM_LAUNCH_V2_READ_ONLY" | "CUSTOM_LAUNCH_V1_READ_ONLY" | "PROFILE_NOT_ACTIVE" | "FUNDING_AUTHORIZATION_NOT_AWAITED" | "FUNDING_AUTHORIZATION_SIGNER_MISMATCH" | "FUNDING_AUTHORIZATION_NONCE_USED" | "FUNDING_AUTHORIZATION_WINDOW_CLOSED" | "FUNDING_AUTHORIZATION_BALANCE_INSUFFICIENT" | "WALLET_KEY_REQUIRED" | "PERMIT_REISSUE_NOT_AWAITED" | "LAUNCH_NOT_CANCELLABLE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "ADMISSION_QUOTA_EXHAUSTED" | "INTERNAL" | "NOT_IMPLEMENTED" | "UNAVAILABLE" | "BASE_LAYER_NOT_CONFIGURED" | "MULTI_ROLE_LANE_UNAVAILABLE" | "PRICE_SOURCE_UNAVAILABLE" | "DEPLOYMENT_EVIDENCE_TAMPERED" | "DEPLOYMENT_EVIDENCE_UNVERIFIED" | "SOURCE_FILE_DIGEST_MISMATCH" | "SOURCE_FILE_NOT_IN_MANIFEST" | "AUTHENTICATION_REQUIRED" | "API_SCOPE_REQUIRED" | "MODULE_SUBMISSION_NOT_FOUND" | "MODULE_REVIEW_EXPORT_NOT_ACCEPTED" | "MODULE_REVIEW_EXPORT_BINDING_INVALID" | "MODULE_REVIEW_EXPORT_UNAVAILABLE" | "MODULE_REVIEW_UNAVAILABLE" | "MODULE_REVIEW_JOB_UNAVAILABLE" | "MODULE_SUBMISSIONS_UNAVAILABLE" | "MODULE_AUTHOR_MISMATCH" | "OPEN_ADDRESS" | "OPEN_SOURCE_HASH" | "MODULE_FILE_HASH" | "OPEN_CONFIG_FIXED_OVERRIDE" | "MODULE_IDEMPOTENCY_CONFLICT" | "MODULE_PACKAGE_CONFLICT" | "MODULE_VERSION_ALREADY_SUBMITTED" | "MODULE_REVISION_LINEAGE_INVALID" | "MODULE_BUILD_SOURCE_ALIAS_COLLISION" | "MODULE_BUILD_PROFILE_CAPACITY_EXCEEDED" | "SUBKEY_BOUNDS_EXCEEDED" | "SUBKEY_REVOKED" | "SUBKEY_LIMIT_REACHED";
         /**
          * ApiKeySecret
          * @description Bearer API key of the child.
@@ -2058,7 +2072,7 @@ export type components = {
         CustomLaunchLifecycleQueueV4: {
             /** @description Attempts made for the current stage, 0 before the first: validation steps before authorized; then, while the wallet transaction is followed, one more for each chain poll that failed since the last one that succeeded. Saturates at 1000000. */
             attempt: number;
-            /** @description Until when transient failures are waited out. In received and validating, while a step is scheduled, running or waiting for its retry: the validation deadline, createdAt plus LIFECYCLE_VALIDATION_DEADLINE_MS (default 24 hours) as configured when the request was accepted, moved on by any idle wait below; a step still failing transiently then fails the launch with LIFECYCLE_VALIDATION_DEADLINE_PASSED. From authorized until the exact transaction is mined: the permit's expiry (walletTransaction.permitExpiresAt, chain time: LAUNCH_PERMIT_EXPIRED once the chain's head is past it and no block up to the head holds the exact transaction; failed chain polls until then keep the status). A launch woken from an idle wait (SOURCE_FILES_PENDING, CHAIN_NOT_CONFIGURED) keeps its validation deadline moved on by the time it waited. Null otherwise (idle: no chain gates configured or waiting for its source files, mined, action_required, failed, finalized). */
+            /** @description Until when transient failures are waited out. In received and validating, while a step is scheduled, running or waiting for its retry: the validation deadline, createdAt plus LIFECYCLE_VALIDATION_DEADLINE_MS (default 24 hours) as configured when the request was accepted, moved on by any idle wait below; a step still failing transiently then fails the launch with LIFECYCLE_VALIDATION_DEADLINE_PASSED. From authorized until the exact transaction is mined: the permit's expiry (walletTransaction.permitExpiresAt, chain time: LAUNCH_PERMIT_EXPIRED once the chain's head is past it and no block up to the head holds the exact transaction; failed chain polls until then keep the status). While a permit-reissue decision is awaited (permitReissue.status awaiting_decision): permitReissue.decisionDeadlineAt, the expiry observed (server clock) plus PERMIT_REISSUE_DECISION_WINDOW_MS (default 24 hours); no decision by then fails the launch with LAUNCH_PERMIT_EXPIRED. After a reissue, back in validating: the decision time plus LIFECYCLE_VALIDATION_DEADLINE_MS. A launch woken from an idle wait (SOURCE_FILES_PENDING, CHAIN_NOT_CONFIGURED) keeps its validation deadline moved on by the time it waited. Null otherwise (idle: no chain gates configured or waiting for its source files, mined, action_required, failed, finalized). */
             deadlineAt: null | components["schemas"]["Timestamp"];
             /** @description Public code of the last failed attempt (CHAIN_RPC_UNAVAILABLE, CHAIN_PROVIDERS_DISAGREE, INITIAL_BUY_QUOTE_UNAVAILABLE, LIFECYCLE_STEP_FAILED), CHAIN_NOT_CONFIGURED while a launch waits for chain gates this server lacks, SOURCE_FILES_PENDING while its permit waits for the files of its sourceBundleManifest (deliver them with putCustomLaunchSourceFileV4; the completing delivery schedules the step again), or null. Both waits are `idle` and have no deadline. */
             lastErrorCode: null | components["schemas"]["FindingCode"];
@@ -2095,6 +2109,22 @@ export type components = {
             launches: components["schemas"]["CustomLaunchResourceV4"][];
             /** @description Opaque cursor of the next page; pass back unchanged. Null on the last page. */
             nextCursor: null | components["schemas"]["Cursor"];
+        };
+        /**
+         * CustomLaunchPermitReissueV4
+         * @description The permit-reissue disposition of a launch whose permit expired by chain time before the exact wallet transaction was mined. awaiting_decision: the controller decides with decidePermitReissueV4 before decisionDeadlineAt (walletTransaction is null meanwhile). reissued: the server gates run again and bind a new permit and wallet transaction; the expired one is never accepted. declined: the controller declined; the launch failed with PERMIT_REISSUE_DECLINED. decision_deadline_passed: no decision by decisionDeadlineAt; the launch failed with LAUNCH_PERMIT_EXPIRED. A reissued permit that expires again starts a new awaiting_decision with the count kept.
+         */
+        CustomLaunchPermitReissueV4: {
+            /** @description When the controller's decision was committed; null while awaited or when none was made. */
+            decidedAt: null | components["schemas"]["Timestamp"];
+            /** @description Until when the decision is accepted: the expiry observed (server clock) plus PERMIT_REISSUE_DECISION_WINDOW_MS. */
+            decisionDeadlineAt: components["schemas"]["Timestamp"];
+            /** @description The expiry (chain time) of the permit that expired: the former walletTransaction.permitExpiresAt. */
+            expiredPermitExpiresAt: components["schemas"]["Timestamp"];
+            /** @description Permits reissued for this launch so far. */
+            reissueCount: number;
+            /** @enum {string} */
+            status: "awaiting_decision" | "reissued" | "declined" | "decision_deadline_passed";
         };
         /**
          * CustomLaunchPreflightV2
@@ -2319,6 +2349,8 @@ export type components = {
             lifecycleQueue: components["schemas"]["CustomLaunchLifecycleQueueV4"];
             /** @description Server-derived, immutable provenance of a partner credential; null for a wallet key. Callers cannot set it; it grants no wallet authority. */
             partnerAttribution: null | components["schemas"]["PartnerAttributionV1"];
+            /** @description Null while the launch's permit never expired. Once the permit expired by chain time before the exact wallet transaction was mined: the controller's permit-reissue decision (decidePermitReissueV4) and what became of it. */
+            permitReissue: null | components["schemas"]["CustomLaunchPermitReissueV4"];
             /**
              * @description API profile of the stored request: 4.1.0 (current) or 4.0.0 (frozen).
              * @enum {string}
@@ -2335,9 +2367,9 @@ export type components = {
             status: components["schemas"]["CustomLaunchStatusV4"];
             /** @description Last change of any field of this resource. */
             updatedAt: components["schemas"]["Timestamp"];
-            /** @description Null before authorized. From authorized on: the exact wallet transaction bound by the server gates, not signed or broadcast by the service. */
+            /** @description Null before authorized, and while a permit-reissue decision is awaited (permitReissue.status awaiting_decision: the expired transaction can only revert, so none is offered). From authorized on otherwise: the exact wallet transaction bound by the server gates, not signed or broadcast by the service; after a reissue, the new one. */
             walletTransaction: null | components["schemas"]["CustomLaunchWalletTransactionV4"];
-        } & (unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown);
+        } & (unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown);
         /**
          * CustomLaunchSourceFileReceiptV1
          * @description The server holds the bytes of one source file of a launch's sourceBundleManifest. paths are the manifest paths with this hash (sorted by UTF-8 bytes); filesReceived counts the manifest files whose bytes the server holds, filesExpected all of them. Verification can compile only when the two are equal.
@@ -2362,7 +2394,7 @@ export type components = {
         CustomLaunchStatusV3: "received" | "validating" | "pending_review" | "action_required" | "awaiting_funding_authorization" | "funding_authorization_verified" | "prepared" | "simulating" | "authorized" | "submitted" | "finalized" | "failed" | "cancelled";
         /**
          * CustomLaunchStatusV4
-         * @description V4 launch status. received: request durably accepted, no wallet action. validating: validation, admission, reference checks and exact router simulation bindings running; the permit also waits here for the files of the sourceBundleManifest (lifecycleQueue.lastErrorCode SOURCE_FILES_PENDING). action_required: fix the server-authored finding, rebuild, submit a new immutable request (not a wallet action). authorized: gates passed, exact wallet transaction bound, not signed or broadcast. awaiting_wallet_signature: the controller reviews and signs through the wallet handoff. wallet_action_required: the controller verifies chain, sender, router, value and calldata, then submits through the wallet. submitted: no chain checkpoint implied. sequencer_soft_confirmed: reversible sequencer evidence. ethereum_posted: batch posted to the base layer, finality policy not yet satisfied. finalized: launch evidence satisfies the published finality policy. failed: terminal.
+         * @description V4 launch status. received: request durably accepted, no wallet action. validating: validation, admission, reference checks and exact router simulation bindings running; the permit also waits here for the files of the sourceBundleManifest (lifecycleQueue.lastErrorCode SOURCE_FILES_PENDING). action_required: fix the server-authored finding, rebuild, submit a new immutable request (not a wallet action). authorized: gates passed, exact wallet transaction bound, not signed or broadcast. awaiting_wallet_signature: the controller reviews and signs through the wallet handoff. wallet_action_required: the controller verifies chain, sender, router, value and calldata, then submits through the wallet; also the status of a launch whose permit expired before its transaction was mined while it awaits the controller's permit-reissue decision (permitReissue). submitted: no chain checkpoint implied. sequencer_soft_confirmed: reversible sequencer evidence. ethereum_posted: batch posted to the base layer, finality policy not yet satisfied. finalized: launch evidence satisfies the published finality policy. failed: terminal.
          * @enum {string}
          */
         CustomLaunchStatusV4: "received" | "validating" | "action_required" | "authorized" | "awaiting_wallet_signature" | "wallet_action_required" | "submitted" | "sequencer_soft_confirmed" | "ethereum_posted" | "finalized" | "failed";
@@ -4659,16 +4691,6 @@ export type components = {
                 "application/json": components["schemas"]["ApiError"];
             };
         };
-        /** @description This deployment does not implement the operation yet (NOT_IMPLEMENTED). Project design; see the README's list. */
-        NotImplemented: {
-            headers: {
-                "X-Request-Id": components["headers"]["RequestId"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["ApiError"];
-            };
-        };
         /** @description The request body exceeds the route's byte limit (PAYLOAD_TOO_LARGE). Nothing was persisted. */
         PayloadTooLarge: {
             headers: {
@@ -4815,6 +4837,7 @@ export type CustomLaunchLifecycleQueueV4 = components['schemas']['CustomLaunchLi
 export type CustomLaunchLiquidityV3 = components['schemas']['CustomLaunchLiquidityV3'];
 export type CustomLaunchListV3 = components['schemas']['CustomLaunchListV3'];
 export type CustomLaunchListV4 = components['schemas']['CustomLaunchListV4'];
+export type CustomLaunchPermitReissueV4 = components['schemas']['CustomLaunchPermitReissueV4'];
 export type CustomLaunchPreflightV2 = components['schemas']['CustomLaunchPreflightV2'];
 export type CustomLaunchPreflightV3 = components['schemas']['CustomLaunchPreflightV3'];
 export type CustomLaunchProfileRefV3 = components['schemas']['CustomLaunchProfileRefV3'];
@@ -4994,7 +5017,6 @@ export type ResponseConflict = components['responses']['Conflict'];
 export type ResponseForbidden = components['responses']['Forbidden'];
 export type ResponseInternalError = components['responses']['InternalError'];
 export type ResponseNotFound = components['responses']['NotFound'];
-export type ResponseNotImplemented = components['responses']['NotImplemented'];
 export type ResponsePayloadTooLarge = components['responses']['PayloadTooLarge'];
 export type ResponseTooManyRequests = components['responses']['TooManyRequests'];
 export type ResponseUnauthenticated = components['responses']['Unauthenticated'];
@@ -6086,14 +6108,31 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
-            403: components["responses"]["Forbidden"];
+            /** @description Not the launch's wallet key (WALLET_KEY_REQUIRED for a partner credential, WALLET_MISMATCH), or the scope or chain grant is missing (INSUFFICIENT_SCOPE, CHAIN_NOT_ALLOWED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
             404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            /** @description Not awaiting a decision (PERMIT_REISSUE_NOT_AWAITED), the Idempotency-Key used with other bytes (IDEMPOTENCY_CONFLICT), or the body's chainId is not the path's (CHAIN_MISMATCH). Not retryable. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
         };
     };

@@ -1,6 +1,6 @@
 import { clientReleases } from '../core/client-releases.ts';
 import type { CliCommand, CommandGroup, FlagSpec } from './command.ts';
-import { coverage, handoff, preflight, sources, status, submit, wait } from './commands/launch.ts';
+import { coverage, handoff, preflight, reissue, sources, status, submit, wait } from './commands/launch.ts';
 import { modulesGroup } from './commands/modules.ts';
 import { multiRoleGroup } from './commands/multi-role.ts';
 import { pack } from './commands/pack.ts';
@@ -14,7 +14,7 @@ export const clientRelease = clientReleases['4.1.0'];
 
 /** The command table, in `--help` order. */
 export const commandGroups: readonly CommandGroup[] = [
-  { heading: 'Usage:', commands: [pack, preflight, submit, status, wait, handoff, sources, coverage] },
+  { heading: 'Usage:', commands: [pack, preflight, submit, status, wait, handoff, reissue, sources, coverage] },
   v3Group,
   multiRoleGroup,
   modulesGroup,
@@ -42,8 +42,8 @@ export function allFlags(): Record<string, FlagSpec> {
 }
 
 const footer = `Support: every refusal ends with "support: requestId <id>, HTTP <status>, <UTC time>, <code>", all a support
-request needs (never quote a key). A requestId (req_ and 32 hex digits) is no launchId: status, wait, handoff and
-sources refuse one before sending anything.
+request needs (never quote a key). A requestId (req_ and 32 hex digits) is no launchId: status, wait, handoff,
+reissue and sources refuse one before sending anything.
 
 Options: --json (one JSON object on stdout; messages stay on stderr), --timeout-ms <1..120000> per request
 (default 30000; modules 20000), --help, --version.

@@ -80,6 +80,18 @@ export const errorTable = {
     message:
       'launchWallet holds less of the funding token than the authorized amount; fund the wallet, then send the signature again.',
   },
+  WALLET_KEY_REQUIRED: {
+    status: 403,
+    retryable: false,
+    message:
+      "Only a wallet key whose wallet is the launch's launchWallet may make this decision; a partner credential cannot, whatever its scopes.",
+  },
+  PERMIT_REISSUE_NOT_AWAITED: {
+    status: 409,
+    retryable: false,
+    message:
+      'The launch is not awaiting a permit-reissue decision: its permit has not expired, or the decision was already made or its deadline passed.',
+  },
   LAUNCH_NOT_CANCELLABLE: {
     status: 409,
     retryable: false,

@@ -1,103 +1,37 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  createPublicClient,
-  createTestClient,
-  createWalletClient,
-  decodeFunctionData,
-  encodeFunctionData,
-  type Hex,
-  http,
-  keccak256,
-} from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
+import { decodeFunctionData, encodeFunctionData, type Hex, keccak256 } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchStampRouterAbi } from '../../generated/contracts/abis.ts';
 import type { CustomLaunchCreateRequestV4, SourceVerificationV1 } from '../../generated/types/service.ts';
-import { chain4663 } from '../../src/chain/chain.ts';
-import { packLaunchProject } from '../../src/client/launches/pack/pack.ts';
 import { canonicalJson, sha256Digest } from '../../src/core/canonical-json.ts';
 import { predictGraphTarget } from '../../src/core/create2.ts';
-import { bindRequestHashes } from '../../src/core/request-hashes.ts';
-import { devnetOperatorKey } from '../../src/devnet/anvil.ts';
 import type { startDevnet } from '../../src/devnet/devnet.ts';
 import { type DevnetServer, startDevnetServer } from '../support/devnet-server.ts';
-import { auth, call } from '../support/http.ts';
+import { call } from '../support/http.ts';
 import type { ServerProcess } from '../support/process.ts';
+import { v4DevnetLaunches } from '../support/v4-devnet-launch.ts';
 
 /**
  * The post-authorization lifecycle: from the exact wallet transaction to finalized on a real devnet, followed by the
  * server only by polling the chain. The wallet here is the test playing the controller (anvil account 0), never the
  * service.
  */
-const project = new URL('../../examples/example-launch', import.meta.url).pathname;
-
 describe('the post-authorization lifecycle on the devnet', () => {
   let devnet: Awaited<ReturnType<typeof startDevnet>>;
   let server: ServerProcess;
-  let key: string;
-  let chain: ReturnType<typeof chain4663>;
-  let testClient: ReturnType<typeof createTestClient>;
-  let reader: ReturnType<typeof createPublicClient>;
-  let walletClient: ReturnType<typeof createWalletClient>;
+  let launches: ReturnType<typeof v4DevnetLaunches>;
+  let testClient: ReturnType<typeof v4DevnetLaunches>['testClient'];
+  let reader: ReturnType<typeof v4DevnetLaunches>['reader'];
+  let requests: ReturnType<typeof v4DevnetLaunches>['requests'];
+  const launchOf = (launchId: string) => launches.launchOf(launchId);
+  const until = (launchId: string, statuses: string[], timeoutMs?: number) =>
+    launches.until(launchId, statuses, timeoutMs);
+  const handedOff = (...args: Parameters<ReturnType<typeof v4DevnetLaunches>['handedOff']>) =>
+    launches.handedOff(...args);
+  const send = (tx: Parameters<ReturnType<typeof v4DevnetLaunches>['send']>[0]) => launches.send(tx);
 
-  const launchOf = async (launchId: string) => {
-    const r = await call(`${server.url}/v4/chains/4663/custom-launches/${launchId}`, { headers: auth(key) });
-    expect(r.status, r.text).toBe(200);
-    return r.json;
-  };
-  /** Polls until the launch is in one of `statuses` (the tracker polls every 100 ms here). */
-  const until = async (launchId: string, statuses: string[], timeoutMs = 20_000) => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const launch = await launchOf(launchId);
-      if (statuses.includes(launch.status)) return launch;
-      if (Date.now() > deadline) throw new Error(`launch is ${launch.status}, not ${statuses.join('|')}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  };
-  /** The packed request of the last launch handedOff created (the test plays the controller that packed it). */
-  const requests = new Map<string, CustomLaunchCreateRequestV4>();
-  /**
-   * A fresh launch of the example project (its request edited first, if asked), its sources delivered (`extra`
-   * bytes by path; the permit waits for them), followed to the wallet handoff.
-   */
-  const handedOff = async (
-    edit?: (request: CustomLaunchCreateRequestV4) => void,
-    extra: Record<string, string> = {},
-  ) => {
-    const packed = packLaunchProject(project, { chainDeployment: devnet.chainDeployment });
-    let bytes = packed.bytes;
-    let request = packed.request;
-    if (edit) {
-      edit(request);
-      request = bindRequestHashes(request);
-      bytes = Buffer.from(JSON.stringify(request));
-    }
-    const created = await call(`${server.url}/v4/chains/4663/custom-launches`, {
-      method: 'POST',
-      headers: auth(key, { 'Idempotency-Key': `finality-${Math.random().toString(36).slice(2)}-0001` }),
-      body: bytes,
-    });
-    expect(created.status, created.text).toBe(202);
-    requests.set(created.json.launchId, request);
-    await deliverSources(created.json.launchId, extra);
-    const launch = await until(created.json.launchId, ['awaiting_wallet_signature', 'action_required', 'failed']);
-    expect(launch.status, JSON.stringify(launch.findings)).toBe('awaiting_wallet_signature');
-    return launch;
-  };
-  const send = async (tx: { to: string; valueWei: string; data: string; gasLimit: string }) => {
-    const hash = await walletClient.sendTransaction({
-      account: privateKeyToAccount(devnetOperatorKey),
-      chain,
-      to: tx.to as Hex,
-      value: BigInt(tx.valueWei),
-      data: tx.data as Hex,
-      gas: BigInt(tx.gasLimit),
-    });
-    return reader.waitForTransactionReceipt({ hash });
-  };
   const feed = async () => {
     const r = await call(`${server.url}/v4/chains/4663/finalized-custom-launches?limit=25`);
     expect(r.status, r.text).toBe(200);
@@ -125,22 +59,6 @@ describe('the post-authorization lifecycle on the devnet', () => {
       if (v && done(v)) return v;
       if (Date.now() > deadline) throw new Error(`source verification is ${JSON.stringify(v)}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  };
-  /** The controller delivers every file of the launch's manifest from the project folder (or `extra`, by path). */
-  const deliverSources = async (launchId: string, extra: Record<string, string> = {}) => {
-    const manifest = requests.get(launchId)?.sourceBundleManifest;
-    if (!manifest) throw new Error(`no request for ${launchId}`);
-    for (const file of manifest.files) {
-      const r = await call(`${server.url}/v4/chains/4663/custom-launches/${launchId}/source-files/${file.sha256}`, {
-        method: 'PUT',
-        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/octet-stream' },
-        body:
-          extra[file.path] !== undefined
-            ? Buffer.from(extra[file.path] as string)
-            : readFileSync(join(project, file.path)),
-      });
-      expect(r.status, r.text).toBe(201);
     }
   };
   /** Where the router's factory put each target of a launch, and the runtime code hash there now. */
@@ -187,13 +105,12 @@ describe('the post-authorization lifecycle on the devnet', () => {
       SOURCE_VERIFICATION_POLL_MS: '100',
       SOURCE_VERIFICATION_RETRY_BASE_MS: '200',
       SOURCE_VERIFICATION_RETRY_MAX_MS: '1000',
+      PERMIT_REISSUE_DECISION_WINDOW_MS: '3000',
       VALIDATE_RESPONSES: 'true',
     });
-    ({ devnet, server, key } = running);
-    chain = chain4663(devnet.deployment.rpcUrl);
-    testClient = createTestClient({ mode: 'anvil', chain, transport: http(devnet.deployment.rpcUrl) });
-    reader = createPublicClient({ chain, transport: http(devnet.deployment.rpcUrl) });
-    walletClient = createWalletClient({ chain, transport: http(devnet.deployment.rpcUrl) });
+    ({ devnet, server } = running);
+    launches = v4DevnetLaunches(running);
+    ({ testClient, reader, requests } = launches);
   }, 120_000);
 
   afterAll(async () => {
@@ -528,11 +445,20 @@ describe('the post-authorization lifecycle on the devnet', () => {
     });
   }, 120_000);
 
-  it('fails a launch whose permit expired, by chain time, before its transaction was mined', async () => {
+  it('fails a launch whose permit expired, by chain time, before its transaction was mined, once no reissue was decided', async () => {
     const launch = await handedOff();
     await testClient.increaseTime({ seconds: 3601 });
     await testClient.mine({ blocks: 1 });
+    const waiting = await until(launch.launchId, ['wallet_action_required', 'failed']);
+    expect(waiting.status).toBe('wallet_action_required');
+    expect(waiting.walletTransaction).toBeNull();
+    expect(waiting.permitReissue).toMatchObject({
+      status: 'awaiting_decision',
+      expiredPermitExpiresAt: launch.walletTransaction.permitExpiresAt,
+    });
+    // PERMIT_REISSUE_DECISION_WINDOW_MS is 3 s on this server: no decision by then fails the launch.
     const failed = await until(launch.launchId, ['failed']);
+    expect(failed.permitReissue).toMatchObject({ status: 'decision_deadline_passed', decidedAt: null });
     expect(failed.failure).toMatchObject({
       code: 'LAUNCH_PERMIT_EXPIRED',
       remediation: { findingCodes: ['LAUNCH_PERMIT_EXPIRED'], newRequestRequired: true },

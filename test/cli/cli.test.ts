@@ -1,6 +1,6 @@
 import { appendFileSync, chmodSync, cpSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createPublicClient, createWalletClient, type Hex, http } from 'viem';
+import { createPublicClient, createTestClient, createWalletClient, type Hex, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chain4663 } from '../../src/chain/chain.ts';
@@ -50,12 +50,12 @@ describe('the custom-launch CLI end to end', () => {
     return run;
   };
   let packs = 0;
-  const pack = async () => {
+  const pack = async (project = 'examples/example-launch') => {
     // The folder does not exist before the first pack: pack creates it, as a user's `--out build/…` expects.
     const out = join(dir, 'requests', `request-${++packs}.json`);
     const run = await cli([
       'pack',
-      'examples/example-launch',
+      project,
       '--out',
       out,
       '--chain-deployment',
@@ -616,6 +616,87 @@ describe('the custom-launch CLI end to end', () => {
     expect(requestId.stderr).toContain('never a requestId');
   }, 60_000);
 
+  it('decides an expired permit: status shows the deadline, reissue binds a new transaction, a rerun replays, decline is refused', async () => {
+    // The chain's clock will run an hour ahead of the server's: a frozen-profile (4.0.0) launch needs no native/USD
+    // quote (which the server would then see dated in the future) for its new permit.
+    const frozen = join(dir, 'frozen-project');
+    cpSync('examples/example-launch', frozen, { recursive: true });
+    const manifest = JSON.parse(readFileSync(join(frozen, 'launch.json'), 'utf8'));
+    writeFileSync(
+      join(frozen, 'launch.json'),
+      JSON.stringify({ ...manifest, profile: '4.0.0', funding: { walletTransactionValueWei: '0' } }),
+    );
+    const request = await pack(frozen);
+    const submit = await cli([
+      'submit',
+      request.path,
+      '--journal',
+      join(dir, 'journals', 'journal-reissue.json'),
+      '--json',
+    ]);
+    expect(submit.code, submit.stderr).toBe(0);
+    const launchId = submit.json.launch.launchId as string;
+    const sources = await cli(['sources', launchId, '--request', request.path, '--project', frozen]);
+    expect(sources.code, sources.stderr).toBe(0);
+    const handed = await cli(['wait', launchId, '--interval', '0.2', '--max-wait', '40', '--json']);
+    expect(handed.code, handed.stderr).toBe(0);
+    const first = handed.json.walletTransaction as { data: string; permitExpiresAt: string };
+
+    // A permit that was never expired has no reissue to decide: refused locally, nothing sent.
+    const early = await cli(['reissue', launchId, '--decision', 'reissue']);
+    expect(early.code).toBe(exitCodes.localCheck.code);
+    expect(early.stderr).toContain('PERMIT_REISSUE_NOT_AWAITED');
+
+    const testClient = createTestClient({
+      mode: 'anvil',
+      chain: chain4663(devnet.deployment.rpcUrl),
+      transport: http(devnet.deployment.rpcUrl),
+    });
+    await testClient.increaseTime({ seconds: 3601 });
+    await testClient.mine({ blocks: 1 });
+    let waiting: CliRun;
+    const deadline = Date.now() + 30_000;
+    do {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      waiting = await cli(['status', launchId, '--json']);
+    } while (waiting.json?.permitReissue?.status !== 'awaiting_decision' && Date.now() < deadline);
+    expect(waiting.json).toMatchObject({ status: 'wallet_action_required', walletTransaction: null });
+    const { decisionDeadlineAt, expiredPermitExpiresAt } = waiting.json.permitReissue;
+    expect(expiredPermitExpiresAt).toBe(first.permitExpiresAt);
+    const human = await cli(['status', launchId]);
+    expect(human.stdout).toContain(
+      `decide by ${decisionDeadlineAt}: custom-launch reissue ${launchId} --decision reissue|decline`,
+    );
+    // No transaction is offered while the decision is awaited: the expired one can only revert.
+    const noHandoff = await cli(['handoff', launchId]);
+    expect(noHandoff.code).toBe(exitCodes.needsAction.code);
+    expect(noHandoff.stderr).toContain(`decide by ${decisionDeadlineAt}: custom-launch reissue ${launchId}`);
+
+    const path = `${createPath}/${launchId}/permit-reissue-disposition`;
+    const decisions = () => proxy.seen.filter((x) => x.method === 'POST' && x.path === path);
+    const decided = await cli(['reissue', launchId, '--decision', 'reissue', '--json']);
+    expect(decided.code, decided.stderr).toBe(0);
+    expect(decided.json).toMatchObject({ launchId, decision: 'reissue', disposition: 'reissue_scheduled' });
+    // Run again (as after an interruption): the same bytes with the same key, answered by the service's replay.
+    const again = await cli(['reissue', launchId, '--decision', 'reissue', '--json']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.json).toEqual(decided.json);
+    const [one, two] = decisions();
+    expect(one?.headers['idempotency-key']).toBe(`permit-reissue:${launchId}:reissue:${expiredPermitExpiresAt}`);
+    expect(two?.headers['idempotency-key']).toBe(one?.headers['idempotency-key']);
+    expect(two?.body.equals(one?.body as Buffer)).toBe(true);
+    // The other answer, once decided, is the service's refusal.
+    const decline = await cli(['reissue', launchId, '--decision', 'decline']);
+    expect(decline.code).toBe(exitCodes.refused.code);
+    expect(decline.stderr).toContain('409 PERMIT_REISSUE_NOT_AWAITED');
+
+    const reissued = await cli(['wait', launchId, '--interval', '0.2', '--max-wait', '40', '--json']);
+    const queue = async () => JSON.stringify((await cli(['status', launchId, '--json'])).json?.lifecycleQueue);
+    expect(reissued.code, `${reissued.stderr} ${reissued.code === 0 ? '' : await queue()}`).toBe(0);
+    expect(reissued.json.permitReissue).toMatchObject({ status: 'reissued', reissueCount: 1 });
+    expect(reissued.json.walletTransaction.data).not.toBe(first.data);
+  }, 120_000);
+
   it('prints coverage and a status, and ends on the documented codes for a missing launch', async () => {
     const coverage = await cli(['coverage', '--json']);
     expect(coverage.code, coverage.stderr).toBe(0);
@@ -641,6 +722,7 @@ describe('the custom-launch CLI end to end', () => {
       ['status', requestId],
       ['wait', requestId],
       ['handoff', requestId],
+      ['reissue', requestId, '--decision', 'reissue'],
       ['sources', requestId, '--request', request.path, '--project', 'examples/example-launch'],
     ]) {
       const run = await cli(args);

@@ -43,6 +43,7 @@ function authorized(bytes: Buffer): CustomLaunchResourceV4 {
     findings: [],
     remediation: null,
     failure: null,
+    permitReissue: null,
     lifecycleQueue: {
       state: 'idle',
       attempt: 0,

@@ -4,6 +4,7 @@ import {
   coverageCommand,
   handoffCommand,
   preflightCommand,
+  reissueCommand,
   sourcesCommand,
   statusCommand,
   submitCommand,
@@ -65,6 +66,27 @@ export const wait: CliCommand = {
     const intervalMs = positiveSeconds(values.interval, 'interval', 2);
     const maxWaitMs = positiveSeconds(values['max-wait'], 'max-wait', 900);
     return waitCommand({ launchId, until, intervalMs, maxWaitMs }, remote());
+  },
+};
+
+/** `custom-launch reissue`: spec/openapi/paths/v4-permit-reissue-disposition.yaml, decidePermitReissueV4. */
+export const reissue: CliCommand = {
+  name: 'reissue',
+  flags: { decision: { type: 'string' }, 'max-wait': { type: 'string' } },
+  usage: `  custom-launch reissue <launchId> --decision reissue|decline [--max-wait <seconds>]
+      Decide about a launch whose permit expired before its wallet transaction was mined (status shows the
+      decision deadline): reissue (the server gates run again and bind a new permit and transaction; the old one
+      can only revert) or decline (the launch fails). Needs the launch wallet's own key. The bytes and the
+      idempotency key are fixed by the launch and the decision: run it again after an interruption. Default
+      --max-wait 600.
+`,
+  run: ({ values, one, remote }) => {
+    const decision = stringFlag(values, 'decision');
+    if (decision !== 'reissue' && decision !== 'decline') {
+      throw new CliExit('usage', `--decision must be reissue or decline, got "${decision ?? ''}"`);
+    }
+    const maxWaitMs = positiveSeconds(values['max-wait'], 'max-wait', 600);
+    return reissueCommand({ launchId: one('launchId'), decision, maxWaitMs }, remote());
   },
 };
 

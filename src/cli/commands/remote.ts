@@ -15,6 +15,7 @@ import {
 } from '../../client/launches/bound-metadata.ts';
 import { requireDiscovery } from '../../client/launches/discovery.ts';
 import { createJournal, type LaunchSubmitJournalV1, openJournal } from '../../client/launches/journal.ts';
+import { type PermitReissueDecision, sendPermitReissueDecision } from '../../client/launches/permit-reissue.ts';
 import { readLaunch, sourcesPendingNote, waitForLaunch } from '../../client/launches/poll.ts';
 import { readRequestFile } from '../../client/launches/request-file.ts';
 import { deliverSourceFile, manifestFiles } from '../../client/launches/sources.ts';
@@ -45,6 +46,49 @@ function describeLaunch(launch: CustomLaunchResourceV4, out: Output): void {
   for (const finding of launch.findings) out.line(`  finding ${finding.code}: ${finding.message}`);
   if (launch.remediation) out.line(`  remediation: ${JSON.stringify(launch.remediation)}`);
   if (launch.failure) out.line(`  failure: ${JSON.stringify(launch.failure)}`);
+  const reissue = launch.permitReissue;
+  if (reissue?.status === 'awaiting_decision') {
+    out.line(
+      `  the permit expired at ${reissue.expiredPermitExpiresAt} (chain time) before the wallet transaction was mined; decide by ${reissue.decisionDeadlineAt}: custom-launch reissue ${launch.launchId} --decision reissue|decline`,
+    );
+  } else if (reissue) {
+    out.line(`  permit reissue: ${reissue.status} (${reissue.reissueCount} reissued)`);
+  }
+}
+
+/**
+ * `reissue <launchId> --decision reissue|decline`: the controller's decision about an expired permit
+ * (spec/openapi/paths/v4-permit-reissue-disposition.yaml, decidePermitReissueV4), sent to the configured origin only,
+ * as bytes and an idempotency key fixed by the launch and the decision, so running it again resends them unchanged.
+ */
+export async function reissueCommand(
+  args: { launchId: string; decision: PermitReissueDecision; maxWaitMs: number },
+  remote: Remote,
+): Promise<void> {
+  const { out } = remote;
+  const launch = await readOne(args.launchId, remote);
+  const result = await sendPermitReissueDecision({
+    origin: remote.env.origin,
+    apiKey: remote.apiKey(),
+    timeoutMs: remote.timeoutMs,
+    launch,
+    decision: args.decision,
+    maxWaitMs: args.maxWaitMs,
+    onRetry: (attempt, why, waitMs) =>
+      out.note(`attempt ${attempt}: ${why}; the same bytes again in ${elapsed(waitMs)}`),
+  });
+  if (result.error?.kind === 'unresolved') {
+    throw new CliExit('unresolved', `no definite answer (${result.error.reason}); run the same command again`);
+  }
+  if (result.error) throw refused(result.error);
+  const { disposition } = result.data;
+  out.result(disposition);
+  out.line(`launch ${launch.launchId}: ${disposition.disposition}, now ${disposition.launchStatus}`);
+  if (disposition.disposition === 'reissue_scheduled') {
+    out.line(
+      `next: custom-launch wait ${launch.launchId}, then custom-launch handoff ${launch.launchId} for the new transaction`,
+    );
+  }
 }
 
 /** `preflight <request>`: local checks, the discovery manifest, then the server's side-effect-free evaluation. */
@@ -278,7 +322,9 @@ export async function handoffCommand(
   if (!tx) {
     throw new CliExit(
       'needsAction',
-      `launch ${launch.launchId} is ${launch.status}: it has no wallet transaction yet (wait for authorized)`,
+      launch.permitReissue?.status === 'awaiting_decision'
+        ? `launch ${launch.launchId}: its permit expired before the wallet transaction was mined, so none is offered; decide by ${launch.permitReissue.decisionDeadlineAt}: custom-launch reissue ${launch.launchId} --decision reissue|decline`
+        : `launch ${launch.launchId} is ${launch.status}: it has no wallet transaction yet (wait for authorized)`,
     );
   }
   let metadata: CheckedMetadata;

@@ -13,7 +13,8 @@ export type LocalCheckCode =
   | 'REQUEST_UNREADABLE'
   | 'REQUEST_INVALID'
   | 'IMAGE_REFUSED'
-  | 'CAPABILITIES_MISMATCH';
+  | 'CAPABILITIES_MISMATCH'
+  | 'PERMIT_REISSUE_NOT_AWAITED';
 
 /** A local check failed: nothing was sent anywhere. The CLI exits 3 with the message. */
 export class LocalCheckError extends Error {

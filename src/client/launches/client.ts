@@ -1,5 +1,9 @@
 import createClient, { type Client } from 'openapi-fetch';
-import type { CustomLaunchCreateRequestV4, paths } from '../../../generated/types/service.ts';
+import type {
+  CustomLaunchCreateRequestV4,
+  PermitReissueDispositionRequestV1,
+  paths,
+} from '../../../generated/types/service.ts';
 import { checkOrigin } from '../core/origin.ts';
 import { checkLaunchId } from './poll.ts';
 
@@ -50,6 +54,17 @@ export function createLaunchClient(options: LaunchClientOptions) {
       checkLaunchId(launchId);
       return client.GET('/v4/chains/{chainId}/custom-launches/{launchId}', {
         params: { path: { ...chain, launchId } },
+      });
+    },
+    /**
+     * The controller's permit-reissue decision (decidePermitReissueV4), with the launch's wallet key only; resend an
+     * ambiguous result with the same key and body (permitReissueDecisionKey and permitReissueDecisionBytes fix both).
+     */
+    decidePermitReissue: (launchId: string, body: PermitReissueDispositionRequestV1, idempotencyKey: string) => {
+      checkLaunchId(launchId);
+      return client.POST('/v4/chains/{chainId}/custom-launches/{launchId}/permit-reissue-disposition', {
+        params: { path: { ...chain, launchId }, header: { 'Idempotency-Key': idempotencyKey } },
+        body,
       });
     },
     listFinalized: (query: { limit?: number; cursor?: string } = {}) =>

@@ -2,10 +2,10 @@ import type { Hex } from 'viem';
 import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
 
-/** The launch table of a lane and its transition audit table (src/store/migrations.ts). */
+/** The launch table of a lane and its transition audit table (src/store/migrations.ts; V4: launches). */
 export interface LaneTables {
-  launches: 'v3_launches' | 'multi_role_launches';
-  transitions: 'v3_launch_transitions' | 'multi_role_launch_transitions';
+  launches: 'v3_launches' | 'multi_role_launches' | 'launches';
+  transitions: 'v3_launch_transitions' | 'multi_role_launch_transitions' | 'launch_transitions';
 }
 
 /**

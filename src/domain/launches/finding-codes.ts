@@ -177,7 +177,13 @@ export const findingCodes = {
   },
   LAUNCH_PERMIT_EXPIRED: {
     classification: 'info',
-    obligation: 'The permit expired before the exact transaction was mined; submit a new request for a new permit.',
+    obligation:
+      'The permit expired before the exact transaction was mined (a V4 launch: and no permit-reissue decision was made by its deadline); submit a new request for a new permit.',
+  },
+  PERMIT_REISSUE_DECLINED: {
+    classification: 'info',
+    obligation:
+      'The controller declined a new permit after the permit expired before the exact transaction was mined; submit a new request to launch.',
   },
   CHAIN_REORG_DETECTED: {
     classification: 'warning',

@@ -1,4 +1,8 @@
-import type { CustomLaunchCreateRequestV4, CustomLaunchResourceV4 } from '../../../generated/types/service.ts';
+import type {
+  CustomLaunchCreateRequestV4,
+  CustomLaunchPermitReissueV4,
+  CustomLaunchResourceV4,
+} from '../../../generated/types/service.ts';
 import type { Principal } from '../../auth/keys.ts';
 import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
@@ -27,6 +31,8 @@ export interface LaunchRow {
   bound_metadata_hash: string | null;
   bound_metadata_json: string | null;
   chain_evidence_json: string | null;
+  /** The permit-reissue disposition (spec permitReissue), null while the permit never expired. */
+  permit_reissue_json: string | null;
   finalized_item_json: string | null;
   job_state: string | null;
   job_attempt: number | null;
@@ -43,7 +49,7 @@ export const launchSelect = `SELECT l.seq, l.launch_id, l.chain_id, l.lineage_id
     THEN json_extract(CAST(l.request_bytes AS TEXT), '$.projectMetadataHash') END AS bound_metadata_hash,
   CASE WHEN l.wallet_transaction_json IS NOT NULL
     THEN json_extract(CAST(l.request_bytes AS TEXT), '$.projectMetadata') END AS bound_metadata_json,
-  l.chain_evidence_json, j.state AS job_state, j.attempt AS job_attempt, j.deadline_ms AS job_deadline_ms,
+  l.chain_evidence_json, l.permit_reissue_json, j.state AS job_state, j.attempt AS job_attempt, j.deadline_ms AS job_deadline_ms,
   j.next_attempt_ms AS job_next_attempt_ms, j.last_error_code AS job_last_error_code,
   f.item_json AS finalized_item_json, k.kind AS owner_kind
   FROM launches l LEFT JOIN lifecycle_jobs j ON j.launch_id = l.launch_id
@@ -79,6 +85,7 @@ export function toLaunchResource(row: LaunchRow): CustomLaunchResourceV4 {
     findings: JSON.parse(row.findings_json),
     remediation: row.remediation_json ? JSON.parse(row.remediation_json) : null,
     failure: row.failure_json ? JSON.parse(row.failure_json) : null,
+    permitReissue: permitReissueOf(row),
     lifecycleQueue: {
       state,
       attempt: row.job_attempt ?? 0,
@@ -93,15 +100,25 @@ export function toLaunchResource(row: LaunchRow): CustomLaunchResourceV4 {
   } as CustomLaunchResourceV4;
 }
 
+/** The launch's permit-reissue disposition (spec/schemas/custom-launch-resource.v4.schema.json PermitReissue). */
+export function permitReissueOf(row: Pick<LaunchRow, 'permit_reissue_json'>): CustomLaunchPermitReissueV4 | null {
+  return row.permit_reissue_json ? (JSON.parse(row.permit_reissue_json) as CustomLaunchPermitReissueV4) : null;
+}
+
 /**
  * Until when the lifecycle waits out transient failures (LifecycleQueue.deadlineAt): the validation deadline stored
- * with the job before authorized, the permit's expiry while the exact transaction is not yet mined, else none.
+ * with the job before authorized, the permit's expiry while the exact transaction is not yet mined, the decision
+ * deadline while a permit-reissue decision is awaited, else none.
  */
 function deadlineOf(row: LaunchRow): string | null {
   if (row.status === 'received' || row.status === 'validating') {
     // An idle job (no chain gates configured) has nothing to wait out and is never failed by the deadline.
     if (row.job_state === 'idle' || row.job_deadline_ms === null) return null;
     return new Date(row.job_deadline_ms).toISOString();
+  }
+  const reissue = permitReissueOf(row);
+  if (row.status === 'wallet_action_required' && reissue?.status === 'awaiting_decision') {
+    return reissue.decisionDeadlineAt;
   }
   const awaitingMined = ['authorized', 'awaiting_wallet_signature', 'wallet_action_required'].includes(row.status);
   if (!awaitingMined || !row.wallet_transaction_json) return null;

@@ -17,8 +17,8 @@ import { authorizedOnward } from '../../core/launch-statuses.ts';
 import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
 import type { FindingCode } from '../launches/finding-codes.ts';
-import { findingCodes } from '../launches/finding-codes.ts';
 import { storedRequest } from '../launches/launch-resource.ts';
+import { awaitPermitReissue, failUndecidedPermitReissues, launchFailure } from '../launches/permit-reissue.ts';
 import { finalizedPublicLaunch, type PublicLaunchEntry, recordPublicLaunch } from '../public/public-launches.ts';
 import { pollUntilStopped } from './poll-loop.ts';
 import { classifyStepFailure, maxShownAttempt } from './retry-policy.ts';
@@ -70,8 +70,9 @@ export function isExactTransaction(
  * providers' `safe` checkpoint covers the block, `finalized` once their `finalized` checkpoint does (the published
  * policy `l2-block <= finalized`), which also writes the public finalized feed row. Every poll re-reads the block
  * hash at the transaction's height: a mismatch is a reorg, and the launch waits for the exact transaction again.
- * The permit's expiry, by chain time, fails a launch whose transaction was not mined. Progress is read only by
- * polling; the service never signs or sends.
+ * The permit's expiry, by chain time, before the transaction was mined leaves the launch `wallet_action_required`
+ * awaiting the controller's permit-reissue decision (permitReissue; no decision by its deadline fails it with
+ * LAUNCH_PERMIT_EXPIRED). Progress is read only by polling; the service never signs or sends.
  */
 export class LaunchTracker {
   constructor(
@@ -87,11 +88,14 @@ export class LaunchTracker {
       pollMs: number;
       /** Blocks scanned per launch and poll at most, so one far-behind launch cannot stall the others. */
       maxBlocksPerPoll?: number;
+      /** How long an expired permit's reissue decision is awaited (PERMIT_REISSUE_DECISION_WINDOW_MS). */
+      permitReissueDecisionWindowMs: number;
     },
   ) {}
 
   /** One poll over every tracked launch. Resolves the number of launches examined. */
   async tick(): Promise<number> {
+    failUndecidedPermitReissues(this.deps.db, this.deps.now(), this.deps.workerId);
     const rows = statement(
       this.deps.db,
       `SELECT launch_id, chain_id, profile, status, launch_wallet, launch_intent_hash,
@@ -237,11 +241,14 @@ export class LaunchTracker {
 
   private async checkExpiry(row: TrackedRow, exact: WalletTransaction, head: { timestamp: bigint }): Promise<void> {
     if (head.timestamp * 1000n > BigInt(Date.parse(exact.permitExpiresAt))) {
-      this.fail(
-        row,
-        'LAUNCH_PERMIT_EXPIRED',
-        `The permit expired at ${exact.permitExpiresAt} (chain time) before the exact wallet transaction was mined.`,
-      );
+      awaitPermitReissue(this.deps.db, {
+        launchId: row.launch_id,
+        from: row.status,
+        expiredPermitExpiresAt: exact.permitExpiresAt,
+        nowMs: this.deps.now(),
+        windowMs: this.deps.permitReissueDecisionWindowMs,
+        workerId: this.deps.workerId,
+      });
     }
   }
 
@@ -336,15 +343,9 @@ export class LaunchTracker {
   }
 
   private fail(row: TrackedRow, code: FindingCode, message: string): void {
-    const at = new Date(this.deps.now()).toISOString();
     this.commit(row, {
       through: ['failed'],
-      failure: {
-        code,
-        message,
-        failedAt: at,
-        remediation: { findingCodes: [code], action: findingCodes[code].obligation, newRequestRequired: true },
-      },
+      failure: launchFailure(code, message, new Date(this.deps.now()).toISOString()),
     });
   }
 

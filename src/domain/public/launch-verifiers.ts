@@ -125,12 +125,13 @@ export const launchVerifiers: readonly LaunchVerifier[] = [
   {
     verifierId: 'launch.tracking',
     checks:
-      'After authorization, the exact wallet transaction is followed on the chain to the published finality policy.',
+      "After authorization, the exact wallet transaction is followed on the chain to the published finality policy; a permit that expired before it was mined awaits the controller's permit-reissue decision.",
     codes: [
       'WALLET_TRANSACTION_MISMATCH',
       'WALLET_TRANSACTION_REVERTED',
       'LAUNCH_STAMPED_BY_OTHER_TRANSACTION',
       'LAUNCH_PERMIT_EXPIRED',
+      'PERMIT_REISSUE_DECLINED',
       'CHAIN_REORG_DETECTED',
     ],
     runs: chainGates,

@@ -4,7 +4,6 @@ import { type BodyPolicy, jsonBody, type OperationHandler, type RouteTable } fro
 import { legacyRoutes } from './legacy.ts';
 import { moduleRoutes } from './modules.ts';
 import { multiRoleLaunchRoutes } from './multi-role-launches.ts';
-import { notImplementedRoutes } from './not-implemented.ts';
 import { partnerSubkeyRoutes } from './partner-subkeys.ts';
 import { publicReadRoutes } from './public-reads.ts';
 import { v3LaunchRoutes } from './v3-launches.ts';
@@ -23,7 +22,6 @@ export function buildRoutes(services: Services): RouteTable {
     ...legacyRoutes(services.config, services.db),
     ...moduleRoutes(services),
     ...partnerSubkeyRoutes(services.subkeys),
-    ...notImplementedRoutes(services.config),
   };
 }
 

@@ -1,6 +1,10 @@
-import type { CustomLaunchCreateRequestV4 } from '../../../generated/types/service.ts';
+import type {
+  CustomLaunchCreateRequestV4,
+  PermitReissueDispositionRequestV1,
+} from '../../../generated/types/service.ts';
 import { minimumInitialBuyWei } from '../../chain/price-feed.ts';
 import { fundingNonceSeenInOtherRequest } from '../../domain/launches/funding-nonce-reuse.ts';
+import { decidePermitReissue } from '../../domain/launches/permit-reissue.ts';
 import { type PreflightSources, preflightV4 } from '../../domain/launches/preflight.ts';
 import { evidenceCheck } from '../../domain/public/deployment-evidence-check.ts';
 import { ApiError } from '../../errors/api-error.ts';
@@ -25,8 +29,9 @@ const sourceFileBody: BodyPolicy = { kind: 'raw', mediaType: 'application/octet-
 
 /**
  * Routes of the authenticated V4 launch operations (spec/openapi/paths/v4-custom-launches.yaml,
- * v4-custom-launches-preflight.yaml, v4-custom-launch.yaml, v4-custom-launch-source-file.yaml): wallet or partner
- * keys, JSON bodies within V4_BODY_LIMIT_BYTES except the raw source file.
+ * v4-custom-launches-preflight.yaml, v4-custom-launch.yaml, v4-custom-launch-source-file.yaml,
+ * v4-permit-reissue-disposition.yaml): wallet or partner keys, JSON bodies within V4_BODY_LIMIT_BYTES except the raw
+ * source file.
  */
 export function v4LaunchRoutes(services: Services): RouteTable {
   const { putCustomLaunchSourceFileV4, ...jsonOperations } = v4LaunchHandlers(services);
@@ -90,6 +95,19 @@ function v4LaunchHandlers(services: Services) {
         bytes: Buffer.isBuffer(ctx.body) ? ctx.body : Buffer.alloc(0),
       });
       return { status: answer.status, body: answer.body };
+    },
+    decidePermitReissueV4: (ctx) => {
+      const answer = decidePermitReissue(
+        { db: services.db, now, validationDeadlineMs: services.config.lifecycle.validationDeadlineMs },
+        {
+          principal: principalOf(ctx),
+          launchId: String(ctx.params.launchId),
+          idempotencyKey: idempotencyKeyOf(ctx),
+          request: ctx.body as PermitReissueDispositionRequestV1,
+          rawBody: rawBodyOf(ctx),
+        },
+      );
+      return { status: answer.status, rawJson: answer.body };
     },
     getCustomLaunchV4: (ctx) => ({
       status: 200,
