@@ -61,6 +61,7 @@ import { historyLaunchId, historySamplePath, historyWallets } from '../test/supp
 import { auth, call, type Reply } from '../test/support/http.ts';
 import { filesOf, type ModuleSubmission, moduleSubmission, setFiles } from '../test/support/modules.ts';
 import { multiRoleRequest, multiRoleRequestBytes } from '../test/support/multi-role-request.ts';
+import { expirePermit, handOffBySql, reissueDecisionBody } from '../test/support/permit-reissue.ts';
 import {
   example,
   exampleBytes,
@@ -89,7 +90,8 @@ type Kind =
   | 'baseQuota'
   | 'baseChain'
   | 'multiRole'
-  | 'fresh';
+  | 'fresh'
+  | 'bare';
 interface Ctx {
   s: TestServer;
   key: string;
@@ -1277,8 +1279,149 @@ const developerRows: Row[] = [
   },
 ];
 
+// The permit-reissue disposition (decidePermitReissueV4, spec/openapi/paths/v4-permit-reissue-disposition.yaml;
+// permitReissue of spec/schemas/custom-launch-resource.v4.schema.json). A created launch reaches the wallet handoff
+// by SQL and its permit expires through the tracker's own expiry path at `expiredAtMs` (the decision deadline is
+// that instant plus PERMIT_REISSUE_DECISION_WINDOW_MS, 24 hours by default); a fresh server per row.
+const decisionWindowMs = 24 * 3_600_000;
+const handedOffLaunch = async (c: Ctx, expiredAtMs?: number) => {
+  const r = await create(c);
+  handOffBySql(c.s, r.json.launchId, Date.now());
+  if (expiredAtMs !== undefined) expect(expirePermit(c.s, r.json.launchId, expiredAtMs)).toBe(true);
+  return { launchId: r.json.launchId as string, requestDigest: r.json.requestDigest as string };
+};
+const decideReissue = (
+  c: Ctx,
+  launch: { launchId: string; requestDigest: string },
+  body = reissueDecisionBody(launch),
+  key = c.key,
+  idempotencyKey = key16(),
+) =>
+  call(v4(c.s, `/${launch.launchId}/permit-reissue-disposition`), {
+    method: 'POST',
+    headers: auth(key, { 'Idempotency-Key': idempotencyKey }),
+    body,
+  });
+const reissueRows: Row[] = [
+  {
+    section: 'getCustomLaunchV4: a permit that expired before broadcast awaits the decision',
+    name: 'awaiting_decision: no wallet transaction, the decision deadline',
+    server: 'fresh',
+    given: async (c) => {
+      const launch = await handedOffLaunch(c, Date.now());
+      return call(v4(c.s, `/${launch.launchId}`), { headers: auth(c.key) });
+    },
+    want: {
+      status: 200,
+      body: (j) => {
+        expect(j).toMatchObject({ status: 'wallet_action_required', walletTransaction: null });
+        expect(j.permitReissue.status).toBe('awaiting_decision');
+        expect(j.lifecycleQueue.deadlineAt).toBe(j.permitReissue.decisionDeadlineAt);
+      },
+    },
+  },
+  {
+    section: 'decidePermitReissueV4: reissue before the decision deadline',
+    name: 'one minute before the deadline',
+    server: 'fresh',
+    given: async (c) => decideReissue(c, await handedOffLaunch(c, Date.now() - decisionWindowMs + 60_000)),
+    want: {
+      status: 200,
+      body: (j) => expect(j).toMatchObject({ disposition: 'reissue_scheduled', launchStatus: 'validating' }),
+    },
+  },
+  {
+    section: 'decidePermitReissueV4: PERMIT_REISSUE_NOT_AWAITED after the decision deadline',
+    name: 'one second after the deadline',
+    server: 'fresh',
+    given: async (c) => decideReissue(c, await handedOffLaunch(c, Date.now() - decisionWindowMs - 1000)),
+    want: { status: 409, code: 'PERMIT_REISSUE_NOT_AWAITED' },
+  },
+  {
+    section: 'decidePermitReissueV4: PERMIT_REISSUE_NOT_AWAITED while the permit has not expired',
+    name: 'a handed-off launch with a live permit',
+    server: 'fresh',
+    given: async (c) => decideReissue(c, await handedOffLaunch(c)),
+    want: { status: 409, code: 'PERMIT_REISSUE_NOT_AWAITED' },
+  },
+  {
+    section: 'decidePermitReissueV4: decline fails the launch',
+    name: 'decline, then the launch',
+    server: 'fresh',
+    given: async (c) => {
+      const launch = await handedOffLaunch(c, Date.now());
+      const r = await decideReissue(c, launch, reissueDecisionBody(launch, { decision: 'decline' }));
+      expect(r.json).toMatchObject({ disposition: 'declined', launchStatus: 'failed' });
+      return call(v4(c.s, `/${launch.launchId}`), { headers: auth(c.key) });
+    },
+    want: {
+      status: 200,
+      body: (j) => expect(j).toMatchObject({ status: 'failed', failure: { code: 'PERMIT_REISSUE_DECLINED' } }),
+    },
+  },
+  {
+    section: 'decidePermitReissueV4: PERMIT_REISSUE_NOT_AWAITED for a second decision with another answer',
+    name: 'decline after reissue, under another key',
+    server: 'fresh',
+    given: async (c) => {
+      const launch = await handedOffLaunch(c, Date.now());
+      expect((await decideReissue(c, launch)).status).toBe(200);
+      return decideReissue(c, launch, reissueDecisionBody(launch, { decision: 'decline' }));
+    },
+    want: { status: 409, code: 'PERMIT_REISSUE_NOT_AWAITED' },
+  },
+  {
+    section: 'decidePermitReissueV4: Idempotency-Key binds the exact bytes',
+    name: 'an exact replay answers 200 with the recorded disposition',
+    server: 'fresh',
+    given: async (c) => {
+      const launch = await handedOffLaunch(c, Date.now());
+      const k = key16();
+      const first = await decideReissue(c, launch, undefined, undefined, k);
+      const replay = await decideReissue(c, launch, undefined, undefined, k);
+      expect(replay.text).toBe(first.text);
+      return replay;
+    },
+    want: { status: 200, body: (j) => expect(j.disposition).toBe('reissue_scheduled') },
+  },
+  {
+    section: 'decidePermitReissueV4: Idempotency-Key binds the exact bytes',
+    name: 'other bytes under the same key',
+    server: 'fresh',
+    given: async (c) => {
+      const launch = await handedOffLaunch(c, Date.now());
+      const k = key16();
+      expect((await decideReissue(c, launch, undefined, undefined, k)).status).toBe(200);
+      return decideReissue(c, launch, reissueDecisionBody(launch, { decision: 'decline' }), undefined, k);
+    },
+    want: { status: 409, code: 'IDEMPOTENCY_CONFLICT' },
+  },
+  {
+    section: 'decidePermitReissueV4: WALLET_KEY_REQUIRED (wallet-key-only, even with the scope)',
+    name: 'a partner root holding custom-launch:create',
+    server: 'fresh',
+    given: async (c) => {
+      const launch = await handedOffLaunch(c, Date.now());
+      return decideReissue(c, launch, undefined, c.s.partnerRoot({ wallet: exampleWallet }).apiKey);
+    },
+    want: { status: 403, code: 'WALLET_KEY_REQUIRED' },
+  },
+  {
+    section: 'decidePermitReissueV4: NOT_FOUND for a wallet key of another wallet',
+    name: "another wallet's key",
+    server: 'fresh',
+    given: async (c) => {
+      const launch = await handedOffLaunch(c, Date.now());
+      const other = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+      return decideReissue(c, launch, reissueDecisionBody(launch, { launchWallet: other }), c.s.key({ wallet: other }));
+    },
+    want: { status: 404, code: 'NOT_FOUND' },
+  },
+];
+
 const rows: Row[] = [
   ...subkeyRows,
+  ...reissueRows,
   ...historyRows,
   ...developerRows,
   // Page size and cursor (spec/openapi/components/parameters.yaml).
@@ -1842,8 +1985,9 @@ const rows: Row[] = [
     want: { status: 400, code: 'INVALID_REQUEST' },
   },
   {
-    section: 'project design: 501 until the operation is implemented',
-    name: 'the permit-reissue disposition (decidePermitReissueV4)',
+    section: 'project design: 501 until an operation is implemented',
+    name: 'the permit-reissue disposition on a server without its handler',
+    server: 'bare',
     given: (c) => {
       const body = readFileSync(
         new URL('../spec/examples/permit-reissue-disposition-request.v1.json', import.meta.url),
@@ -1946,6 +2090,9 @@ const configs: Record<Kind, Parameters<typeof startServer>[0]> = {
   baseChain: {},
   multiRole: { multiRoleDeploymentPath: multiRoleFixtureDeployment },
   fresh: {},
+  // No operation handlers: what an operation this deployment does not implement answers (none is unimplemented
+  // today, so its 501 is declared by no operation and responses are not validated against the spec).
+  bare: { validateResponses: false },
 };
 /** The servers shared by their rows; every other kind is fresh per row. */
 const sharedKinds: readonly Kind[] = ['default', 'base', 'baseChain', 'multiRole'];
@@ -1963,7 +2110,7 @@ async function serverFor(kind: Kind): Promise<{ ctx: Ctx; done: () => Promise<vo
     if (ctx) return { ctx, done: async () => undefined };
   }
   const now = kind === 'baseChain' ? () => baseChainNowMs : undefined;
-  const s = await startServer(configs[kind], now, undefined, evidenceOf[kind]);
+  const s = await startServer(configs[kind], now, kind === 'bare' ? {} : undefined, evidenceOf[kind]);
   const ctx = { s, key: baseKinds.includes(kind) ? s.key({ chains: ['1', '4663'] }) : s.key() };
   if (sharedKinds.includes(kind)) {
     servers.set(kind, ctx);

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLaunchClient } from '../../src/client/launches/client.ts';
 import { permitReissueDecisionBytes, permitReissueDecisionKey } from '../../src/client/launches/permit-reissue.ts';
-import { awaitPermitReissue, failUndecidedPermitReissues } from '../../src/domain/launches/permit-reissue.ts';
+import { failUndecidedPermitReissues } from '../../src/domain/launches/permit-reissue.ts';
 import { auth, call, type Reply } from '../support/http.ts';
-import { exampleBytes, exampleWallet, startServer, type TestServer, v4Example } from '../support/server.ts';
+import { expirePermit, handOffBySql, handoffTransaction, reissueDecisionBody } from '../support/permit-reissue.ts';
+import { exampleBytes, startServer, type TestServer, v4Example } from '../support/server.ts';
 
 // decidePermitReissueV4 (spec/openapi/paths/v4-permit-reissue-disposition.yaml) and the permitReissue states of
 // spec/schemas/custom-launch-resource.v4.schema.json over real HTTP and SQLite, on the server's own clock. A launch
@@ -31,17 +32,6 @@ beforeAll(async () => {
 });
 afterAll(() => s.close());
 
-const walletTransaction = (expiresAt: string) => ({
-  chainId: '4663',
-  from: exampleWallet,
-  to: '0x5FbDB2315678afecb367f032d93F642f64180aa3',
-  valueWei: '10000000000000000',
-  data: '0x1234',
-  gasLimit: '500000',
-  permitExpiresAt: expiresAt,
-  simulationDigest: `sha256:${'ab'.repeat(32)}`,
-});
-
 /** A launch created with `k`, moved to the wallet handoff with an exact wallet transaction (as the worker does). */
 async function handedOff(k = key): Promise<{ launchId: string; requestDigest: string }> {
   const r = await call(base(), {
@@ -50,28 +40,12 @@ async function handedOff(k = key): Promise<{ launchId: string; requestDigest: st
     body: exampleBytes(v4Example),
   });
   expect(r.status, r.text).toBe(202);
-  s.db
-    .prepare(
-      "UPDATE launches SET status = 'awaiting_wallet_signature', wallet_transaction_json = ?, tracked_to_block = 10 WHERE launch_id = ?",
-    )
-    .run(JSON.stringify(walletTransaction(new Date(clock).toISOString())), r.json.launchId);
-  s.db
-    .prepare("UPDATE lifecycle_jobs SET state = 'idle', next_attempt_ms = NULL WHERE launch_id = ?")
-    .run(r.json.launchId);
+  handOffBySql(s, r.json.launchId, clock);
   return { launchId: r.json.launchId, requestDigest: r.json.requestDigest };
 }
 
 /** The tracker's expiry path for the launch, now, on the configured decision window. */
-function expire(launchId: string, from = 'awaiting_wallet_signature'): boolean {
-  return awaitPermitReissue(s.db, {
-    launchId,
-    from,
-    expiredPermitExpiresAt: new Date(clock - 1000).toISOString(),
-    nowMs: clock,
-    windowMs: s.config.lifecycle.permitReissueDecisionWindowMs,
-    workerId: 'test-tracker',
-  });
-}
+const expire = (launchId: string, from = 'awaiting_wallet_signature') => expirePermit(s, launchId, clock, from);
 
 async function awaiting(k = key) {
   const launch = await handedOff(k);
@@ -79,17 +53,7 @@ async function awaiting(k = key) {
   return launch;
 }
 
-const body = (launch: { launchId: string; requestDigest: string }, over: Record<string, unknown> = {}) =>
-  JSON.stringify({
-    schemaVersion: 'platform.custom-launch-permit-reissue-disposition-request.v1',
-    chainId: '4663',
-    caip2: 'eip155:4663',
-    launchId: launch.launchId,
-    launchWallet: exampleWallet,
-    requestDigest: launch.requestDigest,
-    decision: 'reissue',
-    ...over,
-  });
+const body = reissueDecisionBody;
 
 const decide = (launchId: string, bytes: string, k = key, idempotencyKey = idem()) =>
   call(`${base()}/${launchId}/permit-reissue-disposition`, {
@@ -341,7 +305,7 @@ describe('decisions', () => {
       .prepare(
         "UPDATE launches SET status = 'awaiting_wallet_signature', wallet_transaction_json = ? WHERE launch_id = ?",
       )
-      .run(JSON.stringify(walletTransaction(new Date(clock + 3_600_000).toISOString())), launch.launchId);
+      .run(JSON.stringify(handoffTransaction(new Date(clock + 3_600_000).toISOString())), launch.launchId);
     clock += 3_600_001;
     expect(expire(launch.launchId)).toBe(true);
     expect((await read(launch.launchId)).permitReissue).toMatchObject({
