@@ -1,8 +1,5 @@
-import type { Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchStampRouterAbi } from '../../generated/contracts/abis.ts';
 import { type DevnetServer, startDevnetServer } from '../support/devnet-server.ts';
-import { auth, call } from '../support/http.ts';
 import { frozenExampleManifest, v4DevnetLaunches } from '../support/v4-devnet-launch.ts';
 
 /**
@@ -35,76 +32,23 @@ describe('permit reissue on the devnet', () => {
     const launch = await launches.handedOff(undefined, {}, frozenExampleManifest());
     await launches.testClient.increaseTime({ seconds: 3601 });
     await launches.testClient.mine({ blocks: 1 });
-    const waiting = await launches.until(launch.launchId, ['wallet_action_required', 'failed']);
-    expect(waiting.status).toBe('wallet_action_required');
+    const waiting = await launches.awaitingReissue(launch);
     return { launch, waiting };
   };
 
-  const decide = (launch: { launchId: string; requestDigest: string; launchWallet: string }, decision: string) =>
-    call(`${running.server.url}/v4/chains/4663/custom-launches/${launch.launchId}/permit-reissue-disposition`, {
-      method: 'POST',
-      headers: auth(running.key, { 'Idempotency-Key': `permit-reissue-${Math.random().toString(36).slice(2)}` }),
-      body: JSON.stringify({
-        schemaVersion: 'platform.custom-launch-permit-reissue-disposition-request.v1',
-        chainId: '4663',
-        caip2: 'eip155:4663',
-        launchId: launch.launchId,
-        launchWallet: launch.launchWallet,
-        requestDigest: launch.requestDigest,
-        decision,
-      }),
-    });
-
-  /** Reissues the launch's permit and follows it to the new wallet handoff. */
-  const reissued = async (launch: { launchId: string; requestDigest: string; launchWallet: string }) => {
-    const r = await decide(launch, 'reissue');
-    expect(r.status, r.text).toBe(200);
-    expect(r.json).toMatchObject({ disposition: 'reissue_scheduled', launchStatus: 'validating' });
-    return launches.until(launch.launchId, ['awaiting_wallet_signature', 'action_required', 'failed'], 60_000);
-  };
-
-  const stamped = (launch: { launchIntentHash: string }) =>
-    launches.reader.readContract({
-      address: running.devnet.deployment.contracts.platformLaunchStampRouter.address as Hex,
-      abi: launchStampRouterAbi,
-      functionName: 'launched',
-      args: [`0x${launch.launchIntentHash.slice('sha256:'.length)}` as Hex],
-    });
-
   it('awaits the decision, binds a new permit and transaction on reissue, and follows that one to finalized', async () => {
     const { launch, waiting } = await expired();
-    expect(waiting.walletTransaction).toBeNull();
-    expect(waiting.permitReissue).toMatchObject({
-      status: 'awaiting_decision',
-      expiredPermitExpiresAt: launch.walletTransaction.permitExpiresAt,
-      decidedAt: null,
-      reissueCount: 0,
-    });
-    expect(waiting.lifecycleQueue.deadlineAt).toBe(waiting.permitReissue.decisionDeadlineAt);
     expect(Date.parse(waiting.permitReissue.decisionDeadlineAt) - Date.now()).toBeGreaterThan(590_000);
 
-    const again = await reissued(launch);
-    expect(again.status, JSON.stringify(again.findings)).toBe('awaiting_wallet_signature');
-    expect(again.permitReissue).toMatchObject({ status: 'reissued', reissueCount: 1 });
-    const [before, after] = [launch.walletTransaction, again.walletTransaction];
-    expect(after).toMatchObject({ from: before.from, to: before.to, valueWei: before.valueWei });
-    expect(after.data).not.toBe(before.data);
-    expect(Date.parse(after.permitExpiresAt)).toBeGreaterThan(Date.parse(before.permitExpiresAt));
-    expect(again.lifecycleQueue.deadlineAt).toBe(after.permitExpiresAt);
-
-    const receipt = await launches.send(after);
-    expect(receipt.status).toBe('success');
-    const soft = await launches.until(launch.launchId, ['sequencer_soft_confirmed']);
-    expect(soft.chainEvidence).toMatchObject({ transactionHash: receipt.transactionHash });
-    await launches.testClient.mine({ blocks: 65 });
-    const finalized = await launches.until(launch.launchId, ['finalized']);
+    const again = await launches.reissued(launch);
+    const finalized = await launches.finalizedBy(launch.launchId, again.walletTransaction);
     expect(finalized.permitReissue).toMatchObject({ status: 'reissued', reissueCount: 1 });
-    expect(await stamped(launch)).toBe(true);
+    expect(await launches.stamped(launch)).toBe(true);
   }, 180_000);
 
   it('refuses the expired transaction broadcast after the reissue: it reverts, is a mismatch, and is never accepted', async () => {
     const { launch } = await expired();
-    const again = await reissued(launch);
+    const again = await launches.reissued(launch);
     expect(again.status, JSON.stringify(again.findings)).toBe('awaiting_wallet_signature');
 
     const stale = await launches.send(launch.walletTransaction);
@@ -119,7 +63,7 @@ describe('permit reissue on the devnet', () => {
         message: expect.stringContaining(stale.transactionHash),
       }),
     );
-    expect(await stamped(launch)).toBe(false);
+    expect(await launches.stamped(launch)).toBe(false);
 
     // The new exact transaction is still the launch's.
     const receipt = await launches.send(again.walletTransaction);

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createPublicClient, createTestClient, createWalletClient, type Hex, http } from 'viem';
+import { createPublicClient, createTestClient, createWalletClient, decodeFunctionData, type Hex, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { expect } from 'vitest';
+import { launchStampRouterAbi } from '../../generated/contracts/abis.ts';
 import type { CustomLaunchCreateRequestV4 } from '../../generated/types/service.ts';
 import { chain4663 } from '../../src/chain/chain.ts';
 import { packLaunchProject } from '../../src/client/launches/pack/pack.ts';
@@ -20,6 +21,35 @@ import { readV4Launch, untilV4Status } from './v4-launch-status.ts';
  */
 export function frozenExampleManifest(): LaunchProjectManifestV1 {
   return { ...readProjectManifest(exampleProject), profile: '4.0.0', funding: { walletTransactionValueWei: '0' } };
+}
+
+/**
+ * The example project's manifest as packed (the current profile 4.1.0: a funding plan with an initial buy, so a fresh
+ * native/USD quote gates its permit), asking for a permit of `permitLifetimeSeconds` (permitWindow.lifetimeSeconds).
+ */
+export function fundedExampleManifest(permitLifetimeSeconds: number): LaunchProjectManifestV1 {
+  const manifest = readProjectManifest(exampleProject);
+  expect(manifest.profile).toBe('4.1.0');
+  return { ...manifest, permitLifetimeSeconds };
+}
+
+/** The router `launch` call of an exact wallet transaction's calldata: its launch parameters and its permit. */
+export function routerLaunchOf(data: string) {
+  const { functionName, args } = decodeFunctionData({ abi: launchStampRouterAbi, data: data as Hex });
+  expect(functionName).toBe('launch');
+  const [params, , permit] = args as unknown as [
+    { launchIntentHash: Hex; liquidityNative: bigint; initialBuyNative: bigint; minTokenOut: bigint },
+    unknown,
+    {
+      launchIntentHash: Hex;
+      wallet: Hex;
+      value: bigint;
+      checkpointBlockNumber: bigint;
+      issuedAt: bigint;
+      expiresAt: bigint;
+    },
+  ];
+  return { params, permit };
 }
 
 /**
@@ -100,5 +130,99 @@ export function v4DevnetLaunches(running: DevnetServer) {
     });
     return reader.waitForTransactionReceipt({ hash });
   };
-  return { chain, testClient, reader, walletClient, requests, launchOf, until, deliverSources, handedOff, send };
+  /**
+   * The controller's permit-reissue decision with the wallet key (spec/openapi/paths/v4-permit-reissue-disposition.yaml
+   * decidePermitReissueV4), under a fresh Idempotency-Key.
+   */
+  const decideReissue = (launch: { launchId: string; requestDigest: string; launchWallet: string }, decision: string) =>
+    call(`${server.url}/v4/chains/4663/custom-launches/${launch.launchId}/permit-reissue-disposition`, {
+      method: 'POST',
+      headers: auth(key, { 'Idempotency-Key': `permit-reissue-${Math.random().toString(36).slice(2)}` }),
+      body: JSON.stringify({
+        schemaVersion: 'platform.custom-launch-permit-reissue-disposition-request.v1',
+        chainId: '4663',
+        caip2: 'eip155:4663',
+        launchId: launch.launchId,
+        launchWallet: launch.launchWallet,
+        requestDigest: launch.requestDigest,
+        decision,
+      }),
+    });
+  /**
+   * Reissues the launch's permit and follows it to the new wallet handoff: the same wallet, router and value, other
+   * calldata (a new permit) expiring later, the queue's deadline the new permit's expiry.
+   */
+  const reissued = async (launch: {
+    launchId: string;
+    requestDigest: string;
+    launchWallet: string;
+    walletTransaction: { from: string; to: string; valueWei: string; data: string; permitExpiresAt: string };
+  }) => {
+    const r = await decideReissue(launch, 'reissue');
+    expect(r.status, r.text).toBe(200);
+    expect(r.json).toMatchObject({ disposition: 'reissue_scheduled', launchStatus: 'validating' });
+    const again = await until(launch.launchId, ['awaiting_wallet_signature', 'action_required', 'failed'], 60_000);
+    expect(again.status, JSON.stringify(again.findings)).toBe('awaiting_wallet_signature');
+    expect(again.permitReissue).toMatchObject({ status: 'reissued', reissueCount: 1 });
+    const [before, after] = [launch.walletTransaction, again.walletTransaction];
+    expect(after).toMatchObject({ from: before.from, to: before.to, valueWei: before.valueWei });
+    expect(after.data).not.toBe(before.data);
+    expect(Date.parse(after.permitExpiresAt)).toBeGreaterThan(Date.parse(before.permitExpiresAt));
+    expect(again.lifecycleQueue.deadlineAt).toBe(after.permitExpiresAt);
+    return again;
+  };
+  /**
+   * Follows a handed-off launch whose permit expired by chain time (before its exact transaction was mined) to the
+   * decision it awaits: no transaction offered, the decision deadline its queue's deadline.
+   */
+  const awaitingReissue = async (launch: { launchId: string; walletTransaction: { permitExpiresAt: string } }) => {
+    const waiting = await until(launch.launchId, ['wallet_action_required', 'failed']);
+    expect(waiting.status, JSON.stringify(waiting.failure)).toBe('wallet_action_required');
+    expect(waiting.walletTransaction).toBeNull();
+    expect(waiting.permitReissue).toMatchObject({
+      status: 'awaiting_decision',
+      expiredPermitExpiresAt: launch.walletTransaction.permitExpiresAt,
+      decidedAt: null,
+      reissueCount: 0,
+    });
+    expect(waiting.lifecycleQueue.deadlineAt).toBe(waiting.permitReissue.decisionDeadlineAt);
+    return waiting;
+  };
+  /**
+   * The controller broadcasts the launch's exact transaction `tx`; the launch follows it through the sequencer's soft
+   * confirmation to `finalized` once 65 more blocks are mined. Answers the finalized launch.
+   */
+  const finalizedBy = async (launchId: string, tx: Parameters<typeof send>[0]) => {
+    const receipt = await send(tx);
+    expect(receipt.status).toBe('success');
+    const soft = await until(launchId, ['sequencer_soft_confirmed']);
+    expect(soft.chainEvidence).toMatchObject({ transactionHash: receipt.transactionHash });
+    await testClient.mine({ blocks: 65 });
+    return until(launchId, ['finalized']);
+  };
+  /** Whether the router has stamped the launch's intent. */
+  const stamped = (launch: { launchIntentHash: string }) =>
+    reader.readContract({
+      address: devnet.deployment.contracts.platformLaunchStampRouter.address as Hex,
+      abi: launchStampRouterAbi,
+      functionName: 'launched',
+      args: [`0x${launch.launchIntentHash.slice('sha256:'.length)}` as Hex],
+    });
+  return {
+    chain,
+    testClient,
+    reader,
+    walletClient,
+    requests,
+    launchOf,
+    until,
+    deliverSources,
+    handedOff,
+    send,
+    decideReissue,
+    reissued,
+    awaitingReissue,
+    finalizedBy,
+    stamped,
+  };
 }
