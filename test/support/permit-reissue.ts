@@ -1,7 +1,7 @@
 import { awaitPermitReissue } from '../../src/domain/launches/permit-reissue.ts';
 import { exampleWallet, type TestServer } from './server.ts';
 
-/**
+/*
  * Permit-reissue scenarios without a chain (decidePermitReissueV4, spec/openapi/paths/v4-permit-reissue-disposition.yaml):
  * a created launch reaches the wallet handoff by SQL, as the worker's chain gates would bind it, and its permit
  * expires through awaitPermitReissue, the function the tracker calls when the chain's head passed the permit with no
