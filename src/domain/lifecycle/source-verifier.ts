@@ -153,8 +153,7 @@ export class SourceVerifier {
       this.builds.set(launchId, build);
     }
     // The finalized block must still be the one finality named, on both providers: read once per attempt.
-    const blockHash = await this.deps.observer.agreedBlockHash(BigInt(item.blockNumber)).catch(() => null);
-    const blockHeld = blockHash?.toLowerCase() === item.blockHash.toLowerCase();
+    const blockHeld = await this.finalizedBlockHeld(item);
     const targets = graphTargetsOf(request);
     const outcomes = new Map<string, Outcome>();
     for (const component of open) {
@@ -165,6 +164,12 @@ export class SourceVerifier {
       );
     }
     return outcomes;
+  }
+
+  /** The block at the finalized height is still the one finality named, on both providers. */
+  private async finalizedBlockHeld(item: FinalizedItem): Promise<boolean> {
+    const blockHash = await this.deps.observer.agreedBlockHash(BigInt(item.blockNumber)).catch(() => null);
+    return blockHash?.toLowerCase() === item.blockHash.toLowerCase();
   }
 
   private async verifyTarget(
@@ -182,7 +187,11 @@ export class SourceVerifier {
     const code = blockHeld
       ? await this.deps.observer.agreedCode(address, BigInt(item.blockNumber)).catch(() => null)
       : null;
-    if (code === null) return { status: 'retrying', reasonCode: 'FINALIZED_CODE_UNAVAILABLE' };
+    // The code is read by height: had the block been replaced since the attempt checked it, the code would be the
+    // new block's (empty, after a reorganisation), never a verdict on the finalized one.
+    if (code === null || !(await this.finalizedBlockHeld(item))) {
+      return { status: 'retrying', reasonCode: 'FINALIZED_CODE_UNAVAILABLE' };
+    }
     const builtCodeHash = keccak256(compiled.deployedBytecode as Hex);
     const finalizedCodeHash = keccak256(code);
     if (code === '0x' || builtCodeHash !== finalizedCodeHash) {
