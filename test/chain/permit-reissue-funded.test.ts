@@ -1,6 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type DevnetServer, startDevnetServer } from '../support/devnet-server.ts';
-import { fundedExampleManifest, routerLaunchOf, v4DevnetLaunches } from '../support/v4-devnet-launch.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+import {
+  fundedExampleManifest,
+  permitReissueDevnet,
+  routerLaunchOf,
+  type v4DevnetLaunches,
+} from '../support/v4-devnet-launch.ts';
 
 /**
  * The lifetime the launch asks for (permitWindow.lifetimeSeconds), so its permit expires in real time while the chain's
@@ -21,20 +26,10 @@ const permitLifetimeSeconds = 45;
  * the reissued permit passes the funded gates again.
  */
 describe('permit reissue of a funded launch on the devnet', () => {
-  let running: DevnetServer;
+  const devnet = permitReissueDevnet('permit-reissue-funded');
   let launches: ReturnType<typeof v4DevnetLaunches>;
-
-  beforeAll(async () => {
-    running = await startDevnetServer('permit-reissue-funded', {
-      LIFECYCLE_TRACKER_POLL_MS: '100',
-      PERMIT_REISSUE_DECISION_WINDOW_MS: '600000',
-      VALIDATE_RESPONSES: 'true',
-    });
-    launches = v4DevnetLaunches(running);
-  }, 120_000);
-
-  afterAll(async () => {
-    await running?.stop();
+  beforeAll(() => {
+    launches = devnet().launches;
   });
 
   /**

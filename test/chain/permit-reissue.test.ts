@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type DevnetServer, startDevnetServer } from '../support/devnet-server.ts';
-import { frozenExampleManifest, v4DevnetLaunches } from '../support/v4-devnet-launch.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+import { frozenExampleManifest, permitReissueDevnet, type v4DevnetLaunches } from '../support/v4-devnet-launch.ts';
 
 /**
  * The permit-reissue disposition on a real devnet (spec/openapi/paths/v4-permit-reissue-disposition.yaml): the
@@ -9,20 +9,10 @@ import { frozenExampleManifest, v4DevnetLaunches } from '../support/v4-devnet-la
  * only that transaction is accepted: the expired one reverts on chain and is never taken for the launch's.
  */
 describe('permit reissue on the devnet', () => {
-  let running: DevnetServer;
+  const devnet = permitReissueDevnet('permit-reissue');
   let launches: ReturnType<typeof v4DevnetLaunches>;
-
-  beforeAll(async () => {
-    running = await startDevnetServer('permit-reissue', {
-      LIFECYCLE_TRACKER_POLL_MS: '100',
-      PERMIT_REISSUE_DECISION_WINDOW_MS: '600000',
-      VALIDATE_RESPONSES: 'true',
-    });
-    launches = v4DevnetLaunches(running);
-  }, 120_000);
-
-  afterAll(async () => {
-    await running?.stop();
+  beforeAll(() => {
+    launches = devnet().launches;
   });
 
   /** A handed-off launch whose permit the chain's clock passed: the launch awaits the controller's decision. */

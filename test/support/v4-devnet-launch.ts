@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createPublicClient, createTestClient, createWalletClient, decodeFunctionData, type Hex, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { launchStampRouterAbi } from '../../generated/contracts/abis.ts';
 import type { CustomLaunchCreateRequestV4 } from '../../generated/types/service.ts';
 import { chain4663 } from '../../src/chain/chain.ts';
@@ -10,8 +10,9 @@ import { packLaunchProject } from '../../src/client/launches/pack/pack.ts';
 import { type LaunchProjectManifestV1, readProjectManifest } from '../../src/client/launches/pack/project-manifest.ts';
 import { bindRequestHashes } from '../../src/core/request-hashes.ts';
 import { devnetOperatorKey } from '../../src/devnet/anvil.ts';
-import type { DevnetServer } from './devnet-server.ts';
+import { type DevnetServer, startDevnetServer } from './devnet-server.ts';
 import { auth, call } from './http.ts';
+import { reissueDecisionBody } from './permit-reissue.ts';
 import { exampleProject } from './sources.ts';
 import { readV4Launch, untilV4Status } from './v4-launch-status.ts';
 
@@ -50,6 +51,34 @@ export function routerLaunchOf(data: string) {
     },
   ];
   return { params, permit };
+}
+
+/**
+ * A devnet server for the permit-reissue tests of one file (`label` names its folder): the tracker polls every 100 ms,
+ * the decision window is ten minutes, responses are validated. Started before the file's tests, stopped after them;
+ * call the returned function inside a test for the server and its launch steps.
+ */
+export function permitReissueDevnet(label: string): () => {
+  running: DevnetServer;
+  launches: ReturnType<typeof v4DevnetLaunches>;
+} {
+  let running: DevnetServer | undefined;
+  let launches: ReturnType<typeof v4DevnetLaunches> | undefined;
+  beforeAll(async () => {
+    running = await startDevnetServer(label, {
+      LIFECYCLE_TRACKER_POLL_MS: '100',
+      PERMIT_REISSUE_DECISION_WINDOW_MS: '600000',
+      VALIDATE_RESPONSES: 'true',
+    });
+    launches = v4DevnetLaunches(running);
+  }, 120_000);
+  afterAll(async () => {
+    await running?.stop();
+  });
+  return () => {
+    if (!running || !launches) throw new Error('the permit-reissue devnet is not running (call inside a test)');
+    return { running, launches };
+  };
 }
 
 /**
@@ -138,15 +167,7 @@ export function v4DevnetLaunches(running: DevnetServer) {
     call(`${server.url}/v4/chains/4663/custom-launches/${launch.launchId}/permit-reissue-disposition`, {
       method: 'POST',
       headers: auth(key, { 'Idempotency-Key': `permit-reissue-${Math.random().toString(36).slice(2)}` }),
-      body: JSON.stringify({
-        schemaVersion: 'platform.custom-launch-permit-reissue-disposition-request.v1',
-        chainId: '4663',
-        caip2: 'eip155:4663',
-        launchId: launch.launchId,
-        launchWallet: launch.launchWallet,
-        requestDigest: launch.requestDigest,
-        decision,
-      }),
+      body: reissueDecisionBody(launch, { launchWallet: launch.launchWallet, decision }),
     });
   /**
    * Reissues the launch's permit and follows it to the new wallet handoff: the same wallet, router and value, other
