@@ -53,16 +53,18 @@ function developerReads(deps: DeveloperAppDeps): Record<string, DeveloperRead> {
   const gates = () => runningGates(config, services.evidence?.(), services.priceFeed !== null);
   const v3 = () => capabilitiesV3(config, services.baseDeployment, services.compilerVersion());
   return {
-    getDeveloperStatus: () =>
-      developerStatus({
+    getDeveloperStatus: () => {
+      const running = gates();
+      return developerStatus({
         serviceReadiness: readiness(db, latestMigration, now(), services.evidence?.() ?? null).status,
         v4: {
-          writesOpen: writesGate(gates()).open,
-          publicWrites: discoveryManifest(config, gates(), now(), '').versions.v4.publicWrites,
+          writesOpen: writesGate(running).open,
+          publicWrites: discoveryManifest(config, running, now(), '').versions.v4.publicWrites,
         },
         multiRole: services.multiRoleCapabilities().readiness,
         v3AcceptsNewSubmissions: v3().acceptsNewSubmissions,
-      }),
+      });
+    },
     getDeveloperManifest: () =>
       developerManifest({
         chainDeployment: deps.chainDeployment ?? null,
