@@ -18,6 +18,7 @@ import type {
 import { PartnerBudgets, RouteBudgets } from './rate-limit.ts';
 import { requestId, state } from './request-context.ts';
 import { buildRoutes, unmatchedBody } from './routes/index.ts';
+import { strictJsonIssues } from './strict-json.ts';
 
 const specPath = new URL('../../generated/openapi/service.dereferenced.json', import.meta.url);
 const methods = ['get', 'post', 'put', 'patch', 'delete'] as const;
@@ -158,10 +159,22 @@ export function pathPattern(template: string): RegExp {
   return new RegExp(`^${source}/?$`, 'i');
 }
 
-/** Reads a body as its policy says; JSON is not strict (a bare `0` parses, and the schema rejects a non-object). */
+/**
+ * Reads a body as its policy says. JSON bytes must be strict JSON text (src/http/strict-json.ts) before they are
+ * parsed, so the request hash over the kept raw bytes and the parsed body read the same document; any JSON value
+ * parses (a bare `0`, and the schema rejects a non-object).
+ */
 function bodyParser(body: BodyPolicy): RequestHandler {
   if (body.kind === 'raw') return express.raw({ type: body.mediaType, limit: body.limit });
   const keepRaw = (_req: Request, res: Response, buf: Buffer) => {
+    const issues = strictJsonIssues(buf);
+    const first = issues[0];
+    if (first) {
+      throw new ApiError('MALFORMED_JSON', {
+        issues,
+        message: `The request body is not strict JSON: ${first.location} ${first.message}`,
+      });
+    }
     state(res).rawBody = buf;
   };
   return express.json({
