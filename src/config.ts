@@ -126,6 +126,11 @@ export interface Config {
     releaseReady: boolean;
     state: DiscoveryState;
   };
+  /**
+   * Node's timeouts on both listeners: the request headers (HTTP_HEADERS_TIMEOUT_MS) and the whole request
+   * (HTTP_REQUEST_TIMEOUT_MS) must arrive within them, else 408 REQUEST_TIMEOUT (spec/openapi/service.openapi.yaml).
+   */
+  http: { headersTimeoutMs: number; requestTimeoutMs: number };
 }
 
 /** States a discovery entry can report (spec/schemas/discovery-manifest.v1.schema.json). */
@@ -334,6 +339,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       publicWrites: bool(env, 'DISCOVERY_PUBLIC_WRITES', true),
       releaseReady: bool(env, 'DISCOVERY_RELEASE_READY', true),
       state: discoveryState(env),
+    },
+    http: {
+      headersTimeoutMs: positiveInt(env, 'HTTP_HEADERS_TIMEOUT_MS', 66_000),
+      requestTimeoutMs: positiveInt(env, 'HTTP_REQUEST_TIMEOUT_MS', 300_000),
     },
   };
 }

@@ -8,7 +8,8 @@ import type { Server } from 'node:http';
 import { hostname } from 'node:os';
 import { loadConfig } from './config.ts';
 import { createApp, keepIdleConnections } from './http/app.ts';
-import { createDeveloperApp } from './http/developer-app.ts';
+import { answerClientErrors } from './http/client-error.ts';
+import { createDeveloperApp, developerErrorHeaders } from './http/developer-app.ts';
 import { buildChainGates, buildServices, buildWorkers } from './services.ts';
 import { type Db, openDatabase, openReadOnlyDatabase } from './store/db.ts';
 
@@ -40,7 +41,7 @@ let developerServer: Server | undefined;
 let developerDb: Db | undefined;
 
 // Not the listen callback: Express 5 calls it on failure too.
-const server = keepIdleConnections(app.listen(config.port, config.host));
+const server = answerClientErrors(keepIdleConnections(app.listen(config.port, config.host), config.http));
 server.once('listening', () => {
   stopWorker = workers.lifecycle();
   stopTracker = workers.tracker?.();
@@ -85,7 +86,10 @@ function startDeveloperApi(): void {
     services,
     chainDeployment: authorizer?.chainDeployment ?? null,
   });
-  const listener = keepIdleConnections(developerApp.listen(config.developersPort, config.host));
+  const listener = answerClientErrors(
+    keepIdleConnections(developerApp.listen(config.developersPort, config.host), config.http),
+    developerErrorHeaders,
+  );
   developerServer = listener;
   listener.once('listening', () => {
     const address = listener.address();

@@ -62,7 +62,10 @@ export type ApiErrorCode =
   | 'MODULE_BUILD_PROFILE_CAPACITY_EXCEEDED'
   | 'SUBKEY_BOUNDS_EXCEEDED'
   | 'SUBKEY_REVOKED'
-  | 'SUBKEY_LIMIT_REACHED';
+  | 'SUBKEY_LIMIT_REACHED'
+  | 'HEADERS_TOO_LARGE'
+  | 'MALFORMED_HTTP_REQUEST'
+  | 'REQUEST_TIMEOUT';
 
 /**
  * Every error response of both origins. The launch reference names requestId, retryable and a public code; the remaining fields and the module routes' use of the same envelope are this project's design.

@@ -263,6 +263,21 @@ export const errorTable = {
     retryable: false,
     message: 'This partner root holds the most subkeys it may (1000 over its lifetime, rotations included).',
   },
+  HEADERS_TOO_LARGE: {
+    status: 431,
+    retryable: false,
+    message: 'The request header section exceeds the 16 KiB limit; send fewer or shorter headers.',
+  },
+  MALFORMED_HTTP_REQUEST: {
+    status: 400,
+    retryable: false,
+    message: 'The request is not valid HTTP/1.1 (request line, headers or framing); nothing was read.',
+  },
+  REQUEST_TIMEOUT: {
+    status: 408,
+    retryable: true,
+    message: 'The request did not arrive in time (headers or body); nothing was read. Send it again.',
+  },
 } as const satisfies Record<string, { status: number; retryable: boolean; message: string }>;
 
 /** A public error code from the table. */

@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { authenticate, authenticateModules } from '../auth/authenticate.ts';
+import type { Config } from '../config.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { buildServices, type ServiceInputs, type Services } from '../services.ts';
 import type { Db } from '../store/db.ts';
@@ -293,10 +294,18 @@ const notImplemented: OperationHandler = (ctx) => {
 /**
  * Idle keep-alive connections stay open longer than clients keep them (undici and most HTTP clients close an idle
  * socket after about 4 s; proxies after up to 60 s), so the server never closes a socket a client is just reusing,
- * which would fail that request with "other side closed".
+ * which would fail that request with "other side closed". A request's headers and the whole request must arrive
+ * within `timeouts` (Config `http`; by default 66 s and Node's 300 s), else 408 REQUEST_TIMEOUT (answerClientErrors).
+ * Call it before the server emits `listening`: Node starts its timeout check then.
  */
-export function keepIdleConnections(server: Server): Server {
+export function keepIdleConnections(server: Server, timeouts?: Config['http']): Server {
   server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
+  server.headersTimeout = timeouts?.headersTimeoutMs ?? 66_000;
+  server.requestTimeout = timeouts?.requestTimeoutMs ?? 300_000;
+  // Node checks both timeouts every connectionsCheckingInterval (30 s by default): a short timeout needs a closer check.
+  (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = Math.min(
+    30_000,
+    Math.max(50, Math.floor(server.headersTimeout / 4)),
+  );
   return server;
 }

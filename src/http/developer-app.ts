@@ -123,6 +123,12 @@ export function createDeveloperApp(deps: DeveloperAppDeps): Express {
   return app;
 }
 
+/** The CORS headers of every answer of this origin, those Node makes before Express included (answerClientErrors). */
+export const developerErrorHeaders = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Expose-Headers': 'ETag, X-Request-Id, Retry-After',
+} as const;
+
 /**
  * Every answer of this origin may be read by any web origin, and an error is never cached. On the spec's paths an
  * OPTIONS preflight answers 204, HEAD continues as GET (Node sends no body for a HEAD request whatever the handler
@@ -130,8 +136,7 @@ export function createDeveloperApp(deps: DeveloperAppDeps): Express {
  */
 function corsAndMethods(patterns: readonly RegExp[]): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
-    res.setHeader('Access-Control-Allow-Origin', '*');
-    res.setHeader('Access-Control-Expose-Headers', 'ETag, X-Request-Id, Retry-After');
+    for (const [name, value] of Object.entries(developerErrorHeaders)) res.setHeader(name, value);
     res.setHeader('Cache-Control', 'no-store');
     if (!patterns.some((p) => p.test(req.path))) return next();
     if (req.method === 'OPTIONS') {

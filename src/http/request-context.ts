@@ -25,7 +25,7 @@ export function state(res: Response): RequestState {
  * A fresh request id: `req_` and 32 lowercase hex digits of 128 random bits (spec/schemas/common.schema.json
  * $defs.RequestId). It never matches a UUID, so no one can poll with it as a launchId.
  */
-function newRequestId(): string {
+export function newRequestId(): string {
   return `req_${randomBytes(16).toString('hex')}`;
 }
 

@@ -24,12 +24,15 @@ describe('error table', () => {
     if (entry.status === 429 || entry.status === 503) expect(body.error.retryAfterSeconds).toBeGreaterThanOrEqual(1);
   });
 
-  it('marks exactly the 429s and the transient 503s retryable', () => {
+  it('marks exactly the 429s, the 408 and the transient 503s retryable', () => {
     for (const code of errorCodes) {
       const { status, retryable } = errorTable[code];
-      if (status < 429) expect(retryable, code).toBe(false);
+      // A request that did not arrive in time succeeds when the same bytes are sent again promptly.
+      if (status === 408) expect(retryable, code).toBe(true);
+      else if (status < 429) expect(retryable, code).toBe(false);
       if (status === 429) expect(retryable, code).toBe(true);
     }
+    expect(errorCodes.filter((c) => errorTable[c].status === 408)).toEqual(['REQUEST_TIMEOUT']);
   });
 
   it('names the documented codes with their documented statuses', () => {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
-import { createDeveloperApp } from '../../src/http/developer-app.ts';
+import { createDeveloperApp, developerErrorHeaders } from '../../src/http/developer-app.ts';
 import { buildServices } from '../../src/services.ts';
 import { type Db, openReadOnlyDatabase } from '../../src/store/db.ts';
 import { listenOnLoopback, type TestServer } from './server.ts';
@@ -19,7 +19,10 @@ export async function startDeveloperServer(service: TestServer, now?: () => numb
   const db = openReadOnlyDatabase(service.config.databasePath, { busyTimeoutMs: service.config.busyTimeoutMs });
   const services = buildServices({ db: service.db, config: service.config, now: now ?? Date.now });
   const app = createDeveloperApp({ db, config: service.config, services, ...(now ? { now } : {}) });
-  const { server, url } = await listenOnLoopback(app);
+  const { server, url } = await listenOnLoopback(app, {
+    timeouts: service.config.http,
+    errorHeaders: developerErrorHeaders,
+  });
   return {
     url,
     db,

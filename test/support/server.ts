@@ -10,6 +10,7 @@ import { type Config, loadConfig } from '../../src/config.ts';
 import { bindRequestHashes } from '../../src/core/request-hashes.ts';
 import type { EvidenceStateKind } from '../../src/domain/public/deployment-evidence-check.ts';
 import { createApp, keepIdleConnections } from '../../src/http/app.ts';
+import { answerClientErrors } from '../../src/http/client-error.ts';
 import type { OperationHandler } from '../../src/http/operation.ts';
 import { type Db, openDatabase } from '../../src/store/db.ts';
 
@@ -58,7 +59,7 @@ export async function startServer(
     ...(operations ? { operations } : {}),
     ...(evidence ? { evidence } : {}),
   });
-  const { server, url } = await listenOnLoopback(app);
+  const { server, url } = await listenOnLoopback(app, { timeouts: config.http });
   return {
     url,
     db,
@@ -97,9 +98,18 @@ export async function startServer(
   };
 }
 
-/** Serves an Express app on a free 127.0.0.1 port, keeping idle connections as the server does. */
-export async function listenOnLoopback(app: Express): Promise<{ server: Server; url: string }> {
-  const server = keepIdleConnections(app.listen(0, '127.0.0.1'));
+/**
+ * Serves an Express app on a free 127.0.0.1 port as src/main.ts serves it: idle connections kept, the timeouts of
+ * `options.timeouts`, and Node's own refusals answered with an ApiError (plus `options.errorHeaders`).
+ */
+export async function listenOnLoopback(
+  app: Express,
+  options: { timeouts?: Config['http']; errorHeaders?: Record<string, string> } = {},
+): Promise<{ server: Server; url: string }> {
+  const server = answerClientErrors(
+    keepIdleConnections(app.listen(0, '127.0.0.1'), options.timeouts),
+    options.errorHeaders,
+  );
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   const { port } = server.address() as AddressInfo;
   return { server, url: `http://127.0.0.1:${port}` };

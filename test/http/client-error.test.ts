@@ -1,0 +1,135 @@
+/*
+ * The refusals Node makes before a request reaches Express carry an ApiError body on both listeners (the service
+ * document's and the developer API document's descriptions): 431 HEADERS_TOO_LARGE past the 16 KiB header section,
+ * 400 MALFORMED_HTTP_REQUEST for what is not HTTP/1.1, 408 REQUEST_TIMEOUT for headers that stall past the headers
+ * timeout. Raw sockets against the real listeners, each limit from both sides.
+ */
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DeveloperServer, startDeveloperServer } from '../support/developer.ts';
+import { startServer, type TestServer } from '../support/server.ts';
+
+/** A short headers timeout, so a stalled request is cut within a second. */
+const headersTimeoutMs = 400;
+
+let service: TestServer;
+let developer: DeveloperServer;
+
+beforeAll(async () => {
+  service = await startServer({ http: { headersTimeoutMs, requestTimeoutMs: 2_000 } });
+  developer = await startDeveloperServer(service);
+});
+afterAll(async () => {
+  await developer.close();
+  await service.close();
+});
+
+interface RawReply {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  /** Milliseconds from the first byte sent to the connection's close. */
+  elapsedMs: number;
+}
+
+/** Sends `parts` on a raw socket (waiting `pauseMs` between them) and reads everything until the server closes. */
+function raw(url: string, parts: Array<string | Buffer>, pauseMs = 0): Promise<RawReply> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const socket = connect(Number(port), hostname);
+    const chunks: Buffer[] = [];
+    socket.on('data', (c) => chunks.push(c));
+    // A server that closes while the client still sends may reset the connection; what it answered first counts.
+    socket.on('error', (err) => (chunks.length > 0 ? undefined : reject(err)));
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const [head = '', body = ''] = text.split('\r\n\r\n', 2);
+      const [statusLine = '', ...lines] = head.split('\r\n');
+      const headers = Object.fromEntries(
+        lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
+      );
+      resolve({ status: Number(statusLine.split(' ')[1]), headers, body, elapsedMs: Date.now() - started });
+    });
+    socket.on('connect', async () => {
+      for (const [i, part] of parts.entries()) {
+        if (i > 0) await new Promise((r) => setTimeout(r, pauseMs));
+        if (!socket.destroyed) socket.write(part);
+      }
+    });
+    setTimeout(() => socket.destroy(), 10_000).unref();
+  });
+}
+
+/** A complete ApiError answer of `code` with a fresh request id and the connection closed. */
+function expectApiError(r: RawReply, status: number, code: string, retryable: boolean): void {
+  expect(r.status, `${r.status} ${JSON.stringify(r.headers)} ${r.body}`).toBe(status);
+  expect(r.headers['content-type']).toMatch(/^application\/json/);
+  expect(r.headers.connection).toBe('close');
+  expect(Number(r.headers['content-length'])).toBe(Buffer.byteLength(r.body));
+  const json = JSON.parse(r.body);
+  expect(Object.keys(json)).toEqual(['error']);
+  expect(json.error).toMatchObject({ code, retryable });
+  expect(json.error.message.length).toBeGreaterThan(0);
+  expect(json.error.requestId).toMatch(/^req_[0-9a-f]{32}$/);
+  expect(json.error.requestId).toBe(r.headers['x-request-id']);
+}
+
+const request = (path: string, extra = '') =>
+  `GET ${path} HTTP/1.1\r\nHost: localhost\r\n${extra}Connection: close\r\n\r\n`;
+const header = (bytes: number) => `X-Filler: ${'a'.repeat(bytes)}\r\n`;
+
+const listeners = [
+  ['service', () => service.url, '/readyz'],
+  ['developer API', () => developer.url, '/api/v2/status'],
+] as const;
+
+describe.each(listeners)('the %s listener', (_name, url, path) => {
+  it.each([
+    ['a 64 KiB header', 431, 'HEADERS_TOO_LARGE', false, [request(path, header(64 * 1024))]],
+    ['a header section of 17 KiB (over 16 KiB)', 431, 'HEADERS_TOO_LARGE', false, [request(path, header(17 * 1024))]],
+    ['an unknown HTTP version', 400, 'MALFORMED_HTTP_REQUEST', false, ['GET / HTTP/9\r\n\r\n']],
+    [
+      'bytes that are not HTTP',
+      400,
+      'MALFORMED_HTTP_REQUEST',
+      false,
+      [Buffer.from('\x00\x01 garbage\r\n\r\n', 'latin1')],
+    ],
+    [
+      'a header line without a colon',
+      400,
+      'MALFORMED_HTTP_REQUEST',
+      false,
+      [`GET ${path} HTTP/1.1\r\nHost localhost\r\n\r\n`],
+    ],
+  ] as const)('%s: %i %s with an ApiError body', async (_case, status, code, retryable, parts) => {
+    expectApiError(await raw(url(), [...parts]), status, code, retryable);
+  });
+
+  it('a header section of 15 KiB (under 16 KiB) reaches the app', async () => {
+    const r = await raw(url(), [request(path, header(15 * 1024))]);
+    expect(r.status).not.toBe(431);
+    expect(r.headers['x-request-id']).toMatch(/^req_/);
+  });
+
+  it('headers that stall past the headers timeout: 408 REQUEST_TIMEOUT (retryable), the connection closed', async () => {
+    const r = await raw(url(), [`GET ${path} HTTP/1.1\r\nHost: localhost\r\n`]);
+    expectApiError(r, 408, 'REQUEST_TIMEOUT', true);
+    expect(r.elapsedMs).toBeGreaterThanOrEqual(headersTimeoutMs - 50);
+    expect(r.elapsedMs).toBeLessThan(headersTimeoutMs * 4);
+  });
+
+  it('headers sent in two parts within the headers timeout are answered by the app', async () => {
+    const r = await raw(url(), [`GET ${path} HTTP/1.1\r\nHost: localhost\r\n`, 'Connection: close\r\n\r\n'], 100);
+    expect([200, 503]).toContain(r.status);
+    expect(r.headers['x-request-id']).toMatch(/^req_/);
+  });
+});
+
+describe('the developer API listener', () => {
+  it("adds the origin's CORS headers to Node's refusals", async () => {
+    const r = await raw(developer.url, ['GET / HTTP/9\r\n\r\n']);
+    expect(r.headers['access-control-allow-origin']).toBe('*');
+  });
+});
