@@ -62,6 +62,7 @@ import { auth, call, type Reply } from '../test/support/http.ts';
 import { filesOf, type ModuleSubmission, moduleSubmission, setFiles } from '../test/support/modules.ts';
 import { multiRoleRequest, multiRoleRequestBytes } from '../test/support/multi-role-request.ts';
 import { expirePermit, handOffBySql, reissueDecisionBody } from '../test/support/permit-reissue.ts';
+import { rawHttp } from '../test/support/raw-http.ts';
 import {
   example,
   exampleBytes,
@@ -1419,6 +1420,74 @@ const reissueRows: Row[] = [
   },
 ];
 
+// Strict bytes at the door and Node's own refusals (responses.yaml BadRequest; the service document's description).
+const noKey = { 'Content-Type': 'application/json', 'Idempotency-Key': 'contract-row-no-key' };
+const exampleBuffer = () => Buffer.from(exampleBytes(v4Example));
+const tokenName = '"name": "Example Launch Token"';
+const capabilitiesHead = (fillerBytes: number) =>
+  `GET /v4/chains/4663/capabilities HTTP/1.1\r\nHost: localhost\r\nX-Filler: ${'a'.repeat(fillerBytes)}\r\nConnection: close\r\n\r\n`;
+const strictBytesRows: Row[] = [
+  ...(
+    [
+      ['a byte-order mark before the body', () => Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), exampleBuffer()])],
+      [
+        'invalid UTF-8 in a string',
+        () => Buffer.concat([Buffer.from('{"schemaVersion":"'), Buffer.from([0xc3, 0x28, 0x22, 0x7d])]),
+      ],
+      ['a repeated member name', () => Buffer.from(exampleBytes(v4Example).replace('{', '{"schemaVersion":"x",'))],
+      [
+        'a lone surrogate escape',
+        () => Buffer.from(exampleBytes(v4Example).replace(tokenName, '"name": "Example\\ud800"')),
+      ],
+    ] as const
+  ).map(([what, bytes]) => ({
+    section: 'responses.yaml BadRequest: strict JSON bytes, checked before authentication (project design)',
+    name: `a create with ${what}, without a key`,
+    given: (c: Ctx) => call(v4(c.s), { method: 'POST', headers: noKey, body: bytes() }),
+    want: { status: 400, code: 'MALFORMED_JSON' as const },
+  })),
+  {
+    section: 'responses.yaml BadRequest: strict JSON bytes, checked before authentication (project design)',
+    name: 'a create with an escaped surrogate pair and an escaped member name that repeats nothing',
+    given: (c) =>
+      create(
+        c,
+        edited((r) => {
+          r.projectMetadata.description += ' \u{1F600}';
+        })
+          .replace('\u{1F600}', '\\ud83d\\ude00')
+          .replace('"schemaVersion"', '"\\u0073chemaVersion"'),
+      ),
+    want: { status: 202 },
+  },
+  ...[15, 17, 64].map((kib) => ({
+    section: 'service.openapi.yaml info.description: a header section over 16 KiB (project design)',
+    name: `a ${kib} KiB header`,
+    given: (c: Ctx) => rawHttp(c.s.url, [capabilitiesHead(kib * 1024)]),
+    want: kib < 16 ? { status: 200 } : { status: 431, code: 'HEADERS_TOO_LARGE' as const },
+  })),
+  {
+    section: 'service.openapi.yaml info.description: a request that is not HTTP/1.1 (project design)',
+    name: 'GET / HTTP/9',
+    given: (c) => rawHttp(c.s.url, ['GET / HTTP/9\r\n\r\n']),
+    want: { status: 400, code: 'MALFORMED_HTTP_REQUEST' },
+  },
+  ...[100, 600].map((pauseMs) => ({
+    section: 'service.openapi.yaml info.description: headers within HTTP_HEADERS_TIMEOUT_MS (project design)',
+    name: `the last header line ${pauseMs} ms after the first, against a 300 ms headers timeout`,
+    given: async () => {
+      const s = await startServer({ http: { headersTimeoutMs: 300, requestTimeoutMs: 2_000 } });
+      try {
+        const [first = '', rest = ''] = capabilitiesHead(8).split('X-Filler');
+        return await rawHttp(s.url, [first, `X-Filler${rest}`], pauseMs);
+      } finally {
+        await s.close();
+      }
+    },
+    want: pauseMs < 300 ? { status: 200 } : { status: 408, code: 'REQUEST_TIMEOUT' as const },
+  })),
+];
+
 const rows: Row[] = [
   ...subkeyRows,
   ...reissueRows,
@@ -2065,6 +2134,7 @@ const rows: Row[] = [
   },
   ...baseLayerRows,
   ...multiRoleRows,
+  ...strictBytesRows,
 ];
 
 const servers = new Map<Kind, Ctx>();

@@ -342,7 +342,7 @@ export type components = {
         TransactionHash: string;
     };
     responses: {
-        /** @description Invalid request (schema, parameter or request-rule violation). Not retryable; nothing was persisted. */
+        /** @description Invalid request (schema, parameter or request-rule violation, INVALID_REQUEST; or a body that is not strict JSON, MALFORMED_JSON). Not retryable; nothing was persisted. Project design: a JSON body must be one JSON text in UTF-8 without a byte-order mark, in which no object repeats a member name (names compared after unescaping, so "a" and "\u0061" are the same) and no string or member name holds a lone surrogate escape; the exact bytes are checked before authentication, and the issues name the JSON pointer (under /body) of the object or string at fault. */
         BadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];

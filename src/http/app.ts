@@ -302,10 +302,11 @@ export function keepIdleConnections(server: Server, timeouts?: Config['http']): 
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = timeouts?.headersTimeoutMs ?? 66_000;
   server.requestTimeout = timeouts?.requestTimeoutMs ?? 300_000;
-  // Node checks both timeouts every connectionsCheckingInterval (30 s by default): a short timeout needs a closer check.
+  // Node checks both timeouts every connectionsCheckingInterval (30 s by default, kept for the default timeouts): a
+  // short timeout needs a closer check to be kept within half of itself.
   (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = Math.min(
     30_000,
-    Math.max(50, Math.floor(server.headersTimeout / 4)),
+    Math.max(50, Math.floor(server.headersTimeout / 2)),
   );
   return server;
 }
