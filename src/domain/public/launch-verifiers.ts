@@ -54,7 +54,7 @@ const staticBaselineObligations = [
 export const launchVerifiers: readonly LaunchVerifier[] = [
   {
     verifierId: 'request.schema',
-    checks: 'Closed JSON Schema validation of every request, its media type and byte limit.',
+    checks: 'Strict JSON bytes and closed JSON Schema validation of every request, its media type and byte limit.',
     codes: ['INVALID_REQUEST', 'MALFORMED_JSON', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'],
     runs: () => true,
   },
