@@ -9,7 +9,7 @@ import { hostname } from 'node:os';
 import { loadConfig } from './config.ts';
 import { createApp, keepIdleConnections } from './http/app.ts';
 import { answerClientErrors } from './http/client-error.ts';
-import { createDeveloperApp, developerErrorHeaders } from './http/developer-app.ts';
+import { createDeveloperApp, developerCorsHeaders } from './http/developer-app.ts';
 import { buildChainGates, buildServices, buildWorkers } from './services.ts';
 import { type Db, openDatabase, openReadOnlyDatabase } from './store/db.ts';
 
@@ -88,7 +88,7 @@ function startDeveloperApi(): void {
   });
   const listener = answerClientErrors(
     keepIdleConnections(developerApp.listen(config.developersPort, config.host), config.http),
-    developerErrorHeaders,
+    developerCorsHeaders,
   );
   developerServer = listener;
   listener.once('listening', () => {

@@ -124,7 +124,7 @@ export function createDeveloperApp(deps: DeveloperAppDeps): Express {
 }
 
 /** The CORS headers of every answer of this origin, those Node makes before Express included (answerClientErrors). */
-export const developerErrorHeaders = {
+export const developerCorsHeaders = {
   'Access-Control-Allow-Origin': '*',
   'Access-Control-Expose-Headers': 'ETag, X-Request-Id, Retry-After',
 } as const;
@@ -136,7 +136,7 @@ export const developerErrorHeaders = {
  */
 function corsAndMethods(patterns: readonly RegExp[]): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
-    for (const [name, value] of Object.entries(developerErrorHeaders)) res.setHeader(name, value);
+    for (const [name, value] of Object.entries(developerCorsHeaders)) res.setHeader(name, value);
     res.setHeader('Cache-Control', 'no-store');
     if (!patterns.some((p) => p.test(req.path))) return next();
     if (req.method === 'OPTIONS') {

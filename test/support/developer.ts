@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
-import { createDeveloperApp, developerErrorHeaders } from '../../src/http/developer-app.ts';
+import { createDeveloperApp, developerCorsHeaders } from '../../src/http/developer-app.ts';
 import { buildServices } from '../../src/services.ts';
 import { type Db, openReadOnlyDatabase } from '../../src/store/db.ts';
 import { listenOnLoopback, type TestServer } from './server.ts';
@@ -21,7 +21,7 @@ export async function startDeveloperServer(service: TestServer, now?: () => numb
   const app = createDeveloperApp({ db, config: service.config, services, ...(now ? { now } : {}) });
   const { server, url } = await listenOnLoopback(app, {
     timeouts: service.config.http,
-    errorHeaders: developerErrorHeaders,
+    errorHeaders: developerCorsHeaders,
   });
   return {
     url,
