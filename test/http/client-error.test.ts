@@ -4,8 +4,12 @@
  * 400 MALFORMED_HTTP_REQUEST for what is not HTTP/1.1, 408 REQUEST_TIMEOUT for headers that stall past the headers
  * timeout. Raw sockets against the real listeners, each limit from both sides.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DeveloperServer, startDeveloperServer } from '../support/developer.ts';
+import { startServerProcess } from '../support/process.ts';
 import { type RawReply, rawHttp as raw } from '../support/raw-http.ts';
 import { startServer, type TestServer } from '../support/server.ts';
 
@@ -94,5 +98,31 @@ describe('the developer API listener', () => {
   it("adds the origin's CORS headers to Node's refusals", async () => {
     const r = await raw(developer.url, ['GET / HTTP/9\r\n\r\n']);
     expect(r.headers.get('access-control-allow-origin')).toBe('*');
+  });
+});
+
+describe('the npm start process (src/main.ts)', () => {
+  it('answers on both listeners, with the timeouts of HTTP_HEADERS_TIMEOUT_MS and HTTP_REQUEST_TIMEOUT_MS', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'custom-launch-client-error-'));
+    const server = await startServerProcess({
+      DATABASE_PATH: join(dir, 'db.sqlite'),
+      HTTP_HEADERS_TIMEOUT_MS: String(headersTimeoutMs),
+      HTTP_REQUEST_TIMEOUT_MS: '2000',
+    });
+    try {
+      for (const [url, path] of [
+        [server.url, '/readyz'],
+        [await server.developerUrl(), '/api/v2/status'],
+      ] as const) {
+        expectApiError(await raw(url, [request(path, header(64 * 1024))]), 431, 'HEADERS_TOO_LARGE', false);
+        expectApiError(await raw(url, ['GET / HTTP/9\r\n\r\n']), 400, 'MALFORMED_HTTP_REQUEST', false);
+        const stalled = await raw(url, [`GET ${path} HTTP/1.1\r\nHost: localhost\r\n`]);
+        expectApiError(stalled, 408, 'REQUEST_TIMEOUT', true);
+        expect(stalled.elapsedMs).toBeLessThan(headersTimeoutMs * 4);
+      }
+    } finally {
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
