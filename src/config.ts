@@ -340,9 +340,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       releaseReady: bool(env, 'DISCOVERY_RELEASE_READY', true),
       state: discoveryState(env),
     },
-    http: {
-      headersTimeoutMs: positiveInt(env, 'HTTP_HEADERS_TIMEOUT_MS', 66_000),
-      requestTimeoutMs: positiveInt(env, 'HTTP_REQUEST_TIMEOUT_MS', 300_000),
-    },
+    http: httpTimeouts(env),
+  };
+}
+
+/** Node's timeouts on both listeners (docs/configuration.md): 66 s for the headers, 300 s for a whole request. */
+function httpTimeouts(env: NodeJS.ProcessEnv): Config['http'] {
+  return {
+    headersTimeoutMs: positiveInt(env, 'HTTP_HEADERS_TIMEOUT_MS', 66_000),
+    requestTimeoutMs: positiveInt(env, 'HTTP_REQUEST_TIMEOUT_MS', 300_000),
   };
 }

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
 import { type DeveloperServer, startDeveloperServer } from '../support/developer.ts';
 import { startServerProcess } from '../support/process.ts';
 import { type RawReply, rawHttp as raw } from '../support/raw-http.ts';
@@ -124,5 +125,21 @@ describe('the npm start process (src/main.ts)', () => {
       await server.stop();
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('HTTP_HEADERS_TIMEOUT_MS and HTTP_REQUEST_TIMEOUT_MS', () => {
+  it('default to 66 s and 300 s (Node and this server as before)', () => {
+    expect(loadConfig({}).http).toEqual({ headersTimeoutMs: 66_000, requestTimeoutMs: 300_000 });
+  });
+
+  it.each([
+    ['HTTP_HEADERS_TIMEOUT_MS', '1', { headersTimeoutMs: 1, requestTimeoutMs: 300_000 }],
+    ['HTTP_HEADERS_TIMEOUT_MS', '0', 'HTTP_HEADERS_TIMEOUT_MS must be at least 1'],
+    ['HTTP_REQUEST_TIMEOUT_MS', '1', { headersTimeoutMs: 66_000, requestTimeoutMs: 1 }],
+    ['HTTP_REQUEST_TIMEOUT_MS', '0', 'HTTP_REQUEST_TIMEOUT_MS must be at least 1'],
+  ] as const)('%s=%s', (name, given, want) => {
+    if (typeof want === 'string') expect(() => loadConfig({ [name]: given })).toThrow(want);
+    else expect(loadConfig({ [name]: given }).http).toEqual(want);
   });
 });
