@@ -180,7 +180,8 @@ class Scanner {
       if (c === '"') break;
       if (c === undefined) this.fail('unterminated string');
       if (c !== '\\') this.fail('a control character must be escaped in a string');
-      parts.push(this.escape(name));
+      const unescaped = this.escape(name);
+      if (name) parts.push(unescaped);
     }
     this.i++;
     this.ws();
