@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CustomLaunchCreateRequestV4 } from '../../generated/types/service.ts';
 import { bindRequestHashes } from '../../src/core/request-hashes.ts';
 import { strictJsonIssues } from '../../src/http/strict-json.ts';
-import { auth, type Reply } from '../support/http.ts';
+import { auth, call, type Reply } from '../support/http.ts';
 import { example, exampleBytes, startServer, type TestServer, v4Example } from '../support/server.ts';
 
 let s: TestServer;
@@ -28,12 +28,9 @@ const tables = [
 const stored = () =>
   Object.fromEntries(tables.map((t) => [t, (s.db.prepare(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n]));
 
-/** Sends exact bytes (fetch would re-encode a string) and reads the reply. */
-async function send(path: string, bytes: Buffer, headers: Record<string, string>): Promise<Reply> {
-  const res = await fetch(`${s.url}${path}`, { method: 'POST', headers, body: bytes });
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, text, json: text ? JSON.parse(text) : undefined };
-}
+/** Posts exact bytes to a path of the test server. */
+const send = (path: string, bytes: Buffer, headers: Record<string, string>): Promise<Reply> =>
+  call(`${s.url}${path}`, { method: 'POST', headers, body: bytes });
 const v4Create = '/v4/chains/4663/custom-launches';
 const noAuth = { 'Content-Type': 'application/json', 'Idempotency-Key': 'strict-bytes-no-auth-1' };
 
@@ -184,15 +181,14 @@ describe('every operation with a JSON request body', () => {
       const url = path
         .replace('{chainId}', path.startsWith('/v3') ? '1' : '4663')
         .replace(/\{[^}]+\}/g, '00000000-0000-4000-8000-000000000000');
-      const res = await fetch(`${s.url}${url}`, {
+      const r = await call(`${s.url}${url}`, {
         method: method.toUpperCase(),
         headers: noAuth,
         body: '{"a":{"b":1,"b":2}}',
       });
-      const json = (await res.json()) as { error: { code: string; issues: Array<{ location: string }> } };
-      expect(res.status, JSON.stringify(json)).toBe(400);
-      expect(json.error.code).toBe('MALFORMED_JSON');
-      expect(json.error.issues[0]?.location).toBe('/body/a');
+      expect(r.status, r.text).toBe(400);
+      expect(r.json.error.code).toBe('MALFORMED_JSON');
+      expect(r.json.error.issues[0]?.location).toBe('/body/a');
       expect(stored()).toEqual(before);
     },
   );
