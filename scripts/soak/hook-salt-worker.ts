@@ -7,7 +7,12 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { Hex } from 'viem';
 import { mineHookSalt } from '../../src/core/create2.ts';
 
-const { factory, router, runtimeCode, mask } = workerData as { factory: Hex; router: Hex; runtimeCode: Hex; mask: number };
+const { factory, router, runtimeCode, mask } = workerData as {
+  factory: Hex;
+  router: Hex;
+  runtimeCode: Hex;
+  mask: number;
+};
 
 parentPort?.on('message', () => {
   // A start below 2^248 leaves room to count up, as pack's own search does.

@@ -1,0 +1,149 @@
+/*
+ * What the soak counts: every request by kind and status (class, exact status, the ApiError code), its latency, and
+ * the full answer of each 5xx and each request that got no answer, so a breach can be reported with its requestId.
+ */
+
+/** The class of an answer: its status class, or `network` when no answer came. */
+export type StatusClass = '2xx' | '3xx' | '4xx' | '5xx' | 'network';
+
+interface KindFigures {
+  total: number;
+  classes: Record<StatusClass, number>;
+  statuses: Record<string, number>;
+  codes: Record<string, number>;
+  latenciesMs: number[];
+}
+
+/** A 5xx or an unanswered request, kept whole for the report. */
+export interface Breach {
+  kind: string;
+  method: string;
+  path: string;
+  status: number | null;
+  requestId: string | null;
+  body: string;
+  at: string;
+}
+
+/** An answer as the traffic reads it. */
+export interface Answer {
+  status: number;
+  json: any;
+  text: string;
+}
+
+const emptyClasses = (): Record<StatusClass, number> => ({ '2xx': 0, '3xx': 0, '4xx': 0, '5xx': 0, network: 0 });
+
+function percentile(sorted: number[], p: number): number | null {
+  if (sorted.length === 0) return null;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
+}
+
+/** Counts requests; `send` is the one way the soak talks to the server. */
+export class Recorder {
+  readonly kinds = new Map<string, KindFigures>();
+  readonly breaches: Breach[] = [];
+  readonly classes = emptyClasses();
+  /** Totals by class at the last interval mark, for the per-minute lines. */
+  private mark = emptyClasses();
+
+  private figures(kind: string): KindFigures {
+    let f = this.kinds.get(kind);
+    if (!f) {
+      f = { total: 0, classes: emptyClasses(), statuses: {}, codes: {}, latenciesMs: [] };
+      this.kinds.set(kind, f);
+    }
+    return f;
+  }
+
+  private count(kind: string, status: number | null, code: string | null, ms: number): void {
+    const f = this.figures(kind);
+    const statusClass: StatusClass = status === null ? 'network' : (`${Math.floor(status / 100)}xx` as StatusClass);
+    f.total += 1;
+    f.classes[statusClass] += 1;
+    this.classes[statusClass] += 1;
+    const s = status === null ? 'network' : String(status);
+    f.statuses[s] = (f.statuses[s] ?? 0) + 1;
+    if (code) f.codes[code] = (f.codes[code] ?? 0) + 1;
+    f.latenciesMs.push(ms);
+  }
+
+  /** Sends one request (30 s bound), counts it under `kind`, and keeps it whole when it is a 5xx or unanswered. */
+  async send(
+    kind: string,
+    url: string,
+    init: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {},
+  ): Promise<Answer | null> {
+    const method = init.method ?? 'GET';
+    const path = new URL(url).pathname;
+    const started = performance.now();
+    try {
+      const res = await fetch(url, {
+        method,
+        headers: init.headers,
+        body: init.body,
+        signal: AbortSignal.timeout(30_000),
+      });
+      const text = await res.text();
+      let json: any;
+      try {
+        json = text ? JSON.parse(text) : undefined;
+      } catch {
+        json = undefined;
+      }
+      const code = typeof json?.error?.code === 'string' ? (json.error.code as string) : null;
+      this.count(kind, res.status, code, performance.now() - started);
+      if (res.status >= 500) {
+        const requestId = res.headers.get('x-request-id') ?? json?.error?.requestId ?? json?.requestId ?? null;
+        this.breaches.push({
+          kind,
+          method,
+          path,
+          status: res.status,
+          requestId,
+          body: text.slice(0, 2000),
+          at: new Date().toISOString(),
+        });
+      }
+      return { status: res.status, json, text };
+    } catch (err) {
+      this.count(kind, null, null, performance.now() - started);
+      this.breaches.push({
+        kind,
+        method,
+        path,
+        status: null,
+        requestId: null,
+        body: String(err),
+        at: new Date().toISOString(),
+      });
+      return null;
+    }
+  }
+
+  /** Requests by class since the previous call, and the totals. */
+  interval(): { since: Record<StatusClass, number>; total: Record<StatusClass, number> } {
+    const since = emptyClasses();
+    for (const c of Object.keys(since) as StatusClass[]) since[c] = this.classes[c] - this.mark[c];
+    this.mark = { ...this.classes };
+    return { since, total: { ...this.classes } };
+  }
+
+  /** Per kind: requests, requests per second over `seconds`, classes, statuses, ApiError codes, p50 and p99. */
+  summary(seconds: number) {
+    const out: Record<string, unknown> = {};
+    for (const [kind, f] of [...this.kinds.entries()].sort(([a], [b]) => a.localeCompare(b))) {
+      const sorted = [...f.latenciesMs].sort((a, b) => a - b);
+      out[kind] = {
+        requests: f.total,
+        requestsPerSecond: Math.round((f.total / seconds) * 100) / 100,
+        classes: f.classes,
+        statuses: f.statuses,
+        codes: f.codes,
+        p50Ms: Math.round(percentile(sorted, 50) ?? 0),
+        p99Ms: Math.round(percentile(sorted, 99) ?? 0),
+      };
+    }
+    return out;
+  }
+}
