@@ -15,7 +15,7 @@ import { chainDriver, terminalStatuses } from './soak/driver.ts';
 import { Recorder } from './soak/recorder.ts';
 import { hookSaltSupply, packTemplate } from './soak/requests.ts';
 import { projectRoot, rssBytes, type SoakStack, startSoakStack } from './soak/stack.ts';
-import { soakTraffic, type TrafficState } from './soak/traffic.ts';
+import { ownerKey, soakTraffic, type TrafficState } from './soak/traffic.ts';
 
 function setting(name: string, fallback: number, min = 1): number {
   const raw = process.env[name];
@@ -60,9 +60,9 @@ async function census(stack: SoakStack, state: TrafficState) {
   const byStatus: Record<string, number> = {};
   const waits: Record<string, number> = {};
   const stuck: Array<{ launchId: string; status: string; lifecycleQueue: unknown }> = [];
-  for (const [launchId, { apiKey, onChain }] of state.launches) {
+  for (const [launchId, { owner, onChain }] of state.launches) {
     const r = await recorder.send('census', `${stack.url}/v4/chains/4663/custom-launches/${launchId}`, {
-      headers: { Authorization: `Bearer ${apiKey}` },
+      headers: { Authorization: `Bearer ${ownerKey(stack, owner)}` },
     });
     const status = r?.status === 200 ? (r.json.status as string) : `unreadable (${r?.status ?? 'no answer'})`;
     byStatus[status] = (byStatus[status] ?? 0) + 1;
@@ -83,15 +83,26 @@ function launchesInFile(db: Database.Database) {
   return Object.fromEntries(rows.map((r) => [r.status, r.n]));
 }
 
-/** Waits until no launch before the wallet step has a job due or running (or `deadline`). */
-async function untilWorkerIdle(db: Database.Database, deadline: number): Promise<void> {
-  const due = db.prepare(
-    `SELECT count(*) AS n FROM launches l JOIN lifecycle_jobs j ON j.launch_id = l.launch_id
-     WHERE l.status IN ('received', 'validating') AND j.state <> 'idle'`,
-  );
-  while (Date.now() < deadline && (due.get() as { n: number }).n > 0) {
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-  }
+/** Launches before the wallet step whose job is due, running or waiting to retry: the worker's backlog. */
+function workerBacklog(db: Database.Database): number {
+  return (
+    db
+      .prepare(
+        `SELECT count(*) AS n FROM launches l JOIN lifecycle_jobs j ON j.launch_id = l.launch_id
+         WHERE l.status IN ('received', 'validating') AND j.state <> 'idle'`,
+      )
+      .get() as { n: number }
+  ).n;
+}
+
+/** Waits until the worker's backlog is empty (or `deadline`); answers the backlog left when traffic ended and the
+ * seconds it took to drain (null when it did not). */
+async function untilWorkerIdle(db: Database.Database, deadline: number) {
+  const started = Date.now();
+  const atTrafficEnd = workerBacklog(db);
+  while (Date.now() < deadline && workerBacklog(db) > 0) await new Promise((resolve) => setTimeout(resolve, 1000));
+  const left = workerBacklog(db);
+  return { atTrafficEnd, left, drainSeconds: left === 0 ? Math.round((Date.now() - started) / 1000) : null };
 }
 
 async function main(): Promise<number> {
@@ -130,7 +141,8 @@ async function soak(stack: SoakStack, db: Database.Database): Promise<number> {
     const elapsed = Math.round((Date.now() - started) / 1000);
     console.log(
       `soak t=${elapsed}s requests since last: ${JSON.stringify(since)} total: ${JSON.stringify(total)} ` +
-        `launches: ${JSON.stringify(launchesInFile(db))} rss: ${mb(rssBytes(stack.pid))} MB`,
+        `launches: ${JSON.stringify(launchesInFile(db))} worker backlog: ${workerBacklog(db)} ` +
+        `rss: ${mb(rssBytes(stack.pid))} MB`,
     );
   }, settings.reportSeconds * 1000);
   const over = () => Date.now() >= endAt;
@@ -142,9 +154,9 @@ async function soak(stack: SoakStack, db: Database.Database): Promise<number> {
   await salts.stop();
   console.log(`soak: traffic over; settling (up to ${settings.settleSeconds} s) for the driver and the worker`);
   await driving;
-  await untilWorkerIdle(db, endAt + settings.settleSeconds * 1000);
+  const backlog = await untilWorkerIdle(db, endAt + settings.settleSeconds * 1000);
   const launches = await census(stack, traffic.state);
-  return report({ stack, recorder, driver, launches, rss, warmupRss, endRss, db, state: traffic.state });
+  return report({ stack, recorder, driver, launches, backlog, rss, warmupRss, endRss, db, state: traffic.state });
 }
 
 function report(input: {
@@ -152,6 +164,7 @@ function report(input: {
   recorder: Recorder;
   driver: ReturnType<typeof chainDriver>;
   launches: Awaited<ReturnType<typeof census>>;
+  backlog: Awaited<ReturnType<typeof untilWorkerIdle>>;
   rss: Array<{ atSeconds: number; rssMb: number | null }>;
   warmupRss: number | null;
   endRss: number | null;
@@ -176,6 +189,7 @@ function report(input: {
       inFile: launchesInFile(input.db),
       byStatus: launches.byStatus,
       documentedWaits: launches.waits,
+      workerBacklog: input.backlog,
       stuck: launches.stuck,
     },
     chain: {
@@ -222,6 +236,9 @@ function printReport(f: any): void {
   console.log(`requests by class: ${JSON.stringify(f.requests.byClass)}`);
   console.log(`launches created: ${f.launches.created}; by status: ${JSON.stringify(f.launches.byStatus)}`);
   for (const [why, n] of Object.entries(f.launches.documentedWaits)) console.log(`  ${n} x ${why}`);
+  console.log(
+    `worker backlog (launches before the wallet step with a job due): ${JSON.stringify(f.launches.workerBacklog)}`,
+  );
   console.log(`chain driver: ${JSON.stringify({ ...f.chain, sendErrors: f.chain.sendErrors.length })}`);
   for (const e of f.chain.sendErrors) console.log(`  send error: ${e}`);
   console.log(`RSS: warm-up ${f.rss.warmupMb} MB, end ${f.rss.endMb} MB, ratio ${f.rss.ratio} (bound ${f.rss.bound})`);

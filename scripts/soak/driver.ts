@@ -15,6 +15,9 @@ import type { ChainSlot } from './traffic.ts';
 /** Statuses after which a V4 launch never moves again. */
 export const terminalStatuses = ['finalized', 'failed', 'action_required'];
 
+/** Statuses of a launch whose exact transaction is in a block that is not final yet. */
+const afterInclusion = ['submitted', 'sequencer_soft_confirmed', 'ethereum_posted'];
+
 interface Tracked {
   createdAt: number;
   sentAt: number | null;
@@ -35,6 +38,7 @@ export function chainDriver(input: {
   const testClient = createTestClient({ mode: 'anvil', chain, transport: http(stack.rpcUrl) });
   const tracked = new Map<string, Tracked>();
   const finished = new Map<string, { status: string; seconds: number }>();
+  let minedAt = 0;
   const figures = { transactionsSent: 0, transactionsReverted: 0, blocksMined: 0, sendErrors: [] as string[] };
 
   const slot: ChainSlot = {
@@ -79,8 +83,10 @@ export function chainDriver(input: {
         await send(launchId, r.json.walletTransaction);
       }
     }
-    if ([...tracked.values()].some((t) => t.sentAt !== null)) {
+    // Mined only while a sent transaction waits for finality, at most every 5 s: the chain stays short.
+    if (Date.now() - minedAt >= 5000 && [...tracked.values()].some((t) => afterInclusion.includes(t.status))) {
       await testClient.mine({ blocks: 65, interval: 0 });
+      minedAt = Date.now();
       figures.blocksMined += 65;
     }
   };

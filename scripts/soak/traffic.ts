@@ -38,10 +38,16 @@ export interface TrafficState {
   walletLaunches: string[];
   subkeys: Subkey[];
   subkeysIssued: number;
-  replays: Array<{ key: string; apiKey: string; bytes: string }>;
+  replays: Array<{ key: string; owner: Subkey | null; bytes: string }>;
   modules: string[];
-  /** Every launch a create answered 202 for, with the key that may read it. */
-  launches: Map<string, { apiKey: string; onChain: boolean }>;
+  /** Every launch a create answered 202 for, with its creator: a subkey (its lineage's current key reads it) or null
+   * for the wallet key. */
+  launches: Map<string, { owner: Subkey | null; onChain: boolean }>;
+}
+
+/** The key that reads what `owner` created: the subkey's current key (a rotation keeps the lineage), else the wallet's. */
+export function ownerKey(stack: SoakStack, owner: Subkey | null): string {
+  return owner ? owner.apiKey : stack.walletKey;
 }
 
 /** What the traffic needs from the chain driver: room for one more launch, and taking one. */
@@ -93,15 +99,15 @@ export function soakTraffic(input: {
   const subkeyToken = bucket(input.subkeyWritesPerSecond);
   const moduleToken = bucket(1);
 
-  const create = async (kind: string, apiKey: string, intent: Intent): Promise<string | null> => {
+  const create = async (kind: string, owner: Subkey | null, intent: Intent): Promise<string | null> => {
     const key = idem('create');
     const r = await recorder.send(kind, `${v4}/custom-launches`, {
       method: 'POST',
-      headers: json(apiKey, { 'Idempotency-Key': key }),
+      headers: json(ownerKey(stack, owner), { 'Idempotency-Key': key }),
       body: intent.bytes,
     });
     if (r?.status !== 202) return null;
-    state.replays.push({ key, apiKey, bytes: intent.bytes });
+    state.replays.push({ key, owner, bytes: intent.bytes });
     if (state.replays.length > 32) state.replays.shift();
     return r.json.launchId as string;
   };
@@ -121,9 +127,9 @@ export function soakTraffic(input: {
     const salt = chain.hookSalt();
     if (!salt) return false;
     const intent = freshIntent(template, salt);
-    const launchId = await create('create-chain', stack.walletKey, intent);
+    const launchId = await create('create-chain', null, intent);
     if (!launchId) return true;
-    state.launches.set(launchId, { apiKey: stack.walletKey, onChain: true });
+    state.launches.set(launchId, { owner: null, onChain: true });
     state.walletLaunches.push(launchId);
     await deliverSources(launchId, intent.request);
     chain.take(launchId, intent.request);
@@ -131,27 +137,28 @@ export function soakTraffic(input: {
   };
 
   const walletCreate = async () => {
-    const launchId = await create('create', stack.walletKey, freshIntent(template));
+    const launchId = await create('create', null, freshIntent(template));
     if (!launchId) return;
-    state.launches.set(launchId, { apiKey: stack.walletKey, onChain: false });
+    state.launches.set(launchId, { owner: null, onChain: false });
     state.walletLaunches.push(launchId);
   };
 
   const subkeyCreate = async () => {
     const subkey = pick(state.subkeys);
     if (!subkey) return walletCreate();
-    const launchId = await create('create-subkey', subkey.apiKey, freshIntent(template));
+    const launchId = await create('create-subkey', subkey, freshIntent(template));
     if (!launchId) return;
-    state.launches.set(launchId, { apiKey: subkey.apiKey, onChain: false });
+    state.launches.set(launchId, { owner: subkey, onChain: false });
     subkey.launches.push(launchId);
   };
 
   const replay = async () => {
     const r = pick(state.replays);
     if (!r) return walletCreate();
-    await recorder.send('create-replay', `${v4}/custom-launches`, {
+    // A subkey's replay goes under its lineage's current key, which a rotation may have replaced since the create.
+    await recorder.send(r.owner ? 'create-replay-subkey' : 'create-replay', `${v4}/custom-launches`, {
       method: 'POST',
-      headers: json(r.apiKey, { 'Idempotency-Key': r.key }),
+      headers: json(ownerKey(stack, r.owner), { 'Idempotency-Key': r.key }),
       body: r.bytes,
     });
   };
