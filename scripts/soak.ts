@@ -30,10 +30,10 @@ const settings = {
   connections: setting('SOAK_CONNECTIONS', 32),
   warmupSeconds: setting('SOAK_WARMUP_SECONDS', Math.min(60, Math.floor(seconds / 2))),
   reportSeconds: setting('SOAK_REPORT_SECONDS', 60),
-  createsPerSecond: setting('SOAK_CREATES_PER_SECOND', 2, 0),
+  createsPerSecond: setting('SOAK_CREATES_PER_SECOND', 1, 0),
   subkeyWritesPerSecond: setting('SOAK_SUBKEY_WRITES_PER_SECOND', 1, 0),
   chainInFlight: setting('SOAK_CHAIN_IN_FLIGHT', 4),
-  settleSeconds: setting('SOAK_SETTLE_SECONDS', 120, 0),
+  settleSeconds: setting('SOAK_SETTLE_SECONDS', 300, 0),
   rssRatioBound: 1.3,
 };
 const ports = {
@@ -97,12 +97,10 @@ function workerBacklog(db: Database.Database): number {
 
 /** Waits until the worker's backlog is empty (or `deadline`); answers the backlog left when traffic ended and the
  * seconds it took to drain (null when it did not). */
-async function untilWorkerIdle(db: Database.Database, deadline: number) {
-  const started = Date.now();
-  const atTrafficEnd = workerBacklog(db);
+async function untilWorkerIdle(db: Database.Database, deadline: number, atTrafficEnd: number, trafficEnd: number) {
   while (Date.now() < deadline && workerBacklog(db) > 0) await new Promise((resolve) => setTimeout(resolve, 1000));
   const left = workerBacklog(db);
-  return { atTrafficEnd, left, drainSeconds: left === 0 ? Math.round((Date.now() - started) / 1000) : null };
+  return { atTrafficEnd, left, drainSeconds: left === 0 ? Math.round((Date.now() - trafficEnd) / 1000) : null };
 }
 
 async function main(): Promise<number> {
@@ -149,12 +147,14 @@ async function soak(stack: SoakStack, db: Database.Database): Promise<number> {
   const driving = driver.run(over, () => Date.now() >= endAt + settings.settleSeconds * 1000);
   await traffic.run(settings.connections, over);
   const endRss = rssBytes(stack.pid);
+  const backlogAtEnd = workerBacklog(db);
+  const trafficEnd = Date.now();
   clearInterval(sampler);
   clearInterval(reporter);
   await salts.stop();
   console.log(`soak: traffic over; settling (up to ${settings.settleSeconds} s) for the driver and the worker`);
   await driving;
-  const backlog = await untilWorkerIdle(db, endAt + settings.settleSeconds * 1000);
+  const backlog = await untilWorkerIdle(db, endAt + settings.settleSeconds * 1000, backlogAtEnd, trafficEnd);
   const launches = await census(stack, traffic.state);
   return report({ stack, recorder, driver, launches, backlog, rss, warmupRss, endRss, db, state: traffic.state });
 }

@@ -163,6 +163,22 @@ export function soakTraffic(input: {
     });
   };
 
+  /**
+   * A stored launch's exact bytes under a new Idempotency-Key: the same intent again (same launchIntentHash, wallet
+   * and nonce), which one launch per intent refuses with 409 LAUNCH_INTENT_CONFLICT.
+   */
+  const sameIntent = async () => {
+    const r = pick(state.replays);
+    if (!r) return readOwn();
+    const answer = await recorder.send('create-same-intent', `${v4}/custom-launches`, {
+      method: 'POST',
+      headers: json(ownerKey(stack, r.owner), { 'Idempotency-Key': idem('same-intent') }),
+      body: r.bytes,
+    });
+    // A server without the intent rule stores a second launch: follow it like any other.
+    if (answer?.status === 202) state.launches.set(answer.json.launchId, { owner: r.owner, onChain: false });
+  };
+
   const subkeyIssue = async () => {
     const r = await recorder.send('subkey-issue', `${stack.url}/v1/partner/subkeys`, {
       method: 'POST',
@@ -235,6 +251,11 @@ export function soakTraffic(input: {
       '/v4/chains/4663/capabilities',
       '/v4/chains/4663/finalized-custom-launches?limit=10',
       '/v4/chains/4663/launch-coverage',
+      '/v4/chains/4663/launch-guide',
+      '/v4/chains/4663/multi-role-custom-launches/capabilities',
+      '/v4/chains/4663/multi-role-custom-launches/finalized?limit=10',
+      '/v3/capabilities',
+      '/v3/finalized-custom-launches?limit=10',
     ]) as string;
     await recorder.send('public-read', `${stack.url}${path}`);
   };
@@ -263,7 +284,8 @@ export function soakTraffic(input: {
       if (!createToken()) return readOwn();
       return Math.random() < 0.7 ? walletCreate() : subkeyCreate();
     }
-    if (roll < 14) return replay();
+    if (roll < 13.5) return replay();
+    if (roll < 14) return sameIntent();
     if (roll < 17) {
       if (!subkeyToken() || state.subkeysIssued >= subkeyLifetimeBudget) {
         return list('subkey-list', `${stack.url}/v1/partner/subkeys`, stack.partnerRootKey, false);
