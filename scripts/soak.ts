@@ -187,6 +187,7 @@ function report(input: {
     launches: {
       created: input.state.launches.size,
       inFile: launchesInFile(input.db),
+      inFileTotal: Object.values(launchesInFile(input.db)).reduce((a, b) => a + b, 0),
       byStatus: launches.byStatus,
       documentedWaits: launches.waits,
       workerBacklog: input.backlog,
@@ -234,7 +235,9 @@ function printReport(f: any): void {
     );
   }
   console.log(`requests by class: ${JSON.stringify(f.requests.byClass)}`);
-  console.log(`launches created: ${f.launches.created}; by status: ${JSON.stringify(f.launches.byStatus)}`);
+  console.log(
+    `launches created: ${f.launches.created} (in the file: ${f.launches.inFileTotal}); by status: ${JSON.stringify(f.launches.byStatus)}`,
+  );
   for (const [why, n] of Object.entries(f.launches.documentedWaits)) console.log(`  ${n} x ${why}`);
   console.log(
     `worker backlog (launches before the wallet step with a job due): ${JSON.stringify(f.launches.workerBacklog)}`,

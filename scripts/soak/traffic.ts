@@ -156,11 +156,13 @@ export function soakTraffic(input: {
     const r = pick(state.replays);
     if (!r) return walletCreate();
     // A subkey's replay goes under its lineage's current key, which a rotation may have replaced since the create.
-    await recorder.send(r.owner ? 'create-replay-subkey' : 'create-replay', `${v4}/custom-launches`, {
+    const answer = await recorder.send(r.owner ? 'create-replay-subkey' : 'create-replay', `${v4}/custom-launches`, {
       method: 'POST',
       headers: json(ownerKey(stack, r.owner), { 'Idempotency-Key': r.key }),
       body: r.bytes,
     });
+    // Idempotency records are kept per key, not per lineage: after a rotation the replay is a new create.
+    if (answer?.status === 202) state.launches.set(answer.json.launchId, { owner: r.owner, onChain: false });
   };
 
   /**
