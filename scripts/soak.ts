@@ -12,7 +12,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { chainDriver, terminalStatuses } from './soak/driver.ts';
-import { Recorder } from './soak/recorder.ts';
+import { type AnswerBody, Recorder } from './soak/recorder.ts';
 import { hookSaltSupply, packTemplate } from './soak/requests.ts';
 import { projectRoot, rssBytes, type SoakStack, startSoakStack } from './soak/stack.ts';
 import { ownerKey, soakTraffic, type TrafficState } from './soak/traffic.ts';
@@ -46,7 +46,7 @@ const outDir = join(projectRoot, 'build');
 const mb = (bytes: number | null) => (bytes === null ? null : Math.round((bytes / 1048576) * 10) / 10);
 
 /** Why a launch that is not final is waiting, when that wait is expected of this soak; null: it is stuck. */
-function documentedWait(launch: any, onChain: boolean): string | null {
+function documentedWait(launch: AnswerBody, onChain: boolean): string | null {
   const code = launch.lifecycleQueue?.lastErrorCode;
   if (!onChain && launch.status === 'validating' && code === 'SOURCE_FILES_PENDING') {
     return 'validating, SOURCE_FILES_PENDING: the permit waits for the source files, and the soak delivers them only for the launches its driver takes on chain';
@@ -159,7 +159,7 @@ async function soak(stack: SoakStack, db: Database.Database): Promise<number> {
   return report({ stack, recorder, driver, launches, backlog, rss, warmupRss, endRss, db, state: traffic.state });
 }
 
-function report(input: {
+type ReportInput = {
   stack: SoakStack;
   recorder: Recorder;
   driver: ReturnType<typeof chainDriver>;
@@ -170,7 +170,10 @@ function report(input: {
   endRss: number | null;
   db: Database.Database;
   state: TrafficState;
-}): number {
+};
+
+/** The run's figures and breaches (written to build/soak.json). */
+function figuresOf(input: ReportInput) {
   const { recorder, driver, launches, warmupRss, endRss } = input;
   const rssRatio = warmupRss && endRss ? Math.round((endRss / warmupRss) * 1000) / 1000 : null;
   const finalSeconds = [...driver.finished.values()].map((f) => f.seconds).sort((a, b) => a - b);
@@ -180,7 +183,7 @@ function report(input: {
     stuckLaunches: launches.stuck.length,
     rssOverBound: rssRatio === null || rssRatio > settings.rssRatioBound,
   };
-  const figures = {
+  return {
     settings,
     ports,
     requests: { byClass: recorder.classes, byKind: recorder.summary(settings.seconds) },
@@ -218,16 +221,20 @@ function report(input: {
     breaches,
     ok: !breaches.rssOverBound && breaches.serverErrorsOrUnanswered === 0 && breaches.stuckLaunches === 0,
   };
+}
+
+function report(input: ReportInput): number {
+  const figures = figuresOf(input);
   mkdirSync(outDir, { recursive: true });
   writeFileSync(join(outDir, 'soak.json'), `${JSON.stringify(figures, null, 2)}\n`);
   printReport(figures);
   return figures.ok ? 0 : 1;
 }
 
-function printReport(f: any): void {
+function printReport(f: ReturnType<typeof figuresOf>): void {
   console.log('\n== soak figures (build/soak.json)');
   const width = Math.max(...Object.keys(f.requests.byKind).map((k) => k.length));
-  for (const [kind, k] of Object.entries<any>(f.requests.byKind)) {
+  for (const [kind, k] of Object.entries(f.requests.byKind)) {
     console.log(
       `${kind.padEnd(width)}  ${String(k.requests).padStart(7)} req  ${k.requestsPerSecond.toFixed(2).padStart(8)} req/s  ` +
         `p50 ${String(k.p50Ms).padStart(5)} ms  p99 ${String(k.p99Ms).padStart(5)} ms  ${JSON.stringify(k.statuses)}` +

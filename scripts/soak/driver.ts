@@ -73,7 +73,7 @@ export function chainDriver(input: {
       const r = await recorder.send('driver-read', `${stack.url}/v4/chains/4663/custom-launches/${launchId}`, {
         headers: { Authorization: `Bearer ${stack.walletKey}` },
       });
-      if (r?.status !== 200) continue;
+      if (r?.status !== 200 || !r.json.status) continue;
       t.status = r.json.status;
       if (terminalStatuses.includes(t.status)) {
         finished.set(launchId, { status: t.status, seconds: Math.round((Date.now() - t.createdAt) / 1000) });

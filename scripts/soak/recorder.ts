@@ -14,6 +14,17 @@ interface KindFigures {
   latenciesMs: number[];
 }
 
+/** One kind's figures in the report. */
+export interface KindSummary {
+  requests: number;
+  requestsPerSecond: number;
+  classes: Record<StatusClass, number>;
+  statuses: Record<string, number>;
+  codes: Record<string, number>;
+  p50Ms: number;
+  p99Ms: number;
+}
+
 /** A 5xx or an unanswered request, kept whole for the report. */
 export interface Breach {
   kind: string;
@@ -25,10 +36,24 @@ export interface Breach {
   at: string;
 }
 
+/** The fields of the answers the soak reads (each optional: an answer carries those of its operation). */
+export interface AnswerBody {
+  launchId?: string;
+  status?: string;
+  walletTransaction?: { to: string; valueWei: string; data: string; gasLimit: string } | null;
+  lifecycleQueue?: { lastErrorCode?: string | null } | null;
+  nextCursor?: string | null;
+  subkeyId?: string;
+  apiKey?: string;
+  submissionId?: string;
+  requestId?: string;
+  error?: { code?: string; requestId?: string };
+}
+
 /** An answer as the traffic reads it. */
 export interface Answer {
   status: number;
-  json: any;
+  json: AnswerBody;
   text: string;
 }
 
@@ -85,16 +110,16 @@ export class Recorder {
         signal: AbortSignal.timeout(30_000),
       });
       const text = await res.text();
-      let json: any;
+      let json: AnswerBody = {};
       try {
-        json = text ? JSON.parse(text) : undefined;
+        json = text ? (JSON.parse(text) as AnswerBody) : {};
       } catch {
-        json = undefined;
+        // Not JSON: kept as text.
       }
-      const code = typeof json?.error?.code === 'string' ? (json.error.code as string) : null;
+      const code = json.error?.code ?? null;
       this.count(kind, res.status, code, performance.now() - started);
       if (res.status >= 500) {
-        const requestId = res.headers.get('x-request-id') ?? json?.error?.requestId ?? json?.requestId ?? null;
+        const requestId = res.headers.get('x-request-id') ?? json.error?.requestId ?? json.requestId ?? null;
         this.breaches.push({
           kind,
           method,
@@ -130,8 +155,8 @@ export class Recorder {
   }
 
   /** Per kind: requests, requests per second over `seconds`, classes, statuses, ApiError codes, p50 and p99. */
-  summary(seconds: number) {
-    const out: Record<string, unknown> = {};
+  summary(seconds: number): Record<string, KindSummary> {
+    const out: Record<string, KindSummary> = {};
     for (const [kind, f] of [...this.kinds.entries()].sort(([a], [b]) => a.localeCompare(b))) {
       const sorted = [...f.latenciesMs].sort((a, b) => a - b);
       out[kind] = {

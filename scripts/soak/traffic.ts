@@ -106,10 +106,10 @@ export function soakTraffic(input: {
       headers: json(ownerKey(stack, owner), { 'Idempotency-Key': key }),
       body: intent.bytes,
     });
-    if (r?.status !== 202) return null;
+    if (r?.status !== 202 || !r.json.launchId) return null;
     state.replays.push({ key, owner, bytes: intent.bytes });
     if (state.replays.length > 32) state.replays.shift();
-    return r.json.launchId as string;
+    return r.json.launchId;
   };
 
   const deliverSources = async (launchId: string, request: CustomLaunchCreateRequestV4) => {
@@ -162,7 +162,9 @@ export function soakTraffic(input: {
       body: r.bytes,
     });
     // Idempotency records are kept per key, not per lineage: after a rotation the replay is a new create.
-    if (answer?.status === 202) state.launches.set(answer.json.launchId, { owner: r.owner, onChain: false });
+    if (answer?.status === 202 && answer.json.launchId) {
+      state.launches.set(answer.json.launchId, { owner: r.owner, onChain: false });
+    }
   };
 
   /**
@@ -178,7 +180,9 @@ export function soakTraffic(input: {
       body: r.bytes,
     });
     // A server without the intent rule stores a second launch: follow it like any other.
-    if (answer?.status === 202) state.launches.set(answer.json.launchId, { owner: r.owner, onChain: false });
+    if (answer?.status === 202 && answer.json.launchId) {
+      state.launches.set(answer.json.launchId, { owner: r.owner, onChain: false });
+    }
   };
 
   const subkeyIssue = async () => {
@@ -188,7 +192,8 @@ export function soakTraffic(input: {
       body: subkeyBody(),
     });
     state.subkeysIssued += 1;
-    if (r?.status === 201) state.subkeys.push({ subkeyId: r.json.subkeyId, apiKey: r.json.apiKey, launches: [] });
+    const { subkeyId, apiKey } = r?.json ?? {};
+    if (r?.status === 201 && subkeyId && apiKey) state.subkeys.push({ subkeyId, apiKey, launches: [] });
   };
 
   const subkeyRotate = async () => {
@@ -201,7 +206,8 @@ export function soakTraffic(input: {
       body: subkeyBody(),
     });
     // Another loop may have rotated it first (409 SUBKEY_REVOKED): that loop holds the replacement.
-    if (r?.status === 201) Object.assign(subkey, { subkeyId: r.json.subkeyId, apiKey: r.json.apiKey });
+    const { subkeyId, apiKey } = r?.json ?? {};
+    if (r?.status === 201 && subkeyId && apiKey) Object.assign(subkey, { subkeyId, apiKey });
   };
 
   const moduleSubmit = async () => {
@@ -210,7 +216,7 @@ export function soakTraffic(input: {
       headers: json(stack.walletKey, { 'Idempotency-Key': idem('module') }),
       body: JSON.stringify(moduleSubmission()),
     });
-    if (r?.status === 201) state.modules.push(r.json.submissionId);
+    if (r?.status === 201 && r.json.submissionId) state.modules.push(r.json.submissionId);
   };
 
   /** A list, its page size drawn when `limit` (the V4 lists), and half the time its next page. */
