@@ -5,7 +5,7 @@
  * requests by status class, the launches by status and the server's RSS. At the end it checks: no 5xx and no request
  * left unanswered (each printed with its requestId and body), no launch stuck (each launch is final, or waits for a
  * reason printed here), and the server's RSS at the end at most 1.3 x its RSS after the warm-up (the first
- * SOAK_WARMUP_SECONDS, default 60). Figures are printed and written to build/soak.json; any breach exits 1.
+ * SOAK_WARMUP_SECONDS, default 60; each the median of 30 s of samples). Figures are printed and written to build/soak.json; any breach exits 1.
  * docs/soak.md describes the traffic and the settings.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -103,6 +103,30 @@ async function untilWorkerIdle(db: Database.Database, deadline: number, atTraffi
   return { atTrafficEnd, left, drainSeconds: left === 0 ? Math.round((Date.now() - trafficEnd) / 1000) : null };
 }
 
+/** Seconds of RSS samples (one every 5 s) whose median stands for a moment: one sample can catch a compile's peak. */
+const rssWindowSeconds = 30;
+
+function median(values: number[]): number | null {
+  const sorted = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
+  return sorted.length === 0 ? null : (sorted[Math.floor(sorted.length / 2)] as number);
+}
+
+/**
+ * The RSS after the warm-up (the median of the samples in the window that starts there) and at the end (the median
+ * of the last window of the traffic), in bytes. The server compiles each on-chain launch's sources in a worker
+ * thread, so a single sample may catch solc's transient memory.
+ */
+function rssWindows(samples: Array<{ atSeconds: number; rssMb: number | null }>) {
+  const inWindow = (from: number) =>
+    samples
+      .filter((s) => s.rssMb !== null && s.atSeconds >= from && s.atSeconds <= from + rssWindowSeconds)
+      .map((s) => (s.rssMb as number) * 1048576);
+  return {
+    warmupRss: median(inWindow(settings.warmupSeconds)),
+    endRss: median(inWindow(Math.max(settings.warmupSeconds, settings.seconds - rssWindowSeconds))),
+  };
+}
+
 async function main(): Promise<number> {
   console.log(`soak: ${JSON.stringify({ settings, ports })}`);
   const stack = await startSoakStack(join(outDir, 'soak'), ports);
@@ -127,12 +151,8 @@ async function soak(stack: SoakStack, db: Database.Database): Promise<number> {
   const started = Date.now();
   const endAt = started + settings.seconds * 1000;
   const rss: Array<{ atSeconds: number; rssMb: number | null }> = [];
-  let warmupRss: number | null = null;
   const sampler = setInterval(() => {
-    const atSeconds = Math.round((Date.now() - started) / 1000);
-    const bytes = rssBytes(stack.pid);
-    rss.push({ atSeconds, rssMb: mb(bytes) });
-    if (warmupRss === null && atSeconds >= settings.warmupSeconds) warmupRss = bytes;
+    rss.push({ atSeconds: Math.round((Date.now() - started) / 1000), rssMb: mb(rssBytes(stack.pid)) });
   }, 5000);
   const reporter = setInterval(() => {
     const { since, total } = recorder.interval();
@@ -146,7 +166,6 @@ async function soak(stack: SoakStack, db: Database.Database): Promise<number> {
   const over = () => Date.now() >= endAt;
   const driving = driver.run(over, () => Date.now() >= endAt + settings.settleSeconds * 1000);
   await traffic.run(settings.connections, over);
-  const endRss = rssBytes(stack.pid);
   const backlogAtEnd = workerBacklog(db);
   const trafficEnd = Date.now();
   clearInterval(sampler);
@@ -156,6 +175,7 @@ async function soak(stack: SoakStack, db: Database.Database): Promise<number> {
   await driving;
   const backlog = await untilWorkerIdle(db, endAt + settings.settleSeconds * 1000, backlogAtEnd, trafficEnd);
   const launches = await census(stack, traffic.state);
+  const { warmupRss, endRss } = rssWindows(rss);
   return report({ stack, recorder, driver, launches, backlog, rss, warmupRss, endRss, db, state: traffic.state });
 }
 

@@ -42,7 +42,10 @@ export interface SoakStack {
 
 /**
  * The environment the stack runs under: `make start`'s, on the soak's ports and file, with the admission quota and
- * the route budget raised far above what a run reaches, so the figures measure work rather than refusals.
+ * the route budget raised far above what a run reaches, so the figures measure work rather than refusals (the
+ * quota at the capabilities schema's maximum, 1,000,000, since the capabilities publish it), and responses validated
+ * against the spec (a response that does not match is a 500, so the run counts it) unless VALIDATE_RESPONSES says
+ * otherwise.
  */
 export function soakEnv(ports: SoakPorts, databasePath: string): Record<string, string> {
   return {
@@ -51,9 +54,10 @@ export function soakEnv(ports: SoakPorts, databasePath: string): Record<string, 
     DEVNET_PORT: String(ports.devnet),
     BASE_DEVNET_PORT: String(ports.baseDevnet),
     DATABASE_PATH: databasePath,
-    ADMISSION_PER_HOUR: '1000000000',
-    ADMISSION_PER_DAY: '1000000000',
+    ADMISSION_PER_HOUR: '1000000',
+    ADMISSION_PER_DAY: '1000000',
     ROUTE_BUDGET_PER_MINUTE: '1000000000',
+    VALIDATE_RESPONSES: process.env.VALIDATE_RESPONSES || 'true',
   };
 }
 
