@@ -46,16 +46,21 @@ const outDir = join(projectRoot, 'build');
 const mb = (bytes: number | null) => (bytes === null ? null : Math.round((bytes / 1048576) * 10) / 10);
 
 /** Why a launch that is not final is waiting, when that wait is expected of this soak; null: it is stuck. */
-function documentedWait(launch: AnswerBody, onChain: boolean): string | null {
-  const code = launch.lifecycleQueue?.lastErrorCode;
-  if (!onChain && launch.status === 'validating' && code === 'SOURCE_FILES_PENDING') {
+function documentedWait(launch: AnswerBody, onChain: boolean, backlogDraining: boolean): string | null {
+  const queue = launch.lifecycleQueue;
+  if (!onChain && launch.status === 'validating' && queue?.lastErrorCode === 'SOURCE_FILES_PENDING') {
     return 'validating, SOURCE_FILES_PENDING: the permit waits for the source files, and the soak delivers them only for the launches its driver takes on chain';
+  }
+  const queued =
+    ['received', 'validating'].includes(launch.status ?? '') && ['scheduled', 'running'].includes(queue?.state ?? '');
+  if (backlogDraining && queued) {
+    return "queued: the lifecycle worker's backlog was still draining when the settle time ended (see workerBacklog)";
   }
   return null;
 }
 
 /** Reads every launch the soak created with the key that may read it; classifies final, documented waits, stuck. */
-async function census(stack: SoakStack, state: TrafficState) {
+async function census(stack: SoakStack, state: TrafficState, backlogDraining: boolean) {
   const recorder = new Recorder();
   const byStatus: Record<string, number> = {};
   const waits: Record<string, number> = {};
@@ -67,7 +72,7 @@ async function census(stack: SoakStack, state: TrafficState) {
     const status = r?.status === 200 ? (r.json.status as string) : `unreadable (${r?.status ?? 'no answer'})`;
     byStatus[status] = (byStatus[status] ?? 0) + 1;
     if (terminalStatuses.includes(status)) continue;
-    const why = r?.status === 200 ? documentedWait(r.json, onChain) : null;
+    const why = r?.status === 200 ? documentedWait(r.json, onChain, backlogDraining) : null;
     if (why) waits[why] = (waits[why] ?? 0) + 1;
     else stuck.push({ launchId, status, lifecycleQueue: r?.json?.lifecycleQueue ?? null });
   }
@@ -95,12 +100,25 @@ function workerBacklog(db: Database.Database): number {
   ).n;
 }
 
-/** Waits until the worker's backlog is empty (or `deadline`); answers the backlog left when traffic ended and the
- * seconds it took to drain (null when it did not). */
+/**
+ * Waits until the worker's backlog is empty (or `deadline`). Answers the backlog when traffic ended, what is left,
+ * the seconds it took to drain (null when it did not), and whether it was still shrinking over its last 30 s.
+ */
 async function untilWorkerIdle(db: Database.Database, deadline: number, atTrafficEnd: number, trafficEnd: number) {
-  while (Date.now() < deadline && workerBacklog(db) > 0) await new Promise((resolve) => setTimeout(resolve, 1000));
-  const left = workerBacklog(db);
-  return { atTrafficEnd, left, drainSeconds: left === 0 ? Math.round((Date.now() - trafficEnd) / 1000) : null };
+  const samples: number[] = [atTrafficEnd];
+  while (Date.now() < deadline && (samples.at(-1) as number) > 0) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    samples.push(workerBacklog(db));
+  }
+  const left = samples.at(-1) as number;
+  const thirtySecondsAgo = samples[Math.max(0, samples.length - 31)] as number;
+  return {
+    atTrafficEnd,
+    left,
+    drainSeconds: left === 0 ? Math.round((Date.now() - trafficEnd) / 1000) : null,
+    drainedPerSecond: Math.round(((atTrafficEnd - left) / Math.max(1, samples.length - 1)) * 100) / 100,
+    stillDraining: left > 0 && left < thirtySecondsAgo,
+  };
 }
 
 /** Seconds of RSS samples (one every 5 s) whose median stands for a moment: one sample can catch a compile's peak. */
@@ -174,7 +192,7 @@ async function soak(stack: SoakStack, db: Database.Database): Promise<number> {
   console.log(`soak: traffic over; settling (up to ${settings.settleSeconds} s) for the driver and the worker`);
   await driving;
   const backlog = await untilWorkerIdle(db, endAt + settings.settleSeconds * 1000, backlogAtEnd, trafficEnd);
-  const launches = await census(stack, traffic.state);
+  const launches = await census(stack, traffic.state, backlog.stillDraining);
   const { warmupRss, endRss } = rssWindows(rss);
   return report({ stack, recorder, driver, launches, backlog, rss, warmupRss, endRss, db, state: traffic.state });
 }

@@ -41,7 +41,7 @@ export interface AnswerBody {
   launchId?: string;
   status?: string;
   walletTransaction?: { to: string; valueWei: string; data: string; gasLimit: string } | null;
-  lifecycleQueue?: { lastErrorCode?: string | null } | null;
+  lifecycleQueue?: { state?: string; lastErrorCode?: string | null } | null;
   nextCursor?: string | null;
   subkeyId?: string;
   apiKey?: string;
@@ -63,6 +63,9 @@ function percentile(sorted: number[], p: number): number | null {
   if (sorted.length === 0) return null;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
 }
+
+/** How long a request may go unanswered before it counts as a breach (SOAK_REQUEST_TIMEOUT_SECONDS, default 30). */
+const timeoutMs = Number(process.env.SOAK_REQUEST_TIMEOUT_SECONDS || '30') * 1000;
 
 /** Counts requests; `send` is the one way the soak talks to the server. */
 export class Recorder {
@@ -93,7 +96,7 @@ export class Recorder {
     f.latenciesMs.push(ms);
   }
 
-  /** Sends one request (30 s bound), counts it under `kind`, and keeps it whole when it is a 5xx or unanswered. */
+  /** Sends one request (bounded by the timeout), counts it under `kind`, and keeps it whole when it is a 5xx or unanswered. */
   async send(
     kind: string,
     url: string,
@@ -107,7 +110,7 @@ export class Recorder {
         method,
         headers: init.headers,
         body: init.body,
-        signal: AbortSignal.timeout(30_000),
+        signal: AbortSignal.timeout(timeoutMs),
       });
       const text = await res.text();
       let json: AnswerBody = {};
