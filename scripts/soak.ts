@@ -190,8 +190,10 @@ async function soak(stack: SoakStack, db: Database.Database): Promise<number> {
   clearInterval(reporter);
   await salts.stop();
   console.log(`soak: traffic over; settling (up to ${settings.settleSeconds} s) for the driver and the worker`);
-  await driving;
-  const backlog = await untilWorkerIdle(db, endAt + settings.settleSeconds * 1000, backlogAtEnd, trafficEnd);
+  const [, backlog] = await Promise.all([
+    driving,
+    untilWorkerIdle(db, endAt + settings.settleSeconds * 1000, backlogAtEnd, trafficEnd),
+  ]);
   const launches = await census(stack, traffic.state, backlog.stillDraining);
   const { warmupRss, endRss } = rssWindows(rss);
   return report({ stack, recorder, driver, launches, backlog, rss, warmupRss, endRss, db, state: traffic.state });
