@@ -7,7 +7,7 @@ export REDOCLY_TELEMETRY := off
 export REDOCLY_SUPPRESS_UPDATE_NOTICE := true
 NPM_STAMP := node_modules/.install-stamp
 
-.PHONY: install start devnet test generate check-generated lint-spec lint typecheck unit conformance bench clean
+.PHONY: install start devnet test generate check-generated lint-spec lint typecheck unit conformance bench clean soak
 VENV_STAMP := .venv/.install-stamp
 
 # Installs the locked dependencies when node_modules is missing or older than the lock file.
@@ -78,6 +78,12 @@ conformance: install $(VENV_STAMP)
 ## Throughput and p99 figures (not a test): validated GET-by-id and create vs a bare node:http GET.
 bench: install
 	npm run bench
+
+## Ten minutes (SOAK_SECONDS) of mixed traffic at 32 connections (SOAK_CONNECTIONS) against the `make start` stack on
+## its own ports, launches driven through the lifecycle on the devnet; figures in build/soak.json (docs/soak.md).
+## Not part of `make test`.
+soak: install
+	npx tsx scripts/soak.ts
 
 clean:
 	rm -rf var build
