@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
 import { auth, call } from '../support/http.ts';
 import { exampleBytes, startServer, type TestServer, v4Example } from '../support/server.ts';
 
@@ -87,5 +88,22 @@ describe('per-route budgets (Project design: a configurable number per minute, r
     expect((await call(url, { headers: auth(a) })).status).toBe(200);
     expect((await call(url, { headers: auth(a) })).status).toBe(429);
     expect((await call(url, { headers: auth(b) })).status).toBe(200);
+  });
+});
+
+describe('the admission quota settings stay within what the capabilities document can publish (1 to 1,000,000)', () => {
+  it.each([
+    ['ADMISSION_PER_HOUR', '0', false],
+    ['ADMISSION_PER_HOUR', '1', true],
+    ['ADMISSION_PER_HOUR', '1000000', true],
+    ['ADMISSION_PER_HOUR', '1000001', false],
+    ['ADMISSION_PER_DAY', '0', false],
+    ['ADMISSION_PER_DAY', '1', true],
+    ['ADMISSION_PER_DAY', '1000000', true],
+    ['ADMISSION_PER_DAY', '1000001', false],
+  ])('%s=%s accepted: %s', (name, raw, accepted) => {
+    const load = () => loadConfig({ [name]: raw });
+    if (accepted) expect(load).not.toThrow();
+    else expect(load).toThrow(`${name} must be from 1 to 1000000`);
   });
 });
