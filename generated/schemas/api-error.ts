@@ -62,7 +62,8 @@ export type ApiErrorCode =
   | 'MODULE_BUILD_PROFILE_CAPACITY_EXCEEDED'
   | 'SUBKEY_BOUNDS_EXCEEDED'
   | 'SUBKEY_REVOKED'
-  | 'SUBKEY_LIMIT_REACHED';
+  | 'SUBKEY_LIMIT_REACHED'
+  | 'STORAGE_FULL';
 
 /**
  * Every error response of both origins. The launch reference names requestId, retryable and a public code; the remaining fields and the module routes' use of the same envelope are this project's design.

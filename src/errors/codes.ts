@@ -263,6 +263,12 @@ export const errorTable = {
     retryable: false,
     message: 'This partner root holds the most subkeys it may (1000 over its lifetime, rotations included).',
   },
+  STORAGE_FULL: {
+    status: 503,
+    retryable: true,
+    message:
+      "The server's storage is full, so nothing of this request was stored; retry the same bytes with the same Idempotency-Key after Retry-After.",
+  },
 } as const satisfies Record<string, { status: number; retryable: boolean; message: string }>;
 
 /** A public error code from the table. */
