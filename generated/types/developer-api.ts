@@ -372,7 +372,7 @@ export type components = {
             };
             content?: never;
         };
-        /** @description Rate limit (RATE_LIMITED). Retry the same bytes after Retry-After. */
+        /** @description Rate limit (RATE_LIMITED). Retry the same bytes after Retry-After. Project design: a partner credential's budgets are counted in the service's store, exactly across every server process serving it; the per-route budget (ROUTE_BUDGET_PER_MINUTE) is counted by each server process on its own. */
         TooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
