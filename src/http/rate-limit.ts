@@ -45,9 +45,10 @@ const sweepEveryMs = 3_600_000;
 
 /**
  * Fixed-window request counters in the SQLite file (partner_budget_windows), so every server process on the file
- * counts against the same window. One UPSERT per request opens a window, counts into it, or leaves a full window
- * unchanged (no row returned: over budget). It commits on its own; a locked or full database surfaces as the store's
- * retryable 503 (storageRefusal), never as a request let through uncounted.
+ * counts against the same window. One UPSERT per request, in its own immediate transaction, opens a window, counts
+ * into it, or leaves a full window unchanged (no row returned: over budget). A database locked past the busy timeout
+ * surfaces as the store's retryable 503 (storageRefusal). A full disk cannot take the count: the request goes through
+ * uncounted, so reads keep answering while writes are refused, still bounded by the per-process route budget.
  */
 class StoredWindows {
   private sweptAt = 0;
@@ -60,27 +61,37 @@ class StoredWindows {
   /** Counts one request against `limit` per `windowMs`; over it, throws 429 RATE_LIMITED as FixedWindows does. */
   take(key: string, limit: number, windowMs: number, message?: string): void {
     const now = this.now();
-    if (now - this.sweptAt >= sweepEveryMs) {
-      statement(this.db, 'DELETE FROM partner_budget_windows WHERE start_ms + length_ms <= ?').run(now);
-      this.sweptAt = now;
+    let counted: boolean;
+    try {
+      counted = this.db.transaction(() => this.count(key, limit, windowMs, now)).immediate();
+    } catch (err) {
+      if ((err as { code?: unknown } | null)?.code === 'SQLITE_FULL') return;
+      throw err;
     }
-    const counted =
-      limit >= 1 &&
-      statement(
-        this.db,
-        `INSERT INTO partner_budget_windows (budget_key, start_ms, length_ms, count) VALUES (?, ?, ?, 1)
-           ON CONFLICT (budget_key) DO UPDATE SET
-             count = CASE WHEN excluded.start_ms - start_ms >= length_ms THEN 1 ELSE count + 1 END,
-             start_ms = CASE WHEN excluded.start_ms - start_ms >= length_ms THEN excluded.start_ms ELSE start_ms END,
-             length_ms = excluded.length_ms
-           WHERE excluded.start_ms - start_ms >= length_ms OR count < ?
-           RETURNING count`,
-      ).get(key, now, windowMs, limit) !== undefined;
     if (counted) return;
     const w = statement(this.db, 'SELECT start_ms, length_ms FROM partner_budget_windows WHERE budget_key = ?').get(
       key,
     ) as { start_ms: number; length_ms: number } | undefined;
     throw overBudget(w?.start_ms ?? now, w?.length_ms ?? windowMs, now, message);
+  }
+
+  private count(key: string, limit: number, windowMs: number, now: number): boolean {
+    if (now - this.sweptAt >= sweepEveryMs) {
+      statement(this.db, 'DELETE FROM partner_budget_windows WHERE start_ms + length_ms <= ?').run(now);
+      this.sweptAt = now;
+    }
+    if (limit < 1) return false;
+    const row = statement(
+      this.db,
+      `INSERT INTO partner_budget_windows (budget_key, start_ms, length_ms, count) VALUES (?, ?, ?, 1)
+         ON CONFLICT (budget_key) DO UPDATE SET
+           count = CASE WHEN excluded.start_ms - start_ms >= length_ms THEN 1 ELSE count + 1 END,
+           start_ms = CASE WHEN excluded.start_ms - start_ms >= length_ms THEN excluded.start_ms ELSE start_ms END,
+           length_ms = excluded.length_ms
+         WHERE excluded.start_ms - start_ms >= length_ms OR count < ?
+         RETURNING count`,
+    ).get(key, now, windowMs, limit);
+    return row !== undefined;
   }
 }
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mintWalletKey } from '../../src/auth/keys.ts';
+import { mintPartnerRoot, mintWalletKey } from '../../src/auth/keys.ts';
 import { openDatabase } from '../../src/store/db.ts';
 import { distinctV4Bytes } from '../support/distinct-intent.ts';
 import { auth, call } from '../support/http.ts';
@@ -26,6 +26,7 @@ const path = join(dir, 'full.sqlite');
 const filler = join(dir, 'filler');
 let server: ServerProcess | undefined;
 let apiKey = '';
+let partnerKey = '';
 
 /** Writes into `filler` until the filesystem refuses (ENOSPC): nothing is left for the database's next page. */
 function fillDisk(): void {
@@ -66,6 +67,14 @@ beforeAll(async () => {
     scopes: ['custom-launch:create', 'custom-launch:read'],
     chains: ['4663'],
   }).apiKey;
+  partnerKey = mintPartnerRoot(setup, {
+    name: 'Full disk',
+    wallet: exampleWallet,
+    chains: ['4663'],
+    expiresAt: '2031-12-31T23:59:59.999Z',
+    now: Date.now(),
+    budgets: { prepareRequestsPerHour: 100, readRequestsPerMinute: 100, subkeyAdminRequestsPerHour: 10 },
+  }).apiKey;
   setup.close();
   server = await startServerProcess({ DATABASE_PATH: path, SQLITE_BUSY_TIMEOUT_MS: '200', LIFECYCLE_POLL_MS: '50' });
 });
@@ -86,6 +95,9 @@ describe.skipIf(mountReason !== null)('a full disk under the SQLite file', () =>
     const counts = stored();
 
     fillDisk();
+    // A partner's read spends a budget counted in the file, which cannot grow now: it is served uncounted.
+    const partnerList = await call(url, { headers: auth(partnerKey) });
+    expect(partnerList.status, partnerList.text).toBe(200);
     const body = distinctV4Bytes();
     const refused = await create(body, 'full-disk-refused-01');
     expect(refused.status, refused.text).toBe(503);
