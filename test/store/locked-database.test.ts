@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mintWalletKey } from '../../src/auth/keys.ts';
+import { mintPartnerRoot, mintWalletKey } from '../../src/auth/keys.ts';
 import { openDatabase } from '../../src/store/db.ts';
 import { distinctV4Bytes } from '../support/distinct-intent.ts';
 import { auth, call } from '../support/http.ts';
@@ -16,6 +16,7 @@ const busyTimeoutMs = 1000;
 const stepDelayMs = 300;
 let server: ServerProcess;
 let apiKey = '';
+let partnerKey = '';
 // Another process's connection: it takes the write lock with BEGIN IMMEDIATE and holds it.
 let other: Database.Database;
 
@@ -48,6 +49,14 @@ beforeAll(async () => {
     scopes: ['custom-launch:create', 'custom-launch:read'],
     chains: ['4663'],
   }).apiKey;
+  partnerKey = mintPartnerRoot(setup, {
+    name: 'Locked database',
+    wallet: exampleWallet,
+    chains: ['4663'],
+    expiresAt: '2031-12-31T23:59:59.999Z',
+    now: Date.now(),
+    budgets: { prepareRequestsPerHour: 100, readRequestsPerMinute: 100, subkeyAdminRequestsPerHour: 10 },
+  }).apiKey;
   setup.close();
   server = await startServerProcess({
     DATABASE_PATH: path,
@@ -79,6 +88,11 @@ describe('a database locked by another process', () => {
       // Readers are never blocked by a writer (WAL).
       const read = await call(`${url()}/${before.json.launchId}`, { headers: auth(apiKey) });
       expect(read.status, read.text).toBe(200);
+      // A partner's read spends a budget counted in the file: it waits for the lock like a write.
+      const partnerRead = await call(url(), { headers: auth(partnerKey) });
+      expect(partnerRead.status, partnerRead.text).toBe(503);
+      expect(partnerRead.json.error).toMatchObject({ code: 'UNAVAILABLE', retryable: true });
+      expect(Number(partnerRead.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       expect(stored()).toEqual(counts);
     } finally {
       other.exec('ROLLBACK');
@@ -89,6 +103,7 @@ describe('a database locked by another process', () => {
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     const retried = await create(body, 'locked-database-refused');
     expect(retried.status, retried.text).toBe(202);
+    expect((await call(url(), { headers: auth(partnerKey) })).status).toBe(200);
     expect(stored()).toEqual({
       launches: counts.launches + 1,
       idempotency: counts.idempotency + 1,
