@@ -1,6 +1,6 @@
 import type { Principal } from '../auth/keys.ts';
 import { ApiError } from '../errors/api-error.ts';
-import type { Db } from '../store/db.ts';
+import { type Db, unsyncedImmediate } from '../store/db.ts';
 import { statement } from '../store/statements.ts';
 
 /** 429 RATE_LIMITED for a window that started at `startMs`, with the seconds left in it (the Retry-After header). */
@@ -45,8 +45,9 @@ const sweepEveryMs = 3_600_000;
 
 /**
  * Fixed-window request counters in the SQLite file (partner_budget_windows), so every server process on the file
- * counts against the same window. One UPSERT per request, in its own immediate transaction, opens a window, counts
- * into it, or leaves a full window unchanged (no row returned: over budget). A database locked past the busy timeout
+ * counts against the same window. One UPSERT per request, in its own immediate transaction (not synced to disk: a
+ * power loss may forget a few counts, never a launch), opens a window, counts into it, or leaves a full window
+ * unchanged (no row returned: over budget). A database locked past the busy timeout
  * surfaces as the store's retryable 503 (storageRefusal). A full disk cannot take the count: the request goes through
  * uncounted, so reads keep answering while writes are refused, still bounded by the per-process route budget.
  */
@@ -63,7 +64,7 @@ class StoredWindows {
     const now = this.now();
     let counted: boolean;
     try {
-      counted = this.db.transaction(() => this.count(key, limit, windowMs, now)).immediate();
+      counted = unsyncedImmediate(this.db, () => this.count(key, limit, windowMs, now));
     } catch (err) {
       if ((err as { code?: unknown } | null)?.code === 'SQLITE_FULL') return;
       throw err;

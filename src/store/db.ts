@@ -71,3 +71,17 @@ export function immediateIfFree<T>(db: Db, fn: () => T): T | undefined {
     db.pragma(`busy_timeout = ${waitMs}`);
   }
 }
+
+/**
+ * Runs `fn` in one immediate transaction whose commit skips the disk sync (synchronous=NORMAL for it alone): for a
+ * counter that a power loss may roll back without harm, at a small fraction of a synced commit's cost. A crash of the
+ * process loses nothing (the WAL is written), and the next synced commit syncs these frames too.
+ */
+export function unsyncedImmediate<T>(db: Db, fn: () => T): T {
+  db.pragma('synchronous = NORMAL');
+  try {
+    return db.transaction(fn).immediate();
+  } finally {
+    db.pragma('synchronous = FULL');
+  }
+}
