@@ -10,6 +10,7 @@ import { distinctV4Bytes } from '../support/distinct-intent.ts';
 import { auth, call } from '../support/http.ts';
 import { type ServerProcess, startServerProcess } from '../support/process.ts';
 import { exampleWallet } from '../support/server.ts';
+import { storedCounts } from '../support/store-faults.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'custom-launch-full-disk-'));
 const mountReason = (() => {
@@ -49,11 +50,10 @@ function fillDisk(): void {
 }
 
 /** The stored rows, read through a connection of the test's own that cannot write. */
-function stored(): { launches: number; idempotency: number; admissions: number } {
+function stored(): ReturnType<typeof storedCounts> {
   const db = new Database(path, { readonly: true, fileMustExist: true });
   try {
-    const n = (table: string) => (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
-    return { launches: n('launches'), idempotency: n('idempotency_records'), admissions: n('admissions') };
+    return storedCounts(db);
   } finally {
     db.close();
   }

@@ -9,6 +9,7 @@ import { distinctV4Bytes } from '../support/distinct-intent.ts';
 import { auth, call } from '../support/http.ts';
 import { type ServerProcess, startServerProcess } from '../support/process.ts';
 import { exampleWallet } from '../support/server.ts';
+import { pollUntil, storedCounts } from '../support/store-faults.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'custom-launch-locked-'));
 const path = join(dir, 'locked.sqlite');
@@ -21,8 +22,7 @@ let partnerKey = '';
 let other: Database.Database;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const n = (table: string) => (other.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
-const stored = () => ({ launches: n('launches'), idempotency: n('idempotency_records'), admissions: n('admissions') });
+const stored = () => storedCounts(other);
 const url = () => `${server.url}/v4/chains/4663/custom-launches`;
 const create = (body: string, key: string) =>
   call(url(), { method: 'POST', headers: auth(apiKey, { 'Idempotency-Key': key }), body });
@@ -32,15 +32,6 @@ const job = (launchId: string) =>
     last_error_code: string | null;
     lease_owner: string | null;
   };
-
-async function until<T>(read: () => T, done: (value: T) => boolean, timeoutMs: number): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = read();
-    if (done(value) || Date.now() - started > timeoutMs) return value;
-    await sleep(10);
-  }
-}
 
 beforeAll(async () => {
   const setup = openDatabase(path);
@@ -115,7 +106,7 @@ describe('a database locked by another process', () => {
     const created = await create(distinctV4Bytes(), 'locked-database-step');
     expect(created.status, created.text).toBe(202);
     const launchId = created.json.launchId as string;
-    const running = await until(
+    const running = await pollUntil(
       () => job(launchId),
       (j) => j.state === 'running',
       5_000,
@@ -126,7 +117,7 @@ describe('a database locked by another process', () => {
     await sleep(stepDelayMs + busyTimeoutMs / 2);
     other.exec('ROLLBACK');
     // A chainless server parks the launch in validating with CHAIN_NOT_CONFIGURED; the step's commit was waiting.
-    const parked = await until(
+    const parked = await pollUntil(
       () => job(launchId),
       (j) => j.state === 'idle',
       2_000,

@@ -9,6 +9,7 @@ import { distinctV4Bytes } from '../support/distinct-intent.ts';
 import { auth, call, type Reply } from '../support/http.ts';
 import { type ServerProcess, startServerProcess } from '../support/process.ts';
 import { exampleWallet } from '../support/server.ts';
+import { pollUntil } from '../support/store-faults.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'custom-launch-two-processes-'));
 const path = join(dir, 'shared.sqlite');
@@ -36,16 +37,6 @@ function statusCounts(replies: Reply[]): Record<number, number> {
   const counts: Record<number, number> = {};
   for (const r of replies) counts[r.status] = (counts[r.status] ?? 0) + 1;
   return counts;
-}
-
-async function until<T>(read: () => T, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = read();
-    if (done(value)) return value;
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out: last ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 beforeAll(() => {
@@ -90,12 +81,12 @@ describe('two server processes on one SQLite file', () => {
         attempt: number;
         lease_owner: string | null;
       };
-    await until(job, (j) => j.state === 'running');
+    await pollUntil(job, (j) => j.state === 'running');
     expect(job().lease_owner).toContain(`:${doomed.child.pid}:`);
     await doomed.kill();
     [a, b] = await Promise.all([startServerProcess(env), startServerProcess(env)]);
     servers.push(a, b);
-    await until(
+    await pollUntil(
       () =>
         (reader.prepare('SELECT status FROM launches WHERE launch_id = ?').get(launchId) as { status: string }).status,
       (s) => s === 'action_required',
@@ -147,7 +138,7 @@ describe('two server processes on one SQLite file', () => {
   });
 
   it('holds the lifecycle leases: every launch steps to action_required once, with no transition recorded twice', async () => {
-    await until(
+    await pollUntil(
       () => count("SELECT count(*) AS n FROM launches WHERE status <> 'action_required'"),
       (n) => n === 0,
     );
