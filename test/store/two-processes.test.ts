@@ -111,7 +111,8 @@ describe('two server processes on one SQLite file', () => {
     expect(statusCounts(replies)).toEqual({ 202: 1, 200: 7 });
     const first = replies.find((r) => r.status === 202) as Reply;
     for (const r of replies) expect(r.text).toBe(first.text);
-    expect(count('SELECT count(*) AS n FROM launches WHERE launch_id = ?', first.json.launchId)).toBe(1);
+    const intent = (JSON.parse(body) as { launchIntentHash: string }).launchIntentHash;
+    expect(count('SELECT count(*) AS n FROM launches WHERE launch_intent_hash = ?', intent)).toBe(1);
     expect(
       count("SELECT count(*) AS n FROM idempotency_records WHERE idempotency_key = 'two-processes-same-key'"),
     ).toBe(1);
