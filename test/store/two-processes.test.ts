@@ -15,8 +15,10 @@ const dir = mkdtempSync(join(tmpdir(), 'custom-launch-two-processes-'));
 const path = join(dir, 'shared.sqlite');
 const admissionPerHour = 10;
 const partnerReadsPerMinute = 6;
+const routeBudgetPerMinute = 25;
 const env = {
   DATABASE_PATH: path,
+  ROUTE_BUDGET_PER_MINUTE: String(routeBudgetPerMinute),
   DEVELOPERS_PORT: 'off',
   ADMISSION_PER_HOUR: String(admissionPerHour),
   LIFECYCLE_POLL_MS: '50',
@@ -164,5 +166,14 @@ describe('two server processes on one SQLite file', () => {
       expect(r.json.error.code).toBe('RATE_LIMITED');
       expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     }
+  });
+
+  it('counts the per-route budget in each process on its own, as documented', async () => {
+    const replies = await Promise.all(
+      Array.from({ length: 2 * routeBudgetPerMinute + 2 }, (_, i) =>
+        call(`${(i % 2 ? a : b).url}/v4/chains/4663/capabilities`),
+      ),
+    );
+    expect(statusCounts(replies)).toEqual({ 200: 2 * routeBudgetPerMinute, 429: 2 });
   });
 });
