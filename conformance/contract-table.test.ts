@@ -92,7 +92,8 @@ type Kind =
   | 'baseChain'
   | 'multiRole'
   | 'fresh'
-  | 'bare';
+  | 'bare'
+  | 'full';
 interface Ctx {
   s: TestServer;
   key: string;
@@ -2135,6 +2136,18 @@ const rows: Row[] = [
   ...baseLayerRows,
   ...multiRoleRows,
   ...strictBytesRows,
+  {
+    section: 'responses.yaml: 503 unavailable (project design: STORAGE_FULL, nothing stored)',
+    name: 'a create while the database cannot grow',
+    server: 'full',
+    given: async (c) => {
+      const refused = await create(c);
+      const n = (table: string) => (c.s.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+      expect([n('launches'), n('idempotency_records'), n('admissions')]).toEqual([0, 0, 0]);
+      return refused;
+    },
+    want: { status: 503, code: 'STORAGE_FULL', retryAfter: true },
+  },
 ];
 
 const servers = new Map<Kind, Ctx>();
@@ -2163,6 +2176,7 @@ const configs: Record<Kind, Parameters<typeof startServer>[0]> = {
   // No operation handlers: what an operation this deployment does not implement answers (none is unimplemented
   // today, so its 501 is declared by no operation and responses are not validated against the spec).
   bare: { validateResponses: false },
+  full: {},
 };
 /** The servers shared by their rows; every other kind is fresh per row. */
 const sharedKinds: readonly Kind[] = ['default', 'base', 'baseChain', 'multiRole'];
@@ -2192,6 +2206,8 @@ async function serverFor(kind: Kind): Promise<{ ctx: Ctx; done: () => Promise<vo
     lock = new Database(s.config.databasePath);
     lock.exec('BEGIN IMMEDIATE');
   }
+  // The file may not grow by one page: SQLite answers SQLITE_FULL, as it does on a full disk.
+  if (kind === 'full') s.db.pragma(`max_page_count = ${s.db.pragma('page_count', { simple: true })}`);
   return {
     ctx,
     done: async () => {

@@ -65,7 +65,8 @@ export type ApiErrorCode =
   | 'SUBKEY_LIMIT_REACHED'
   | 'HEADERS_TOO_LARGE'
   | 'MALFORMED_HTTP_REQUEST'
-  | 'REQUEST_TIMEOUT';
+  | 'REQUEST_TIMEOUT'
+  | 'STORAGE_FULL';
 
 /**
  * Every error response of both origins. The launch reference names requestId, retryable and a public code; the remaining fields and the module routes' use of the same envelope are this project's design.

@@ -278,6 +278,12 @@ export const errorTable = {
     retryable: true,
     message: 'The request did not arrive in time (headers or body); nothing was read. Send it again.',
   },
+  STORAGE_FULL: {
+    status: 503,
+    retryable: true,
+    message:
+      "The server's storage is full, so nothing of this request was stored; retry the same bytes with the same Idempotency-Key after Retry-After.",
+  },
 } as const satisfies Record<string, { status: number; retryable: boolean; message: string }>;
 
 /** A public error code from the table. */

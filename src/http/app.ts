@@ -7,7 +7,7 @@ import type { Config } from '../config.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { buildServices, type ServiceInputs, type Services } from '../services.ts';
 import type { Db } from '../store/db.ts';
-import { errorMiddleware, logInternal } from './error-middleware.ts';
+import { errorMiddleware, logInternal, storageRefusal } from './error-middleware.ts';
 import type {
   BodyPolicy,
   OperationContext,
@@ -104,7 +104,7 @@ export function createApp(
       validateResponses: config.validateResponses ? { onError: undefined } : false,
       ajvFormats: { mode: 'full' },
       ignoreUndocumented: false,
-      validateSecurity: { handlers: { bearerAuth: bearerAuth(db, now, routes, new PartnerBudgets(now)) } },
+      validateSecurity: { handlers: { bearerAuth: bearerAuth(db, now, routes, new PartnerBudgets(db, now)) } },
     }),
   );
   const budgets = new RouteBudgets(config.routeBudgetPerMinute, now);
@@ -232,9 +232,11 @@ function bearerAuth(db: Db, now: () => number, routes: RouteTable, partnerBudget
       checkChainBinding(chainId, req.body);
       return true;
     } catch (err) {
-      // Anything but a public ApiError (a broken database, say) is an internal failure, never a 401.
-      if (!(err instanceof ApiError)) logInternal(state(res).requestId, err);
-      state(res).authError = err instanceof ApiError ? err : new ApiError('INTERNAL');
+      // A store that refused the budget's count is its retryable 503; anything else but a public ApiError (a broken
+      // database, say) is an internal failure, never a 401.
+      const refusal = err instanceof ApiError ? err : storageRefusal((err as { code?: unknown } | null)?.code);
+      if (!refusal) logInternal(state(res).requestId, err);
+      state(res).authError = refusal ?? new ApiError('INTERNAL');
       throw err;
     }
   };

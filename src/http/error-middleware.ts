@@ -35,9 +35,8 @@ export function toApiError(err: unknown, res: Response): ApiError {
   const authError = state(res).authError;
   if (authError) return authError;
   const status = e.status ?? e.statusCode;
-  // The database stayed locked past the busy timeout: transient, so the same bytes may be retried.
-  if ((err as { code?: string } | null)?.code === 'SQLITE_BUSY')
-    return new ApiError('UNAVAILABLE', { retryAfterSeconds: 1 });
+  const storage = storageRefusal((err as { code?: unknown } | null)?.code);
+  if (storage) return storage;
   if (e.type === 'entity.parse.failed') return new ApiError('MALFORMED_JSON');
   if (e.type === 'entity.too.large') return new ApiError('PAYLOAD_TOO_LARGE');
   if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported')
@@ -59,6 +58,23 @@ export function toApiError(err: unknown, res: Response): ApiError {
   const specific = issues.length > 0 ? route?.errors?.issueCode?.(issues.map((i) => i.location)) : undefined;
   return new ApiError(specific ?? code, { issues, headers: e.headers ?? {}, ...(message ? { message } : {}) });
 }
+
+/**
+ * The retryable 503 of a SQLite failure that left nothing stored (spec/openapi/components/responses.yaml
+ * Unavailable): the database stayed locked past the busy timeout (SQLITE_BUSY and its extended codes) → UNAVAILABLE;
+ * the disk or the database file is full (SQLITE_FULL, whose transaction SQLite rolls back) → STORAGE_FULL. Any other
+ * code is not a storage refusal (undefined).
+ */
+export function storageRefusal(code: unknown): ApiError | undefined {
+  if (typeof code !== 'string') return undefined;
+  if (code === 'SQLITE_BUSY' || code.startsWith('SQLITE_BUSY_'))
+    return new ApiError('UNAVAILABLE', { retryAfterSeconds: 1 });
+  if (code === 'SQLITE_FULL') return new ApiError('STORAGE_FULL', { retryAfterSeconds: storageFullRetrySeconds });
+  return undefined;
+}
+
+// Space comes back only when an operator frees it: an early retry would meet the same full disk.
+const storageFullRetrySeconds = 30;
 
 /** Logs a failure that is not a public ApiError, with the request id and without request data. */
 export function logInternal(requestId: string, err: unknown): void {

@@ -1,9 +1,19 @@
 import type { Principal } from '../auth/keys.ts';
 import { ApiError } from '../errors/api-error.ts';
+import { type Db, unsyncedImmediate } from '../store/db.ts';
+import { statement } from '../store/statements.ts';
+
+/** 429 RATE_LIMITED for a window that started at `startMs`, with the seconds left in it (the Retry-After header). */
+function overBudget(startMs: number, lengthMs: number, nowMs: number, message?: string): ApiError {
+  return new ApiError('RATE_LIMITED', {
+    retryAfterSeconds: Math.max(1, Math.ceil((startMs + lengthMs - nowMs) / 1000)),
+    ...(message ? { message } : {}),
+  });
+}
 
 /**
- * Fixed-window request counters, one per key, each with its own window length. In memory: this is a single-process
- * service, and a restart opening fresh windows costs at most one window's budget.
+ * Fixed-window request counters, one per key, each with its own window length, in this process's memory: each
+ * server process counts its own requests, and a restart opening fresh windows costs at most one window's budget.
  */
 class FixedWindows {
   private windows = new Map<string, { start: number; length: number; count: number }>();
@@ -22,12 +32,7 @@ class FixedWindows {
       w = { start: now, length: windowMs, count: 0 };
       this.windows.set(key, w);
     }
-    if (w.count >= limit) {
-      throw new ApiError('RATE_LIMITED', {
-        retryAfterSeconds: Math.max(1, Math.ceil((w.start + w.length - now) / 1000)),
-        ...(message ? { message } : {}),
-      });
-    }
+    if (w.count >= limit) throw overBudget(w.start, w.length, now, message);
     w.count++;
   }
 
@@ -36,10 +41,66 @@ class FixedWindows {
   }
 }
 
+const sweepEveryMs = 3_600_000;
+
+/**
+ * Fixed-window request counters in the SQLite file (partner_budget_windows), so every server process on the file
+ * counts against the same window. One UPSERT per request, in its own immediate transaction (not synced to disk: a
+ * power loss may forget a few counts, never a launch), opens a window, counts into it, or leaves a full window
+ * unchanged (no row returned: over budget). A database locked past the busy timeout
+ * surfaces as the store's retryable 503 (storageRefusal). A full disk cannot take the count: the request goes through
+ * uncounted, so reads keep answering while writes are refused, still bounded by the per-process route budget.
+ */
+class StoredWindows {
+  private sweptAt = 0;
+
+  constructor(
+    private readonly db: Db,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Counts one request against `limit` per `windowMs`; over it, throws 429 RATE_LIMITED as FixedWindows does. */
+  take(key: string, limit: number, windowMs: number, message?: string): void {
+    const now = this.now();
+    let counted: boolean;
+    try {
+      counted = unsyncedImmediate(this.db, () => this.count(key, limit, windowMs, now));
+    } catch (err) {
+      if ((err as { code?: unknown } | null)?.code === 'SQLITE_FULL') return;
+      throw err;
+    }
+    if (counted) return;
+    const w = statement(this.db, 'SELECT start_ms, length_ms FROM partner_budget_windows WHERE budget_key = ?').get(
+      key,
+    ) as { start_ms: number; length_ms: number } | undefined;
+    throw overBudget(w?.start_ms ?? now, w?.length_ms ?? windowMs, now, message);
+  }
+
+  private count(key: string, limit: number, windowMs: number, now: number): boolean {
+    if (now - this.sweptAt >= sweepEveryMs) {
+      statement(this.db, 'DELETE FROM partner_budget_windows WHERE start_ms + length_ms <= ?').run(now);
+      this.sweptAt = now;
+    }
+    if (limit < 1) return false;
+    const row = statement(
+      this.db,
+      `INSERT INTO partner_budget_windows (budget_key, start_ms, length_ms, count) VALUES (?, ?, ?, 1)
+         ON CONFLICT (budget_key) DO UPDATE SET
+           count = CASE WHEN excluded.start_ms - start_ms >= length_ms THEN 1 ELSE count + 1 END,
+           start_ms = CASE WHEN excluded.start_ms - start_ms >= length_ms THEN excluded.start_ms ELSE start_ms END,
+           length_ms = excluded.length_ms
+         WHERE excluded.start_ms - start_ms >= length_ms OR count < ?
+         RETURNING count`,
+    ).get(key, now, windowMs, limit);
+    return row !== undefined;
+  }
+}
+
 /**
  * Per-route request budgets: a fixed one-minute window per (operation, caller). The caller is the credential for
  * authenticated routes and the client address for public ones. The number is configuration
- * (ROUTE_BUDGET_PER_MINUTE).
+ * (ROUTE_BUDGET_PER_MINUTE). Counted per server process (FixedWindows): a guard of each listener, so n processes on
+ * one file admit up to n times the number (responses.yaml TooManyRequests says so).
  */
 export class RouteBudgets {
   private readonly windows: FixedWindows;
@@ -95,13 +156,14 @@ const windowOf: Record<PartnerBudget, number> = {
 /**
  * The budgets of partner credentials. The prepare and read budgets are counted per lineage, so a rotation neither
  * resets nor doubles them (the replacement's own limits apply from its first request); the admin budget per root.
- * A wallet key has no partner budget.
+ * A wallet key has no partner budget. Counted in the SQLite file (StoredWindows), exact across every server process
+ * on it.
  */
 export class PartnerBudgets {
-  private readonly windows: FixedWindows;
+  private readonly windows: StoredWindows;
 
-  constructor(now: () => number = Date.now) {
-    this.windows = new FixedWindows(now);
+  constructor(db: Db, now: () => number = Date.now) {
+    this.windows = new StoredWindows(db, now);
   }
 
   /** Counts one request of `operationId` by `principal`; 429 RATE_LIMITED with Retry-After when over budget. */

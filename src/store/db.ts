@@ -52,3 +52,36 @@ export function migrate(db: Db): number {
   }
   return migrations.at(-1)?.version ?? 0;
 }
+
+/**
+ * Runs `fn` in one immediate transaction if the write lock is free now, else answers undefined at once: a background
+ * worker's claim polls again soon anyway, so it never sits in the busy timeout (better-sqlite3 waits synchronously,
+ * which would stall every request of the process while another process holds the lock). Any other failure is thrown.
+ */
+export function immediateIfFree<T>(db: Db, fn: () => T): T | undefined {
+  const waitMs = db.pragma('busy_timeout', { simple: true }) as number;
+  db.pragma('busy_timeout = 0');
+  try {
+    return db.transaction(fn).immediate();
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('SQLITE_BUSY')) return undefined;
+    throw err;
+  } finally {
+    db.pragma(`busy_timeout = ${waitMs}`);
+  }
+}
+
+/**
+ * Runs `fn` in one immediate transaction whose commit skips the disk sync (synchronous=NORMAL for it alone): for a
+ * counter that a power loss may roll back without harm, at a small fraction of a synced commit's cost. A crash of the
+ * process loses nothing (the WAL is written), and the next synced commit syncs these frames too.
+ */
+export function unsyncedImmediate<T>(db: Db, fn: () => T): T {
+  db.pragma('synchronous = NORMAL');
+  try {
+    return db.transaction(fn).immediate();
+  } finally {
+    db.pragma('synchronous = FULL');
+  }
+}

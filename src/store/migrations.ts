@@ -426,4 +426,19 @@ export const migrations: ReadonlyArray<{ version: number; name: string; sql: str
       ALTER TABLE v3_finalized_feed ADD COLUMN imported_at TEXT;
     `,
   },
+  {
+    version: 17,
+    name: 'partner budget windows shared by every server process on the file',
+    sql: `
+      -- The fixed window of one partner budget (src/http/rate-limit.ts PartnerBudgets): one row per budget and
+      -- lineage (prepare, read) or root (subkey admin), counted by one UPSERT per request, so every process serving
+      -- this file spends the same budget.
+      CREATE TABLE partner_budget_windows (
+        budget_key TEXT PRIMARY KEY,
+        start_ms   INTEGER NOT NULL,
+        length_ms  INTEGER NOT NULL,
+        count      INTEGER NOT NULL
+      ) STRICT;
+    `,
+  },
 ];

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { mintWalletKey } from '../../src/auth/keys.ts';
+import { findPrincipal, mintPartnerRoot, mintWalletKey } from '../../src/auth/keys.ts';
+import { PartnerBudgets } from '../../src/http/rate-limit.ts';
 import { migrate, openDatabase } from '../../src/store/db.ts';
 import { migrations } from '../../src/store/migrations.ts';
 import { auth, call } from '../support/http.ts';
@@ -29,6 +30,31 @@ describe('SQLite store', () => {
     const reopened = openDatabase(path);
     expect(reopened.prepare('SELECT count(*) AS n FROM schema_migrations').get()).toEqual({ n: migrations.length });
     reopened.close();
+  });
+});
+
+describe('partner budget counts', () => {
+  it('commit without a disk sync and leave the connection synced for everything else', () => {
+    const db = openDatabase(join(dir, 'budgets.sqlite'));
+    const { apiKey } = mintPartnerRoot(db, {
+      name: 'Durability',
+      wallet: exampleWallet,
+      chains: ['4663'],
+      expiresAt: '2031-12-31T23:59:59.999Z',
+      now: Date.now(),
+      budgets: { prepareRequestsPerHour: 10, readRequestsPerMinute: 2, subkeyAdminRequestsPerHour: 10 },
+    });
+    const principal = findPrincipal(db, apiKey, Date.now());
+    if (!principal) throw new Error('the minted root does not authenticate');
+    const budgets = new PartnerBudgets(db);
+    budgets.take('getCustomLaunchV4', principal);
+    budgets.take('getCustomLaunchV4', principal);
+    expect(() => budgets.take('getCustomLaunchV4', principal)).toThrow(
+      expect.objectContaining({ code: 'RATE_LIMITED' }),
+    );
+    expect(db.pragma('synchronous', { simple: true })).toBe(2);
+    expect(db.prepare('SELECT count FROM partner_budget_windows').all()).toEqual([{ count: 2 }]);
+    db.close();
   });
 });
 

@@ -1,4 +1,4 @@
-import type { Db } from '../../store/db.ts';
+import { type Db, immediateIfFree } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
 import { maxShownAttempt } from '../lifecycle/retry-policy.ts';
 import { type LaneTables, moveLaneLaunch } from './launch-table.ts';
@@ -36,7 +36,8 @@ export type LaneStepResult<S extends string, F extends LaneFields> =
 /**
  * Claims one due job of a lane's jobs table under a lease, in one immediate transaction: a scheduled or retrying job
  * of a launch in one of `workerStatuses` whose time has come, or a running one whose lease expired (a worker that
- * died mid-step). A `received` launch moves to `validating` in the same transaction. Returns null when nothing is due.
+ * died mid-step). A `received` launch moves to `validating` in the same transaction. Returns null when nothing is due
+ * or another connection holds the write lock (the worker polls again).
  */
 export function claimLaneJob<S extends string>(
   db: Db,
@@ -45,39 +46,38 @@ export function claimLaneJob<S extends string>(
   claim: { workerId: string; nowMs: number; leaseMs: number },
 ): ClaimedLaneJob<S> | null {
   const { workerId, nowMs, leaseMs } = claim;
-  return db
-    .transaction((): ClaimedLaneJob<S> | null => {
-      const due = statement(
-        db,
-        `SELECT j.launch_id, j.attempt, l.status FROM ${tables.jobs} j
+  const claimed = immediateIfFree(db, (): ClaimedLaneJob<S> | null => {
+    const due = statement(
+      db,
+      `SELECT j.launch_id, j.attempt, l.status FROM ${tables.jobs} j
            JOIN ${tables.launches} l ON l.launch_id = j.launch_id
            WHERE l.status IN (${workerStatuses.map(() => '?').join(', ')})
              AND ((j.state IN ('scheduled', 'retry_wait') AND j.next_attempt_ms <= ?)
                OR (j.state = 'running' AND j.lease_expires_ms <= ?))
            ORDER BY j.next_attempt_ms LIMIT 1`,
-      ).get(...workerStatuses, nowMs, nowMs) as { launch_id: string; attempt: number; status: S } | undefined;
-      if (!due) return null;
-      const at = new Date(nowMs).toISOString();
-      const attempt = Math.min(due.attempt + 1, maxShownAttempt);
-      statement(
-        db,
-        `UPDATE ${tables.jobs} SET state = 'running', attempt = ?, lease_owner = ?, lease_expires_ms = ?,
+    ).get(...workerStatuses, nowMs, nowMs) as { launch_id: string; attempt: number; status: S } | undefined;
+    if (!due) return null;
+    const at = new Date(nowMs).toISOString();
+    const attempt = Math.min(due.attempt + 1, maxShownAttempt);
+    statement(
+      db,
+      `UPDATE ${tables.jobs} SET state = 'running', attempt = ?, lease_owner = ?, lease_expires_ms = ?,
            next_attempt_ms = NULL, updated_at = ? WHERE launch_id = ?`,
-      ).run(attempt, workerId, nowMs + leaseMs, at, due.launch_id);
-      let status = due.status;
-      if (status === 'received') {
-        moveLaneLaunch(db, tables, {
-          launchId: due.launch_id,
-          from: 'received',
-          to: 'validating',
-          worker: workerId,
-          at,
-        });
-        status = 'validating' as S;
-      }
-      return { launchId: due.launch_id, attempt, status };
-    })
-    .immediate();
+    ).run(attempt, workerId, nowMs + leaseMs, at, due.launch_id);
+    let status = due.status;
+    if (status === 'received') {
+      moveLaneLaunch(db, tables, {
+        launchId: due.launch_id,
+        from: 'received',
+        to: 'validating',
+        worker: workerId,
+        at,
+      });
+      status = 'validating' as S;
+    }
+    return { launchId: due.launch_id, attempt, status };
+  });
+  return claimed ?? null;
 }
 
 /**

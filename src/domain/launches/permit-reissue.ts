@@ -51,27 +51,29 @@ export function awaitPermitReissue(
   },
 ): boolean {
   const at = new Date(input.nowMs).toISOString();
-  return db.transaction(() => {
-    const earlier = statement(db, 'SELECT permit_reissue_json FROM launches WHERE launch_id = ?').get(input.launchId) as
-      | { permit_reissue_json: string | null }
-      | undefined;
-    if (!earlier) return false;
-    const reissue: CustomLaunchPermitReissueV4 = {
-      status: 'awaiting_decision',
-      expiredPermitExpiresAt: input.expiredPermitExpiresAt,
-      decisionDeadlineAt: new Date(input.nowMs + input.windowMs).toISOString(),
-      decidedAt: null,
-      reissueCount: permitReissueOf(earlier)?.reissueCount ?? 0,
-    };
-    const moved = moveLaneLaunch(
-      db,
-      tables,
-      { launchId: input.launchId, from: input.from, to: 'wallet_action_required', worker: input.workerId, at },
-      { wallet_transaction_json: null, permit_reissue_json: JSON.stringify(reissue) },
-    );
-    if (moved) idleJob(db, input.launchId, at);
-    return moved;
-  })();
+  return db
+    .transaction(() => {
+      const earlier = statement(db, 'SELECT permit_reissue_json FROM launches WHERE launch_id = ?').get(
+        input.launchId,
+      ) as { permit_reissue_json: string | null } | undefined;
+      if (!earlier) return false;
+      const reissue: CustomLaunchPermitReissueV4 = {
+        status: 'awaiting_decision',
+        expiredPermitExpiresAt: input.expiredPermitExpiresAt,
+        decisionDeadlineAt: new Date(input.nowMs + input.windowMs).toISOString(),
+        decidedAt: null,
+        reissueCount: permitReissueOf(earlier)?.reissueCount ?? 0,
+      };
+      const moved = moveLaneLaunch(
+        db,
+        tables,
+        { launchId: input.launchId, from: input.from, to: 'wallet_action_required', worker: input.workerId, at },
+        { wallet_transaction_json: null, permit_reissue_json: JSON.stringify(reissue) },
+      );
+      if (moved) idleJob(db, input.launchId, at);
+      return moved;
+    })
+    .immediate();
 }
 
 /**
@@ -94,17 +96,19 @@ export function failUndecidedPermitReissues(db: Db, nowMs: number, workerId: str
       `The permit expired at ${reissue.expiredPermitExpiresAt} (chain time) before the exact wallet transaction was mined, and no permit-reissue decision was made by ${reissue.decisionDeadlineAt}.`,
       at,
     );
-    const moved = db.transaction(() =>
-      moveLaneLaunch(
-        db,
-        tables,
-        { launchId: row.launch_id, from: 'wallet_action_required', to: 'failed', worker: workerId, at },
-        {
-          failure_json: JSON.stringify(failure),
-          permit_reissue_json: JSON.stringify({ ...reissue, status: 'decision_deadline_passed' }),
-        },
-      ),
-    )();
+    const moved = db
+      .transaction(() =>
+        moveLaneLaunch(
+          db,
+          tables,
+          { launchId: row.launch_id, from: 'wallet_action_required', to: 'failed', worker: workerId, at },
+          {
+            failure_json: JSON.stringify(failure),
+            permit_reissue_json: JSON.stringify({ ...reissue, status: 'decision_deadline_passed' }),
+          },
+        ),
+      )
+      .immediate();
     if (moved) failed += 1;
   }
   return failed;

@@ -379,6 +379,7 @@ export class LaunchTracker {
   ): void {
     const { db } = this.deps;
     const at = new Date(this.deps.now()).toISOString();
+    // Immediate: a read-then-write transaction cannot take the write lock from another process's writer later.
     db.transaction(() => {
       const current = statement(db, 'SELECT status FROM launches WHERE launch_id = ?').get(row.launch_id) as
         | { status: Status }
@@ -432,6 +433,6 @@ export class LaunchTracker {
       }
       if (change.publicLaunch) recordPublicLaunch(db, change.publicLaunch);
       row.status = status;
-    })();
+    }).immediate();
   }
 }

@@ -8,7 +8,7 @@ import { redactKeys } from '../../auth/keys.ts';
 import { describeRevert, revertDataOf } from '../../chain/revert.ts';
 import type { Config } from '../../config.ts';
 import type { SolidityAst, SolidityBuildSettings } from '../../solidity/compile-contracts.ts';
-import type { Db } from '../../store/db.ts';
+import { type Db, immediateIfFree } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
 import { type AdmissionConfig, type AdmissionFinding, evaluateAdmission } from '../admission/evaluate.ts';
 import { type FindingCode, findingCodes } from '../launches/finding-codes.ts';
@@ -126,35 +126,34 @@ export class LifecycleWorker {
 
   private claim(): ClaimedJob | null {
     const { db, now, workerId, lifecycle } = this.deps;
-    return db
-      .transaction((): ClaimedJob | null => {
-        const nowMs = now();
-        // Only launches before authorized: from there the tracker owns the job's retry state.
-        const due = statement(
-          db,
-          `SELECT j.launch_id, j.attempt, j.deadline_ms, l.created_at FROM lifecycle_jobs j
+    const claimed = immediateIfFree(db, (): ClaimedJob | null => {
+      const nowMs = now();
+      // Only launches before authorized: from there the tracker owns the job's retry state.
+      const due = statement(
+        db,
+        `SELECT j.launch_id, j.attempt, j.deadline_ms, l.created_at FROM lifecycle_jobs j
              JOIN launches l ON l.launch_id = j.launch_id
              WHERE l.status IN ('received', 'validating')
                AND ((j.state IN ('scheduled', 'retry_wait') AND j.next_attempt_ms <= ?)
                  OR (j.state = 'running' AND j.lease_expires_ms <= ?))
              ORDER BY j.next_attempt_ms LIMIT 1`,
-        ).get(nowMs, nowMs) as
-          | { launch_id: string; attempt: number; deadline_ms: number | null; created_at: string }
-          | undefined;
-        if (!due) return null;
-        const at = new Date(nowMs).toISOString();
-        const attempt = Math.min(due.attempt + 1, maxShownAttempt);
-        statement(
-          db,
-          `UPDATE lifecycle_jobs SET state = 'running', attempt = ?, lease_owner = ?, lease_expires_ms = ?,
+      ).get(nowMs, nowMs) as
+        | { launch_id: string; attempt: number; deadline_ms: number | null; created_at: string }
+        | undefined;
+      if (!due) return null;
+      const at = new Date(nowMs).toISOString();
+      const attempt = Math.min(due.attempt + 1, maxShownAttempt);
+      statement(
+        db,
+        `UPDATE lifecycle_jobs SET state = 'running', attempt = ?, lease_owner = ?, lease_expires_ms = ?,
              next_attempt_ms = NULL, updated_at = ? WHERE launch_id = ?`,
-        ).run(attempt, workerId, nowMs + lifecycle.leaseMs, at, due.launch_id);
-        this.transition(due.launch_id, 'received', 'validating', at);
-        // Every job is created with its deadline; the configured one covers a row written without it.
-        const deadlineMs = due.deadline_ms ?? Date.parse(due.created_at) + lifecycle.validationDeadlineMs;
-        return { launchId: due.launch_id, attempt, deadlineMs };
-      })
-      .immediate();
+      ).run(attempt, workerId, nowMs + lifecycle.leaseMs, at, due.launch_id);
+      this.transition(due.launch_id, 'received', 'validating', at);
+      // Every job is created with its deadline; the configured one covers a row written without it.
+      const deadlineMs = due.deadline_ms ?? Date.parse(due.created_at) + lifecycle.validationDeadlineMs;
+      return { launchId: due.launch_id, attempt, deadlineMs };
+    });
+    return claimed ?? null;
   }
 
   /** The chain-free gates at the permit stage (a build-only plan blocks here), then the chain gates. */
@@ -226,6 +225,8 @@ export class LifecycleWorker {
 
   private complete(job: ClaimedJob, outcome: Outcome): void {
     const { db, now } = this.deps;
+    // Immediate: a deferred transaction that read the lease could not take the write lock while another process
+    // writes (SQLITE_BUSY at once, no busy wait), and the step would run again after its lease.
     db.transaction(() => {
       if (!this.holdsLease(job.launchId)) return;
       const at = new Date(now()).toISOString();
@@ -275,7 +276,7 @@ export class LifecycleWorker {
         at,
         job.launchId,
       );
-    })();
+    }).immediate();
   }
 
   /** A transient failure: the next attempt (never after the deadline), or, once the deadline has passed, `failed`. */
@@ -330,7 +331,7 @@ export class LifecycleWorker {
         `UPDATE lifecycle_jobs SET state = 'exhausted', lease_owner = NULL, lease_expires_ms = NULL,
            last_error_code = ?, updated_at = ? WHERE launch_id = ?`,
       ).run(code, at, job.launchId);
-    })();
+    }).immediate();
   }
 
   private holdsLease(launchId: string): boolean {

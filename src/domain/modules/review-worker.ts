@@ -4,7 +4,7 @@ import type { EngineEvm } from '../../chain/local-evm.ts';
 import { canonicalJson, sha256Digest } from '../../core/canonical-json.ts';
 import { compilerSourceName } from '../../core/module-files.ts';
 import type { SolidityBuild, SolidityBuildSettings } from '../../solidity/compile-contracts.ts';
-import type { Db } from '../../store/db.ts';
+import { type Db, immediateIfFree } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
 import { pollUntilStopped } from '../lifecycle/poll-loop.ts';
 import {
@@ -153,29 +153,27 @@ export class ModuleReviewWorker {
   private async buildOne(): Promise<boolean> {
     const { db } = this.deps;
     const nowMs = this.deps.now();
-    const claimed = db
-      .transaction(() => {
-        const row = statement(
-          db,
-          `SELECT submission_id, revision, attempt, plan_json FROM module_reviews
+    const claimed = immediateIfFree(db, () => {
+      const row = statement(
+        db,
+        `SELECT submission_id, revision, attempt, plan_json FROM module_reviews
            WHERE state = 'queued' OR (state = 'running' AND lease_expires_ms <= ?)
            ORDER BY updated_at LIMIT 1`,
-        ).get(nowMs) as Pick<ReviewRow, 'submission_id' | 'revision' | 'attempt' | 'plan_json'> | undefined;
-        if (!row) return null;
-        statement(
-          db,
-          `UPDATE module_reviews SET state = 'running', attempt = attempt + 1, revision = revision + 1,
+      ).get(nowMs) as Pick<ReviewRow, 'submission_id' | 'revision' | 'attempt' | 'plan_json'> | undefined;
+      if (!row) return null;
+      statement(
+        db,
+        `UPDATE module_reviews SET state = 'running', attempt = attempt + 1, revision = revision + 1,
              lease_owner = ?, lease_expires_ms = ?, updated_at = ? WHERE submission_id = ? AND revision = ?`,
-        ).run(
-          this.deps.workerId,
-          nowMs + this.deps.leaseMs,
-          new Date(nowMs).toISOString(),
-          row.submission_id,
-          row.revision,
-        );
-        return { ...row, attempt: row.attempt + 1, revision: row.revision + 1 };
-      })
-      .immediate();
+      ).run(
+        this.deps.workerId,
+        nowMs + this.deps.leaseMs,
+        new Date(nowMs).toISOString(),
+        row.submission_id,
+        row.revision,
+      );
+      return { ...row, attempt: row.attempt + 1, revision: row.revision + 1 };
+    });
     if (!claimed) return false;
     const plan = JSON.parse(claimed.plan_json as string) as ReviewPlan;
     const { request, receipt } = this.request(claimed.submission_id);
