@@ -126,6 +126,10 @@ export interface Config {
     releaseReady: boolean;
     state: DiscoveryState;
   };
+  /** Each chain provider request's timeout (CHAIN_RPC_TIMEOUT_MS): a provider holding its answer longer is unreachable. */
+  chainRpcTimeoutMs: number;
+  /** How soon the bound deployment evidence is verified again while there is no verdict (DEPLOYMENT_EVIDENCE_RETRY_MS). */
+  deploymentEvidenceRetryMs: number;
 }
 
 /** States a discovery entry can report (spec/schemas/discovery-manifest.v1.schema.json). */
@@ -335,5 +339,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       releaseReady: bool(env, 'DISCOVERY_RELEASE_READY', true),
       state: discoveryState(env),
     },
+    ...chainReadTimings(env),
+  };
+}
+
+/** CHAIN_RPC_TIMEOUT_MS and DEPLOYMENT_EVIDENCE_RETRY_MS: how long a provider is waited for, how soon evidence is retried. */
+function chainReadTimings(env: NodeJS.ProcessEnv): Pick<Config, 'chainRpcTimeoutMs' | 'deploymentEvidenceRetryMs'> {
+  return {
+    chainRpcTimeoutMs: positiveInt(env, 'CHAIN_RPC_TIMEOUT_MS', 20_000),
+    deploymentEvidenceRetryMs: positiveInt(env, 'DEPLOYMENT_EVIDENCE_RETRY_MS', 10_000),
   };
 }

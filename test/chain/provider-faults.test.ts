@@ -1,0 +1,316 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { mintWalletKey } from '../../src/auth/keys.ts';
+import { watchDeploymentEvidence } from '../../src/chain/verify-deployment-evidence.ts';
+import { devnetServerEnv, startDevnet } from '../../src/devnet/devnet.ts';
+import { evidenceCheck } from '../../src/domain/public/deployment-evidence-check.ts';
+import { openDatabase } from '../../src/store/db.ts';
+import { type DevnetServer, devnetWallet } from '../support/devnet-server.ts';
+import { auth, call } from '../support/http.ts';
+import { startServerProcess } from '../support/process.ts';
+import { type RpcFault, type RpcProxy, startRpcProxy } from '../support/rpc-proxy.ts';
+import { v4DevnetLaunches } from '../support/v4-devnet-launch.ts';
+
+/**
+ * Two providers that can disagree: one devnet behind a JSON-RPC proxy per provider position of chain 4663, each
+ * fault set on one position in turn. A launch never moves forward on one provider's word nor backward on one
+ * provider's lie; it shows the fault in lifecycleQueue (retry_wait with CHAIN_RPC_UNAVAILABLE or
+ * CHAIN_PROVIDERS_DISAGREE, spec/schemas/custom-launch-resource.v4.schema.json LifecycleQueue) and moves on once the
+ * fault clears. The bound deployment evidence is not verified under a fault (readiness 503,
+ * DEPLOYMENT_EVIDENCE_UNVERIFIED, never a tampered verdict) and is verified once it clears.
+ */
+const rpcTimeoutMs = 1000;
+let running: DevnetServer;
+let launches: ReturnType<typeof v4DevnetLaunches>;
+let a: RpcProxy;
+let b: RpcProxy;
+/** The block of the bound deployment's root transaction. */
+let deploymentBlock: number;
+
+beforeAll(async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'custom-launch-provider-faults-'));
+  const devnet = await startDevnet({ outputDir: dir });
+  [a, b] = await Promise.all([startRpcProxy(devnet.deployment.rpcUrl), startRpcProxy(devnet.deployment.rpcUrl)]);
+  deploymentBlock = Number(devnet.chainDeployment.deploymentEvidence.blockNumber);
+  const databasePath = join(dir, 'api.sqlite');
+  const db = openDatabase(databasePath);
+  const key = mintWalletKey(db, {
+    wallet: devnetWallet,
+    scopes: ['custom-launch:create', 'custom-launch:read'],
+    chains: ['4663'],
+  }).apiKey;
+  db.close();
+  // The server starts while provider 2 answers another hash for the deployment block: its evidence is unverified.
+  b.fault({ kind: 'hash', height: deploymentBlock });
+  const server = await startServerProcess({
+    ...devnetServerEnv(devnet.deployment, dir),
+    CHAIN_4663_RPC_URLS: `${a.url},${b.url}`,
+    DATABASE_PATH: databasePath,
+    LIFECYCLE_POLL_MS: '50',
+    LIFECYCLE_BACKOFF_MS: '100',
+    LIFECYCLE_BACKOFF_MAX_MS: '400',
+    LIFECYCLE_TRACKER_POLL_MS: '100',
+    CHAIN_RPC_TIMEOUT_MS: String(rpcTimeoutMs),
+    DEPLOYMENT_EVIDENCE_RETRY_MS: '200',
+    VALIDATE_RESPONSES: 'true',
+  }).catch(async (err: unknown) => {
+    await devnet.stop();
+    throw err;
+  });
+  running = {
+    dir,
+    devnet,
+    server,
+    key,
+    stop: async () => {
+      await server.stop();
+      await devnet.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  launches = v4DevnetLaunches(running);
+}, 120_000);
+
+// A failed test leaves no fault behind for the next one.
+afterEach(() => {
+  a?.fault({ kind: 'none' });
+  b?.fault({ kind: 'none' });
+});
+
+afterAll(async () => {
+  await running?.stop();
+  await Promise.all([a?.close(), b?.close()]);
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls `read` until `done` holds of it, checking `always` on every read (and on the last). */
+async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, always: (v: T) => void = () => {}) {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const value = await read();
+    always(value);
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out at ${JSON.stringify(value).slice(0, 2000)}`);
+    await sleep(50);
+  }
+}
+
+const feedIds = async () => {
+  const r = await call(`${running.server.url}/v4/chains/4663/finalized-custom-launches?limit=25`);
+  expect(r.status, r.text).toBe(200);
+  return (r.json.launches as Array<{ launchId: string }>).map((l) => l.launchId);
+};
+const codes = (launch: { findings: Array<{ code: string }> }) => launch.findings.map((f) => f.code);
+
+/**
+ * Holds the launch's status and chain evidence while the fault stands (at least `holdMs`, and until the queue shows
+ * `code`), then clears the fault and waits for the queue to be clear again. Answers the launch seen under the fault.
+ */
+async function heldUnder(launch: any, proxy: RpcProxy, fault: RpcFault, code: string, holdMs = 1000) {
+  proxy.fault(fault);
+  const started = Date.now();
+  const kept = (l: any) => {
+    expect(l.status).toBe(launch.status);
+    expect(l.chainEvidence).toEqual(launch.chainEvidence);
+    expect(l.failure).toBeNull();
+    expect(codes(l)).not.toContain('CHAIN_REORG_DETECTED');
+  };
+  const seen = await until(
+    () => launches.launchOf(launch.launchId),
+    (l) => Date.now() - started >= holdMs && l.lifecycleQueue.state === 'retry_wait',
+    kept,
+  );
+  expect(seen.lifecycleQueue).toMatchObject({ state: 'retry_wait', lastErrorCode: code });
+  expect(Date.parse(seen.lifecycleQueue.nextAttemptAt)).toBeGreaterThan(Date.parse(seen.createdAt));
+  proxy.fault({ kind: 'none' });
+  await until(
+    () => launches.launchOf(launch.launchId),
+    (l) => l.lifecycleQueue.lastErrorCode === null,
+    kept,
+  );
+  return seen;
+}
+
+describe('the bound deployment evidence under one faulty provider', () => {
+  it('the server started under a lie is not ready (503 DEPLOYMENT_EVIDENCE_UNVERIFIED), and ready once it clears', async () => {
+    const ready = await call(`${running.server.url}/readyz`);
+    expect(ready.status).toBe(503);
+    expect(ready.json.checks).toContainEqual({
+      name: 'deployment_evidence',
+      ok: false,
+      reason: 'DEPLOYMENT_EVIDENCE_UNVERIFIED',
+    });
+    b.fault({ kind: 'none' });
+    const after = await until(
+      () => call(`${running.server.url}/readyz`),
+      (r) => r.status === 200,
+    );
+    expect(after.json.checks).toContainEqual({ name: 'deployment_evidence', ok: true, reason: null });
+  }, 30_000);
+
+  /** The lag that leaves the deployment block just known to a provider, but not final on it. */
+  const deepLag = async (): Promise<RpcFault> => ({
+    kind: 'lag',
+    blocks: Number(await launches.reader.getBlockNumber()) - deploymentBlock,
+  });
+  const faults: Array<[string, 'verified' | 'no verdict', () => RpcProxy, () => Promise<RpcFault> | RpcFault]> = [
+    ['provider 2 down', 'no verdict', () => b, () => ({ kind: 'down' })],
+    // The deployment block is final long before: a provider 100 blocks behind still confirms all of it.
+    ['provider 1 lagging 100 blocks', 'verified', () => a, () => ({ kind: 'lag', blocks: 100 })],
+    ['provider 2 lagging 100 blocks', 'verified', () => b, () => ({ kind: 'lag', blocks: 100 })],
+    ['provider 2 lagging until the deployment block is not final on it', 'no verdict', () => b, deepLag],
+    [
+      'provider 2 answering another hash at the deployment block',
+      'no verdict',
+      () => b,
+      () => ({ kind: 'hash', height: deploymentBlock }),
+    ],
+    ['provider 1 answering other code', 'no verdict', () => a, () => ({ kind: 'code' })],
+    ['provider 2 answering other code', 'no verdict', () => b, () => ({ kind: 'code' })],
+    ['provider 2 timing out on eth_getCode', 'no verdict', () => b, () => ({ kind: 'hang', method: 'eth_getCode' })],
+  ];
+  it.each(faults)(
+    '%s: %s while it stands, verified once it clears',
+    async (_name, want, proxy, fault) => {
+      proxy().fault(await fault());
+      const watch = watchDeploymentEvidence(running.devnet.chainDeployment, [a.url, b.url], {
+        retryMs: 100,
+        timeoutMs: rpcTimeoutMs,
+      });
+      try {
+        const first = await watch.first;
+        if (want === 'verified') {
+          expect(first).toEqual({ kind: 'verified' });
+          return;
+        }
+        expect(['unreachable', 'disagreeing']).toContain(first.kind);
+        expect(evidenceCheck(first.kind)).toEqual({ ok: false, reason: 'DEPLOYMENT_EVIDENCE_UNVERIFIED' });
+        proxy().fault({ kind: 'none' });
+        await until(
+          async () => watch.state().kind,
+          (kind) => kind === 'verified',
+          (kind) => expect(kind).not.toBe('tampered'),
+        );
+      } finally {
+        watch.stop();
+        proxy().fault({ kind: 'none' });
+      }
+    },
+    30_000,
+  );
+});
+
+describe('a launch under one faulty provider', () => {
+  let first: any;
+  let height: number;
+
+  it('other code on one provider holds the launch at its chain gates (CHAIN_PROVIDERS_DISAGREE), then it is authorized', async () => {
+    b.fault({ kind: 'code' });
+    const handedOff = launches.handedOff();
+    const list = async () => {
+      const r = await call(`${running.server.url}/v4/chains/4663/custom-launches`, { headers: auth(running.key) });
+      return r.json.launches as any[];
+    };
+    const started = Date.now();
+    await until(
+      list,
+      (ls) => {
+        const l = ls[0];
+        return Date.now() - started > 1000 && l?.lifecycleQueue?.lastErrorCode === 'CHAIN_PROVIDERS_DISAGREE';
+      },
+      (ls) => expect(['received', 'validating']).toContain(ls[0]?.status ?? 'received'),
+    );
+    b.fault({ kind: 'none' });
+    first = await handedOff;
+    expect(first.status).toBe('awaiting_wallet_signature');
+  }, 60_000);
+
+  it('a provider lagging 100 blocks: the exact transaction is not accepted on the other provider alone', async () => {
+    b.fault({ kind: 'lag', blocks: 100 });
+    const receipt = await launches.send(first.walletTransaction);
+    height = Number(receipt.blockNumber);
+    await sleep(1500);
+    const held = await launches.launchOf(first.launchId);
+    expect(held.status).toBe('awaiting_wallet_signature');
+    expect(held.chainEvidence).toBeNull();
+    b.fault({ kind: 'none' });
+    first = await launches.until(first.launchId, ['sequencer_soft_confirmed']);
+    expect(first.chainEvidence).toMatchObject({
+      transactionHash: receipt.transactionHash,
+      blockNumber: String(height),
+    });
+  }, 30_000);
+
+  it('another hash at the launch height on one provider is no reorg: the status holds (CHAIN_PROVIDERS_DISAGREE)', async () => {
+    await heldUnder(first, b, { kind: 'hash', height }, 'CHAIN_PROVIDERS_DISAGREE');
+    await heldUnder(first, a, { kind: 'hash', height }, 'CHAIN_PROVIDERS_DISAGREE');
+  }, 30_000);
+
+  it('a provider timing out mid-poll holds the status (CHAIN_RPC_UNAVAILABLE)', async () => {
+    const fault: RpcFault = { kind: 'hang', method: 'eth_getBlockByNumber', height };
+    const seen = await heldUnder(first, b, fault, 'CHAIN_RPC_UNAVAILABLE', 2 * rpcTimeoutMs + 500);
+    expect(seen.status).toBe('sequencer_soft_confirmed');
+  }, 30_000);
+
+  it('a provider down holds the status (CHAIN_RPC_UNAVAILABLE)', async () => {
+    await heldUnder(first, a, { kind: 'down' }, 'CHAIN_RPC_UNAVAILABLE');
+    await heldUnder(first, b, { kind: 'down' }, 'CHAIN_RPC_UNAVAILABLE');
+  }, 30_000);
+
+  it('a provider lagging 100 blocks holds finality back (no feed row), then the launch is finalized', async () => {
+    b.fault({ kind: 'lag', blocks: 100 });
+    await launches.testClient.mine({ blocks: 65 });
+    const started = Date.now();
+    const seen = await until(
+      () => launches.launchOf(first.launchId),
+      (l) => Date.now() - started > 1000 && l.lifecycleQueue.state === 'retry_wait',
+      (l) => {
+        expect(l.status).toBe('sequencer_soft_confirmed');
+        expect(codes(l)).not.toContain('CHAIN_REORG_DETECTED');
+      },
+    );
+    expect(seen.lifecycleQueue.lastErrorCode).toBe('CHAIN_PROVIDERS_DISAGREE');
+    expect(await feedIds()).not.toContain(first.launchId);
+    b.fault({ kind: 'none' });
+    first = await launches.until(first.launchId, ['finalized']);
+    expect(await feedIds()).toContain(first.launchId);
+  }, 30_000);
+
+  it('a finalized launch keeps its status under a lie about its block', async () => {
+    b.fault({ kind: 'hash', height });
+    await sleep(800);
+    b.fault({ kind: 'none' });
+    const after = await launches.launchOf(first.launchId);
+    expect(after.status).toBe('finalized');
+    expect(after.chainEvidence).toEqual(first.chainEvidence);
+    expect(await feedIds()).toContain(first.launchId);
+  }, 30_000);
+
+  it('another hash at the height of a new transaction on one provider: not accepted until both agree', async () => {
+    const second = await launches.handedOff();
+    // From the next block on (the devnet's price publisher may mine one first), provider 2 answers other hashes.
+    const next = Number(await launches.reader.getBlockNumber()) + 1;
+    b.fault({ kind: 'hash', height: next, andNewer: true });
+    const receipt = await launches.send(second.walletTransaction);
+    expect(Number(receipt.blockNumber)).toBeGreaterThanOrEqual(next);
+    const started = Date.now();
+    const seen = await until(
+      () => launches.launchOf(second.launchId),
+      (l) => Date.now() - started > 1000 && l.lifecycleQueue.state === 'retry_wait',
+      (l) => {
+        expect(l.status).toBe('awaiting_wallet_signature');
+        expect(l.chainEvidence).toBeNull();
+      },
+    );
+    expect(seen.lifecycleQueue.lastErrorCode).toBe('CHAIN_PROVIDERS_DISAGREE');
+    b.fault({ kind: 'none' });
+    const soft = await launches.until(second.launchId, ['sequencer_soft_confirmed']);
+    expect(soft.chainEvidence).toMatchObject({
+      transactionHash: receipt.transactionHash,
+      blockHash: receipt.blockHash,
+    });
+  }, 60_000);
+});
