@@ -11,7 +11,7 @@ import {
 } from 'viem';
 import { launchStampRouterAbi } from '../../generated/contracts/abis.ts';
 import { chain4663 } from './chain.ts';
-import { ProviderDisagreement } from './chain-failure.ts';
+import { noneOn, sameOnBoth } from './chain-failure.ts';
 import { readTokenDecimals } from './token-decimals.ts';
 
 /** A transaction as the tracker compares it with the exact wallet transaction. */
@@ -81,22 +81,6 @@ export function observedTransactionOf(tx: {
     blockHash: tx.blockHash,
   };
 }
-
-/** The same answer from both providers, or ProviderDisagreement naming what they differ on. */
-function sameOnBoth<T>(what: string, answers: T[]): T {
-  const key = (v: T) => JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? x.toString() : x));
-  const [first] = answers;
-  if (answers.some((a) => key(a) !== key(first as T))) throw new ProviderDisagreement(`providers disagree on ${what}`);
-  return first as T;
-}
-
-/** A provider's "not found" as the answer none; any other error is its trouble and is thrown. */
-const noneOn =
-  (notFound: abstract new (...args: never[]) => Error) =>
-  (err: unknown): null => {
-    if (err instanceof notFound) return null;
-    throw err;
-  };
 
 /**
  * The tracker's chain reads over two provider URLs: progress is read only by polling, the head is the lower of the

@@ -3,8 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { mintWalletKey } from '../../src/auth/keys.ts';
+import { MultiRoleLaunchChain } from '../../src/chain/multi-role-launch-chain.ts';
 import { watchDeploymentEvidence } from '../../src/chain/verify-deployment-evidence.ts';
 import { devnetServerEnv, startDevnet } from '../../src/devnet/devnet.ts';
+import { classifyStepFailure } from '../../src/domain/lifecycle/retry-policy.ts';
 import { evidenceCheck } from '../../src/domain/public/deployment-evidence-check.ts';
 import { openDatabase } from '../../src/store/db.ts';
 import { type DevnetServer, devnetWallet } from '../support/devnet-server.ts';
@@ -313,4 +315,55 @@ describe('a launch under one faulty provider', () => {
       blockHash: receipt.blockHash,
     });
   }, 60_000);
+});
+
+/**
+ * The V3 and shared lanes read their chain through one shared class (LaneLaunchChain; here as the shared lane's
+ * MultiRoleLaunchChain on this devnet): its trackers take a null block hash for a reorg, a transaction and a receipt
+ * for the chain's, and search up to its head. One provider's lie or lag must throw (a transient failure that holds
+ * the status), never answer.
+ */
+describe("the lanes' shared chain reads under one faulty provider", () => {
+  const chain = () => new MultiRoleLaunchChain([a.url, b.url], running.devnet.multiRoleDeployment);
+  /** What a read gives: its value, or the transient code its failure shows in lifecycleQueue. */
+  const outcome = <T>(read: Promise<T>) =>
+    read.then(
+      (value) => ({ value }),
+      (err: unknown) => ({ transient: classifyStepFailure(err) }),
+    );
+
+  it.each([
+    ['another hash at the height', 'CHAIN_PROVIDERS_DISAGREE', (h: number): RpcFault => ({ kind: 'hash', height: h })],
+    ['lagging 100 blocks', 'CHAIN_PROVIDERS_DISAGREE', (): RpcFault => ({ kind: 'lag', blocks: 100 })],
+    ['down', 'CHAIN_RPC_UNAVAILABLE', (): RpcFault => ({ kind: 'down' })],
+  ])(
+    'provider 2 %s: the block hash, the transaction and the receipt are no answer (%s)',
+    async (_name, code, fault) => {
+      // A fresh transaction in the newest block: a provider 100 blocks behind does not have it.
+      const receipt = await launches.send({ to: devnetWallet, valueWei: '0', data: '0x', gasLimit: '21000' });
+      const [tx, height] = [receipt.transactionHash, Number(receipt.blockNumber)];
+      const block = { number: receipt.blockNumber, hash: receipt.blockHash };
+      expect(await outcome(chain().agreedBlockHash(block.number))).toEqual({ value: block.hash });
+      b.fault(fault(height));
+      const want = { transient: { kind: 'transient', code } };
+      expect(await outcome(chain().agreedBlockHash(block.number))).toEqual(want);
+      expect(await outcome(chain().transaction(tx))).toEqual(want);
+      if (code !== 'CHAIN_RPC_UNAVAILABLE') {
+        // A receipt carries the block hash and number: a lie or a lag shows there too.
+        expect(await outcome(chain().receiptStatus(tx))).toEqual(want);
+      }
+      b.fault({ kind: 'none' });
+      expect(await outcome(chain().agreedBlockHash(block.number))).toEqual({ value: block.hash });
+      expect((await chain().transaction(tx))?.blockHash).toBe(block.hash);
+    },
+    30_000,
+  );
+
+  it('the head the lanes search up to is the lower of the two', async () => {
+    const head = await launches.reader.getBlockNumber();
+    b.fault({ kind: 'lag', blocks: 100 });
+    const agreed = await chain().agreedHead();
+    expect(agreed.number).toBeLessThanOrEqual(head - 100n + 1n);
+    expect(agreed.number).toBeGreaterThanOrEqual(head - 100n);
+  }, 30_000);
 });
