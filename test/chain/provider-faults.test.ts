@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { mintWalletKey } from '../../src/auth/keys.ts';
 import { MultiRoleLaunchChain } from '../../src/chain/multi-role-launch-chain.ts';
 import { watchDeploymentEvidence } from '../../src/chain/verify-deployment-evidence.ts';
+import { loadConfig } from '../../src/config.ts';
 import { devnetServerEnv, startDevnet } from '../../src/devnet/devnet.ts';
 import { classifyStepFailure } from '../../src/domain/lifecycle/retry-policy.ts';
 import { evidenceCheck } from '../../src/domain/public/deployment-evidence-check.ts';
@@ -366,4 +367,28 @@ describe("the lanes' shared chain reads under one faulty provider", () => {
     expect(agreed.number).toBeLessThanOrEqual(head - 100n + 1n);
     expect(agreed.number).toBeGreaterThanOrEqual(head - 100n);
   }, 30_000);
+});
+
+describe('the provider timeout and the evidence retry settings', () => {
+  it.each([
+    ['CHAIN_RPC_TIMEOUT_MS unset', {}, 'chainRpcTimeoutMs', 20_000],
+    ['CHAIN_RPC_TIMEOUT_MS at its least', { CHAIN_RPC_TIMEOUT_MS: '1' }, 'chainRpcTimeoutMs', 1],
+    ['CHAIN_RPC_TIMEOUT_MS below it', { CHAIN_RPC_TIMEOUT_MS: '0' }, 'chainRpcTimeoutMs', 'must be at least 1'],
+    ['DEPLOYMENT_EVIDENCE_RETRY_MS unset', {}, 'deploymentEvidenceRetryMs', 10_000],
+    [
+      'DEPLOYMENT_EVIDENCE_RETRY_MS at its least',
+      { DEPLOYMENT_EVIDENCE_RETRY_MS: '1' },
+      'deploymentEvidenceRetryMs',
+      1,
+    ],
+    [
+      'DEPLOYMENT_EVIDENCE_RETRY_MS below it',
+      { DEPLOYMENT_EVIDENCE_RETRY_MS: '0' },
+      'deploymentEvidenceRetryMs',
+      'must be at least 1',
+    ],
+  ] as const)('%s', (_name, env, field, want) => {
+    if (typeof want === 'string') expect(() => loadConfig(env)).toThrow(want);
+    else expect(loadConfig(env)[field]).toBe(want);
+  });
 });
