@@ -157,7 +157,7 @@ describe('the bound deployment evidence under one faulty provider', () => {
   /** The lag that leaves the deployment block just known to a provider, but not final on it. */
   const deepLag = async (): Promise<RpcFault> => ({
     kind: 'lag',
-    blocks: Number(await launches.reader.getBlockNumber()) - deploymentBlock,
+    blocks: Number(await launches.reader.getBlockNumber({ cacheTime: 0 })) - deploymentBlock,
   });
   const faults: Array<[string, 'verified' | 'no verdict', () => RpcProxy, () => Promise<RpcFault> | RpcFault]> = [
     ['provider 2 down', 'no verdict', () => b, () => ({ kind: 'down' })],
@@ -295,7 +295,7 @@ describe('a launch under one faulty provider', () => {
   it('another hash at the height of a new transaction on one provider: not accepted until both agree', async () => {
     const second = await launches.handedOff();
     // From the next block on (the devnet's price publisher may mine one first), provider 2 answers other hashes.
-    const next = Number(await launches.reader.getBlockNumber()) + 1;
+    const next = Number(await launches.reader.getBlockNumber({ cacheTime: 0 })) + 1;
     b.fault({ kind: 'hash', height: next, andNewer: true });
     const receipt = await launches.send(second.walletTransaction);
     expect(Number(receipt.blockNumber)).toBeGreaterThanOrEqual(next);
@@ -362,10 +362,10 @@ describe("the lanes' shared chain reads under one faulty provider", () => {
 
   it('the head the lanes search up to is the lower of the two', async () => {
     b.fault({ kind: 'lag', blocks: 100 });
-    // The devnet's price publisher may mine meanwhile: the head read before and after bound the lagging one's.
-    const before = await launches.reader.getBlockNumber();
+    // The devnet's price publisher may mine meanwhile: the heads read before and after (uncached) bound it.
+    const before = await launches.reader.getBlockNumber({ cacheTime: 0 });
     const agreed = await chain().agreedHead();
-    const after = await launches.reader.getBlockNumber();
+    const after = await launches.reader.getBlockNumber({ cacheTime: 0 });
     expect(agreed.number).toBeGreaterThanOrEqual(before - 100n);
     expect(agreed.number).toBeLessThanOrEqual(after - 100n);
   }, 30_000);
