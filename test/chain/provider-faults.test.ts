@@ -1,18 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { mintWalletKey } from '../../src/auth/keys.ts';
 import { MultiRoleLaunchChain } from '../../src/chain/multi-role-launch-chain.ts';
 import { watchDeploymentEvidence } from '../../src/chain/verify-deployment-evidence.ts';
 import { loadConfig } from '../../src/config.ts';
-import { devnetServerEnv, startDevnet } from '../../src/devnet/devnet.ts';
 import { classifyStepFailure } from '../../src/domain/lifecycle/retry-policy.ts';
 import { evidenceCheck } from '../../src/domain/public/deployment-evidence-check.ts';
-import { openDatabase } from '../../src/store/db.ts';
-import { type DevnetServer, devnetWallet } from '../support/devnet-server.ts';
+import { type DevnetServer, devnetWallet, startDevnetServer } from '../support/devnet-server.ts';
 import { auth, call } from '../support/http.ts';
-import { startServerProcess } from '../support/process.ts';
 import { type RpcFault, type RpcProxy, startRpcProxy } from '../support/rpc-proxy.ts';
 import { v4DevnetLaunches } from '../support/v4-devnet-launch.ts';
 
@@ -33,46 +26,24 @@ let b: RpcProxy;
 let deploymentBlock: number;
 
 beforeAll(async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'custom-launch-provider-faults-'));
-  const devnet = await startDevnet({ outputDir: dir });
-  [a, b] = await Promise.all([startRpcProxy(devnet.deployment.rpcUrl), startRpcProxy(devnet.deployment.rpcUrl)]);
-  deploymentBlock = Number(devnet.chainDeployment.deploymentEvidence.blockNumber);
-  const databasePath = join(dir, 'api.sqlite');
-  const db = openDatabase(databasePath);
-  const key = mintWalletKey(db, {
-    wallet: devnetWallet,
-    scopes: ['custom-launch:create', 'custom-launch:read'],
-    chains: ['4663'],
-  }).apiKey;
-  db.close();
-  // The server starts while provider 2 answers another hash for the deployment block: its evidence is unverified.
-  b.fault({ kind: 'hash', height: deploymentBlock });
-  const server = await startServerProcess({
-    ...devnetServerEnv(devnet.deployment, dir),
-    CHAIN_4663_RPC_URLS: `${a.url},${b.url}`,
-    DATABASE_PATH: databasePath,
-    LIFECYCLE_POLL_MS: '50',
-    LIFECYCLE_BACKOFF_MS: '100',
-    LIFECYCLE_BACKOFF_MAX_MS: '400',
-    LIFECYCLE_TRACKER_POLL_MS: '100',
-    CHAIN_RPC_TIMEOUT_MS: String(rpcTimeoutMs),
-    DEPLOYMENT_EVIDENCE_RETRY_MS: '200',
-    VALIDATE_RESPONSES: 'true',
-  }).catch(async (err: unknown) => {
-    await devnet.stop();
-    throw err;
-  });
-  running = {
-    dir,
-    devnet,
-    server,
-    key,
-    stop: async () => {
-      await server.stop();
-      await devnet.stop();
-      rmSync(dir, { recursive: true, force: true });
+  running = await startDevnetServer(
+    'provider-faults',
+    {
+      LIFECYCLE_BACKOFF_MS: '100',
+      LIFECYCLE_BACKOFF_MAX_MS: '400',
+      LIFECYCLE_TRACKER_POLL_MS: '100',
+      CHAIN_RPC_TIMEOUT_MS: String(rpcTimeoutMs),
+      DEPLOYMENT_EVIDENCE_RETRY_MS: '200',
+      VALIDATE_RESPONSES: 'true',
     },
-  };
+    async (devnet) => {
+      [a, b] = await Promise.all([startRpcProxy(devnet.deployment.rpcUrl), startRpcProxy(devnet.deployment.rpcUrl)]);
+      deploymentBlock = Number(devnet.chainDeployment.deploymentEvidence.blockNumber);
+      // The server starts while provider 2 answers another hash for the deployment block: its evidence is unverified.
+      b.fault({ kind: 'hash', height: deploymentBlock });
+      return { CHAIN_4663_RPC_URLS: `${a.url},${b.url}` };
+    },
+  );
   launches = v4DevnetLaunches(running);
 }, 120_000);
 
@@ -109,23 +80,31 @@ const feedIds = async () => {
 const codes = (launch: { findings: Array<{ code: string }> }) => launch.findings.map((f) => f.code);
 
 /**
+ * Reads the launch until at least `holdMs` have passed and its queue shows `retry_wait`, checking `always` on every
+ * read; answers the last read.
+ */
+async function retryingAfter(launchId: string, holdMs: number, always: (launch: any) => void) {
+  const started = Date.now();
+  return until(
+    () => launches.launchOf(launchId),
+    (l) => Date.now() - started >= holdMs && l.lifecycleQueue.state === 'retry_wait',
+    always,
+  );
+}
+
+/**
  * Holds the launch's status and chain evidence while the fault stands (at least `holdMs`, and until the queue shows
  * `code`), then clears the fault and waits for the queue to be clear again. Answers the launch seen under the fault.
  */
 async function heldUnder(launch: any, proxy: RpcProxy, fault: RpcFault, code: string, holdMs = 1000) {
   proxy.fault(fault);
-  const started = Date.now();
   const kept = (l: any) => {
     expect(l.status).toBe(launch.status);
     expect(l.chainEvidence).toEqual(launch.chainEvidence);
     expect(l.failure).toBeNull();
     expect(codes(l)).not.toContain('CHAIN_REORG_DETECTED');
   };
-  const seen = await until(
-    () => launches.launchOf(launch.launchId),
-    (l) => Date.now() - started >= holdMs && l.lifecycleQueue.state === 'retry_wait',
-    kept,
-  );
+  const seen = await retryingAfter(launch.launchId, holdMs, kept);
   expect(seen.lifecycleQueue).toMatchObject({ state: 'retry_wait', lastErrorCode: code });
   expect(Date.parse(seen.lifecycleQueue.nextAttemptAt)).toBeGreaterThan(Date.parse(seen.createdAt));
   proxy.fault({ kind: 'none' });
@@ -266,15 +245,10 @@ describe('a launch under one faulty provider', () => {
   it('a provider lagging 100 blocks holds finality back (no feed row), then the launch is finalized', async () => {
     b.fault({ kind: 'lag', blocks: 100 });
     await launches.testClient.mine({ blocks: 65 });
-    const started = Date.now();
-    const seen = await until(
-      () => launches.launchOf(first.launchId),
-      (l) => Date.now() - started > 1000 && l.lifecycleQueue.state === 'retry_wait',
-      (l) => {
-        expect(l.status).toBe('sequencer_soft_confirmed');
-        expect(codes(l)).not.toContain('CHAIN_REORG_DETECTED');
-      },
-    );
+    const seen = await retryingAfter(first.launchId, 1000, (l) => {
+      expect(l.status).toBe('sequencer_soft_confirmed');
+      expect(codes(l)).not.toContain('CHAIN_REORG_DETECTED');
+    });
     expect(seen.lifecycleQueue.lastErrorCode).toBe('CHAIN_PROVIDERS_DISAGREE');
     expect(await feedIds()).not.toContain(first.launchId);
     b.fault({ kind: 'none' });
@@ -299,15 +273,10 @@ describe('a launch under one faulty provider', () => {
     b.fault({ kind: 'hash', height: next, andNewer: true });
     const receipt = await launches.send(second.walletTransaction);
     expect(Number(receipt.blockNumber)).toBeGreaterThanOrEqual(next);
-    const started = Date.now();
-    const seen = await until(
-      () => launches.launchOf(second.launchId),
-      (l) => Date.now() - started > 1000 && l.lifecycleQueue.state === 'retry_wait',
-      (l) => {
-        expect(l.status).toBe('awaiting_wallet_signature');
-        expect(l.chainEvidence).toBeNull();
-      },
-    );
+    const seen = await retryingAfter(second.launchId, 1000, (l) => {
+      expect(l.status).toBe('awaiting_wallet_signature');
+      expect(l.chainEvidence).toBeNull();
+    });
     expect(seen.lifecycleQueue.lastErrorCode).toBe('CHAIN_PROVIDERS_DISAGREE');
     b.fault({ kind: 'none' });
     const soft = await launches.until(second.launchId, ['sequencer_soft_confirmed']);
