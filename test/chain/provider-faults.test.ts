@@ -218,6 +218,8 @@ describe('a launch under one faulty provider', () => {
     const held = await launches.launchOf(first.launchId);
     expect(held.status).toBe('awaiting_wallet_signature');
     expect(held.chainEvidence).toBeNull();
+    // No failed poll: the search simply stops at the lower of the two heads.
+    expect(held.lifecycleQueue.lastErrorCode).toBeNull();
     b.fault({ kind: 'none' });
     first = await launches.until(first.launchId, ['sequencer_soft_confirmed']);
     expect(first.chainEvidence).toMatchObject({
