@@ -131,6 +131,10 @@ export interface Config {
    * (HTTP_REQUEST_TIMEOUT_MS) must arrive within them, else 408 REQUEST_TIMEOUT (spec/openapi/service.openapi.yaml).
    */
   http: { headersTimeoutMs: number; requestTimeoutMs: number };
+  /** Each chain provider request's timeout (CHAIN_RPC_TIMEOUT_MS): a provider holding its answer longer is unreachable. */
+  chainRpcTimeoutMs: number;
+  /** How soon the bound deployment evidence is verified again while there is no verdict (DEPLOYMENT_EVIDENCE_RETRY_MS). */
+  deploymentEvidenceRetryMs: number;
 }
 
 /** States a discovery entry can report (spec/schemas/discovery-manifest.v1.schema.json). */
@@ -340,8 +344,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       releaseReady: bool(env, 'DISCOVERY_RELEASE_READY', true),
       state: discoveryState(env),
     },
-    http: httpTimeouts(env),
+    ...timeouts(env),
   };
+}
+
+/** The listeners' timeouts and the chain reads' timings (docs/configuration.md). */
+function timeouts(env: NodeJS.ProcessEnv): Pick<Config, 'http' | 'chainRpcTimeoutMs' | 'deploymentEvidenceRetryMs'> {
+  return { http: httpTimeouts(env), ...chainReadTimings(env) };
 }
 
 /** Node's timeouts on both listeners (docs/configuration.md): 66 s for the headers, 300 s for a whole request. */
@@ -349,5 +358,13 @@ function httpTimeouts(env: NodeJS.ProcessEnv): Config['http'] {
   return {
     headersTimeoutMs: positiveInt(env, 'HTTP_HEADERS_TIMEOUT_MS', 66_000),
     requestTimeoutMs: positiveInt(env, 'HTTP_REQUEST_TIMEOUT_MS', 300_000),
+  };
+}
+
+/** CHAIN_RPC_TIMEOUT_MS and DEPLOYMENT_EVIDENCE_RETRY_MS: how long a provider is waited for, how soon evidence is retried. */
+function chainReadTimings(env: NodeJS.ProcessEnv): Pick<Config, 'chainRpcTimeoutMs' | 'deploymentEvidenceRetryMs'> {
+  return {
+    chainRpcTimeoutMs: positiveInt(env, 'CHAIN_RPC_TIMEOUT_MS', 20_000),
+    deploymentEvidenceRetryMs: positiveInt(env, 'DEPLOYMENT_EVIDENCE_RETRY_MS', 10_000),
   };
 }

@@ -229,7 +229,12 @@ export function buildChainGates(config: Config): {
 } {
   const authorizer = authorizerFromConfig(config);
   // The bound deployment evidence is verified against the chain at start-up; until then the V4 lane takes no writes.
-  const evidence = authorizer ? watchDeploymentEvidence(authorizer.chainDeployment, config.chain4663RpcUrls) : null;
+  const evidence = authorizer
+    ? watchDeploymentEvidence(authorizer.chainDeployment, config.chain4663RpcUrls, {
+        retryMs: config.deploymentEvidenceRetryMs,
+        timeoutMs: config.chainRpcTimeoutMs,
+      })
+    : null;
   return { authorizer, evidence };
 }
 
@@ -302,7 +307,7 @@ function chainWorkers(
   workerId: string,
 ): { tracker: Start; verifier: Start } {
   const { db, config } = services;
-  const observer = viemLaunchObserver(config.chain4663RpcUrls);
+  const observer = viemLaunchObserver(config.chain4663RpcUrls, { timeoutMs: config.chainRpcTimeoutMs });
   const tracker = new LaunchTracker({
     db,
     observer,

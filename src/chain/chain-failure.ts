@@ -65,3 +65,25 @@ export function isProviderUnreachable(err: unknown): boolean {
   }
   return false;
 }
+
+/**
+ * The one answer both providers gave (compared as JSON, bigints as decimals), or ProviderDisagreement naming `what`
+ * they differ on: one provider's word is never taken for the chain's.
+ */
+export function sameOnBoth<T>(what: string, answers: readonly T[]): T {
+  const key = (v: T) => JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? x.toString() : x));
+  const [first] = answers;
+  if (answers.some((a) => key(a) !== key(first as T))) throw new ProviderDisagreement(`providers disagree on ${what}`);
+  return first as T;
+}
+
+/**
+ * A rejection handler that turns a provider's "not found" (an error of class `notFound`) into the answer null and
+ * throws anything else: a provider that has no such block or transaction answered; one that failed did not.
+ */
+export const noneOn =
+  (notFound: abstract new (...args: never[]) => Error) =>
+  (err: unknown): null => {
+    if (err instanceof notFound) return null;
+    throw err;
+  };

@@ -44,5 +44,6 @@ export function chainGatesConfigFrom(config: Config): ChainGatesConfig | null {
     chainDeployment,
     permitAttesterKey: config.permitAttesterKey as Hex,
     sourceVerificationRegistry: loadSourceVerificationRegistry(config.sourceVerificationRegistryPath),
+    rpcTimeoutMs: config.chainRpcTimeoutMs,
   };
 }

@@ -1,6 +1,7 @@
 import {
   type Abi,
   type Address,
+  BlockNotFoundError,
   type Chain,
   createPublicClient,
   decodeFunctionData,
@@ -9,8 +10,10 @@ import {
   keccak256,
   type Log,
   type PublicClient,
+  TransactionNotFoundError,
+  TransactionReceiptNotFoundError,
 } from 'viem';
-import { isExecutionRevert, ProviderDisagreement } from './chain-failure.ts';
+import { isExecutionRevert, noneOn, ProviderDisagreement, sameOnBoth } from './chain-failure.ts';
 import type { ContractBinding } from './deployment-document.ts';
 import type { Checkpoint } from './launch-chain.ts';
 import { type ObservedTransaction, observedTransactionOf } from './launch-observer.ts';
@@ -110,17 +113,25 @@ export abstract class LaneLaunchChain {
     return { number: latest.number, hash: latest.hash, timestamp: latest.timestamp };
   }
 
-  /** The block hash at a height on both providers: null when either has no block there or they disagree. */
+  /** The latest block both providers have reached (the lower of their heads): the trackers search no further. */
+  async agreedHead(): Promise<{ number: bigint; timestamp: bigint }> {
+    const heads = await Promise.all(this.clients.map((c) => c.getBlock({ blockTag: 'latest' })));
+    const lower = heads.reduce((a, b) => (b.number < a.number ? b : a));
+    return { number: lower.number, timestamp: lower.timestamp };
+  }
+
+  /**
+   * The block hash at a height as both providers answer it, null when neither has a block there; throws
+   * ProviderDisagreement when they answer differently (another hash, or a block on one only) and the provider's error
+   * when one cannot be read.
+   */
   async agreedBlockHash(number: bigint): Promise<Hex | null> {
     const hashes = await Promise.all(
       this.clients.map((c) =>
-        c
-          .getBlock({ blockNumber: number })
-          .then((b) => b.hash as Hex)
-          .catch(() => null),
+        c.getBlock({ blockNumber: number }).then((b) => b.hash as Hex, noneOn(BlockNotFoundError)),
       ),
     );
-    return hashes[0] && hashes.every((h) => h === hashes[0]) ? hashes[0] : null;
+    return sameOnBoth(`the hash of block ${number}`, hashes);
   }
 
   /**
@@ -154,16 +165,31 @@ export abstract class LaneLaunchChain {
     return found;
   }
 
-  /** Whether a mined transaction succeeded or reverted; null when it has no receipt. */
+  /**
+   * Whether a mined transaction succeeded or reverted, as both providers answer it; null when neither has a receipt.
+   * Throws ProviderDisagreement when they answer differently.
+   */
   async receiptStatus(hash: Hex): Promise<'success' | 'reverted' | null> {
-    const receipt = await this.clients[0].getTransactionReceipt({ hash }).catch(() => null);
-    return receipt?.status ?? null;
+    const receipts = await Promise.all(
+      this.clients.map((c) =>
+        c
+          .getTransactionReceipt({ hash })
+          .then((r) => ({ status: r.status, blockHash: r.blockHash }), noneOn(TransactionReceiptNotFoundError)),
+      ),
+    );
+    // The status of the transaction in the block both name: a receipt from another block is no agreement.
+    return sameOnBoth(`the receipt of ${hash}`, receipts)?.status ?? null;
   }
 
-  /** A mined transaction, or null when it is unknown or pending. */
+  /**
+   * A mined transaction as both providers answer it, or null when neither has it mined. Throws ProviderDisagreement
+   * when they answer differently.
+   */
   async transaction(hash: Hex): Promise<ObservedTransaction | null> {
-    const tx = await this.clients[0].getTransaction({ hash }).catch(() => null);
-    return tx ? observedTransactionOf(tx) : null;
+    const txs = await Promise.all(
+      this.clients.map((c) => c.getTransaction({ hash }).then(observedTransactionOf, noneOn(TransactionNotFoundError))),
+    );
+    return sameOnBoth(`transaction ${hash}`, txs);
   }
 
   /** A launched token's decimals() on the first provider, or null (readTokenDecimals). */

@@ -18,6 +18,8 @@ export interface LaunchChainConfig {
   /** The chain-deployment document this server is bound to. */
   chainDeployment: ChainDeploymentV1;
   sourceVerificationRegistry: readonly SourceVerificationRecord[];
+  /** Each provider request's timeout in ms (CHAIN_RPC_TIMEOUT_MS); 20 s when not given. */
+  rpcTimeoutMs?: number;
 }
 
 /** A block both providers agree on: its number and hash. */
@@ -66,7 +68,10 @@ export class LaunchChain {
 
   constructor(private readonly config: LaunchChainConfig) {
     this.clients = config.rpcUrls.map((url) =>
-      createPublicClient({ chain: chain4663(url), transport: http(url, { retryCount: 1, timeout: 20_000 }) }),
+      createPublicClient({
+        chain: chain4663(url),
+        transport: http(url, { retryCount: 1, timeout: config.rpcTimeoutMs ?? 20_000 }),
+      }),
     ) as unknown as readonly [PublicClient, PublicClient];
   }
 

@@ -1,6 +1,17 @@
-import { createPublicClient, decodeFunctionData, type Hex, http, type PublicClient, parseEventLogs } from 'viem';
+import {
+  BlockNotFoundError,
+  createPublicClient,
+  decodeFunctionData,
+  type Hex,
+  http,
+  type PublicClient,
+  parseEventLogs,
+  TransactionNotFoundError,
+  TransactionReceiptNotFoundError,
+} from 'viem';
 import { launchStampRouterAbi } from '../../generated/contracts/abis.ts';
 import { chain4663 } from './chain.ts';
+import { noneOn, sameOnBoth } from './chain-failure.ts';
 import { readTokenDecimals } from './token-decimals.ts';
 
 /** A transaction as the tracker compares it with the exact wallet transaction. */
@@ -17,20 +28,31 @@ export interface ObservedTransaction {
 
 /** What the post-authorization tracker reads from chain 4663; one implementation over viem, two providers. */
 export interface LaunchObserver {
-  /** The latest block number and timestamp (seconds), from the first provider. */
+  /** The latest block both providers have reached (the lower of their heads): its number and timestamp (seconds). */
   head(): Promise<{ number: bigint; timestamp: bigint }>;
   /** The `safe` and `finalized` block numbers both providers agree are reached (the lower of the two). */
   checkpoints(): Promise<{ safe: bigint; finalized: bigint }>;
-  /** The block hash at a height on both providers: null when either has no block there or they disagree. */
+  /**
+   * The block hash at a height as both providers answer it, null when neither has a block there; throws
+   * ProviderDisagreement when they answer differently (another hash, or a block on one only), and the provider's
+   * error when one cannot be read: one provider's word is never taken for the chain's.
+   */
   agreedBlockHash(number: bigint): Promise<Hex | null>;
   /** Transactions of the router's LaunchStamped events for one launch intent in [from, to]. */
   stampTransactions(router: Hex, launchIntentHash: Hex, from: bigint, to: bigint): Promise<Hex[]>;
   /** Transactions from `wallet` to `router` mined in [from, to] (block by block). */
   walletTransactionsTo(wallet: Hex, router: Hex, from: bigint, to: bigint): Promise<ObservedTransaction[]>;
+  /**
+   * A transaction as both providers answer it (null when neither has it mined); throws ProviderDisagreement when
+   * they answer differently.
+   */
   transaction(hash: Hex): Promise<ObservedTransaction | null>;
   /** The runtime code at an address at a block on both providers: null when either fails or they disagree. */
   agreedCode(address: Hex, blockNumber: bigint): Promise<Hex | null>;
-  /** The receipt status of a mined transaction, null when no receipt exists. */
+  /**
+   * The receipt status of a mined transaction as both providers answer it, null when neither has a receipt; throws
+   * ProviderDisagreement when they answer differently.
+   */
   receiptStatus(hash: Hex): Promise<{ status: 'success' | 'reverted'; blockNumber: bigint; blockHash: Hex } | null>;
   /** A launched token's decimals() on the first provider, or null (readTokenDecimals). */
   tokenDecimals(token: Hex): Promise<number | null>;
@@ -61,13 +83,18 @@ export function observedTransactionOf(tx: {
 }
 
 /**
- * The tracker's chain reads over two provider URLs: progress is read only by polling, a block hash counts only when
- * both providers agree, and the checkpoints are the lower of the two providers' `safe` and `finalized` tags (on a Nitro
- * chain `safe` means posted to the base layer; on anvil both tags stand in for it).
+ * The tracker's chain reads over two provider URLs: progress is read only by polling, the head is the lower of the
+ * two providers' heads, a block hash, a transaction and a receipt count only when both providers answer them alike
+ * (otherwise ProviderDisagreement, a transient failure), and the checkpoints are the lower of the two providers'
+ * `safe` and `finalized` tags (on a Nitro chain `safe` means posted to the base layer; on anvil both tags stand in
+ * for it). Each request gives up after `timeoutMs` (CHAIN_RPC_TIMEOUT_MS).
  */
-export function viemLaunchObserver(rpcUrls: readonly string[]): LaunchObserver {
+export function viemLaunchObserver(rpcUrls: readonly string[], options: { timeoutMs?: number } = {}): LaunchObserver {
   const clients = rpcUrls.map((url) =>
-    createPublicClient({ chain: chain4663(url), transport: http(url, { retryCount: 1, timeout: 20_000 }) }),
+    createPublicClient({
+      chain: chain4663(url),
+      transport: http(url, { retryCount: 1, timeout: options.timeoutMs ?? 20_000 }),
+    }),
   ) as PublicClient[];
   const first = clients[0];
   if (!first || clients.length !== 2) throw new Error('the launch observer needs two CHAIN_4663_RPC_URLS');
@@ -78,10 +105,12 @@ export function viemLaunchObserver(rpcUrls: readonly string[]): LaunchObserver {
     const values = await Promise.all(clients.map((c) => read(c).catch(() => null)));
     return values.every((v) => v !== null && v === values[0]) ? (values[0] as Hex) : null;
   };
+  const onBoth = <T>(read: (client: PublicClient) => Promise<T>) => Promise.all(clients.map(read));
   return {
     head: async () => {
-      const block = await first.getBlock({ blockTag: 'latest' });
-      return { number: block.number, timestamp: block.timestamp };
+      const heads = await onBoth((c) => c.getBlock({ blockTag: 'latest' }));
+      const lower = heads.reduce((a, b) => (b.number < a.number ? b : a));
+      return { number: lower.number, timestamp: lower.timestamp };
     },
     checkpoints: async () => {
       const read = await Promise.all(
@@ -90,7 +119,12 @@ export function viemLaunchObserver(rpcUrls: readonly string[]): LaunchObserver {
       const min = (a: bigint, b: bigint) => (a < b ? a : b);
       return read.reduce((a, b) => ({ safe: min(a.safe, b.safe), finalized: min(a.finalized, b.finalized) }));
     },
-    agreedBlockHash: (number) => agreed((c) => c.getBlock({ blockNumber: number }).then((b) => b.hash)),
+    agreedBlockHash: async (number) => {
+      const hashes = await onBoth((c) =>
+        c.getBlock({ blockNumber: number }).then((b) => b.hash, noneOn(BlockNotFoundError)),
+      );
+      return sameOnBoth(`the hash of block ${number}`, hashes);
+    },
     agreedCode: (address, blockNumber) =>
       agreed((c) => c.getCode({ address, blockNumber }).then((code) => (code ?? '0x').toLowerCase() as Hex)),
     stampTransactions: async (router, launchIntentHash, from, to) => {
@@ -112,15 +146,22 @@ export function viemLaunchObserver(rpcUrls: readonly string[]): LaunchObserver {
       return found;
     },
     transaction: async (hash) => {
-      const tx = await first.getTransaction({ hash }).catch(() => null);
-      return tx ? observedTransactionOf(tx) : null;
+      const txs = await onBoth((c) =>
+        c.getTransaction({ hash }).then(observedTransactionOf, noneOn(TransactionNotFoundError)),
+      );
+      return sameOnBoth(`transaction ${hash}`, txs);
     },
     tokenDecimals: (token) => readTokenDecimals(first, token),
     receiptStatus: async (hash) => {
-      const receipt = await first.getTransactionReceipt({ hash }).catch(() => null);
-      return receipt
-        ? { status: receipt.status, blockNumber: receipt.blockNumber, blockHash: receipt.blockHash }
-        : null;
+      const receipts = await onBoth((c) =>
+        c
+          .getTransactionReceipt({ hash })
+          .then(
+            (r) => ({ status: r.status, blockNumber: r.blockNumber, blockHash: r.blockHash }),
+            noneOn(TransactionReceiptNotFoundError),
+          ),
+      );
+      return sameOnBoth(`the receipt of ${hash}`, receipts);
     },
   };
 }

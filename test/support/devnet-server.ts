@@ -21,9 +21,14 @@ export const devnetWallet = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 
 /**
  * Starts a devnet and a real server process against it (`env` added to the devnet's server environment, before
- * the server starts: a fast worker, PUBLIC_ORIGIN behind a proxy, a chain-deployment override).
+ * the server starts: a fast worker, PUBLIC_ORIGIN behind a proxy, a chain-deployment override; `envFor` adds what
+ * needs the running devnet, such as proxies in front of it).
  */
-export async function startDevnetServer(label: string, env: Record<string, string> = {}): Promise<DevnetServer> {
+export async function startDevnetServer(
+  label: string,
+  env: Record<string, string> = {},
+  envFor: (devnet: DevnetServer['devnet']) => Promise<Record<string, string>> = async () => ({}),
+): Promise<DevnetServer> {
   const dir = mkdtempSync(join(tmpdir(), `custom-launch-${label}-`));
   const devnet = await startDevnet({ outputDir: dir });
   const databasePath = join(dir, 'api.sqlite');
@@ -34,15 +39,20 @@ export async function startDevnetServer(label: string, env: Record<string, strin
     chains: ['4663'],
   }).apiKey;
   db.close();
-  const server = await startServerProcess({
-    ...devnetServerEnv(devnet.deployment, dir),
-    DATABASE_PATH: databasePath,
-    LIFECYCLE_POLL_MS: '50',
-    ...env,
-  }).catch(async (err: unknown) => {
-    await devnet.stop();
-    throw err;
-  });
+  const server = await envFor(devnet)
+    .then((added) =>
+      startServerProcess({
+        ...devnetServerEnv(devnet.deployment, dir),
+        DATABASE_PATH: databasePath,
+        LIFECYCLE_POLL_MS: '50',
+        ...env,
+        ...added,
+      }),
+    )
+    .catch(async (err: unknown) => {
+      await devnet.stop();
+      throw err;
+    });
   return {
     dir,
     devnet,

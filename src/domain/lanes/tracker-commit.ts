@@ -42,8 +42,10 @@ export interface LaneStamp {
 
 /** What a lane's tracker reads of its chain, through both providers (BaseLaunchChain, MultiRoleLaunchChain). */
 export interface LaneTrackedChain<Stamp extends LaneStamp> {
-  latestBlock(): Promise<{ number: bigint; timestamp: bigint }>;
+  /** The latest block both providers have reached (the lower of their heads). */
+  agreedHead(): Promise<{ number: bigint; timestamp: bigint }>;
   finalizedHeight(): Promise<bigint>;
+  /** The hash both providers answer at a height (null: neither has a block); ProviderDisagreement when they differ. */
   agreedBlockHash(number: bigint): Promise<Hex | null>;
   stamps(launchIntentHash: Hex, from: bigint, to: bigint): Promise<Stamp[]>;
   walletTransactions(wallet: Address, from: bigint, to: bigint): Promise<ObservedTransaction[]>;

@@ -37,7 +37,7 @@ export async function findLaneSubmission<Row extends LaneTrackedRow, Stamp exten
   const exact = laneBoundTransactionOf(row);
   const permit = lane.permitOf(exact.data as Hex);
   if (!permit) throw new Error(`launch ${row.launch_id}: the bound transaction is not a router launch call`);
-  const head = await ctx.chain.latestBlock();
+  const head = await ctx.chain.agreedHead();
   const from = BigInt(row.tracked_to_block ?? Number(permit.checkpointBlockNumber)) + 1n;
   const last = from + BigInt(ctx.maxBlocksPerPoll) - 1n;
   const to = head.number < last ? head.number : last;
@@ -130,6 +130,7 @@ export async function followLaneSubmitted<Row extends LaneTrackedRow, Stamp exte
   if (!evidence?.blockNumber || !evidence.blockHash)
     throw new Error(`launch ${row.launch_id}: submitted without evidence`);
   const height = BigInt(evidence.blockNumber);
+  // Providers that disagree throw (transient, the status holds); another hash or no block on both is a reorg.
   const hash = await ctx.chain.agreedBlockHash(height);
   if (hash?.toLowerCase() !== evidence.blockHash.toLowerCase()) {
     const codes = JSON.parse(row.finding_codes_json) as string[];

@@ -193,11 +193,12 @@ export const findingCodes = {
   DEPLOYMENT_EVIDENCE_TAMPERED: {
     classification: 'info',
     obligation:
-      'The bound deployment evidence contradicts itself or the chain; the V4 lane accepts no writes until the operator binds a verified document.',
+      'The bound deployment evidence contradicts itself, or both providers contradict it; the V4 lane accepts no writes until the operator binds a verified document.',
   },
   DEPLOYMENT_EVIDENCE_UNVERIFIED: {
     classification: 'info',
-    obligation: 'The bound deployment evidence is not verified yet (the chain could not be read); retry later.',
+    obligation:
+      'The bound deployment evidence is not verified yet (the chain could not be read, or the two providers do not agree on it); retry later.',
   },
   TX_SIMULATION_PENDING: {
     classification: 'info',

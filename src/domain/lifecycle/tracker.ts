@@ -5,6 +5,7 @@ import type {
   CustomLaunchFinalizedListV4,
   CustomLaunchResourceV4,
 } from '../../../generated/types/service.ts';
+import { ProviderDisagreement } from '../../chain/chain-failure.ts';
 import {
   type LaunchObserver,
   launchIntentOfCalldata,
@@ -190,6 +191,10 @@ export class LaunchTracker {
       const tx = await observer.transaction(hash);
       if (!tx) continue;
       if (isExactTransaction(tx, exact)) {
+        // Accepted only in the block both providers hold at its height: never on one provider's word.
+        if ((await observer.agreedBlockHash(tx.blockNumber))?.toLowerCase() !== tx.blockHash.toLowerCase()) {
+          throw new ProviderDisagreement(`providers disagree on the block holding ${tx.hash}`);
+        }
         this.commit(row, {
           through: ['submitted', 'sequencer_soft_confirmed'],
           evidence: {
@@ -209,9 +214,10 @@ export class LaunchTracker {
       );
       return;
     }
-    for (const tx of await observer.walletTransactionsTo(exact.from as Hex, exact.to as Hex, from, to)) {
+    for (const listed of await observer.walletTransactionsTo(exact.from as Hex, exact.to as Hex, from, to)) {
       // Only a launch call naming this launch's intent concerns it; the wallet's other launches are their own.
-      if (launchIntentOfCalldata(tx.input)?.toLowerCase() !== intent.toLowerCase()) continue;
+      if (launchIntentOfCalldata(listed.input)?.toLowerCase() !== intent.toLowerCase()) continue;
+      const tx = await this.confirmed(listed);
       if (isExactTransaction(tx, exact)) {
         // The exact bytes without a stamp event: the transaction reverted.
         const receipt = await observer.receiptStatus(tx.hash);
@@ -239,6 +245,15 @@ export class LaunchTracker {
     if (to === head.number) await this.checkExpiry(row, exact, head);
   }
 
+  /** A transaction one provider's block listed, as both providers answer it: one provider's word moves nothing. */
+  private async confirmed(listed: ObservedTransaction): Promise<ObservedTransaction> {
+    const tx = await this.deps.observer.transaction(listed.hash);
+    if (tx?.blockHash.toLowerCase() !== listed.blockHash.toLowerCase() || tx.input !== listed.input) {
+      throw new ProviderDisagreement(`providers disagree on transaction ${listed.hash}`);
+    }
+    return tx;
+  }
+
   private async checkExpiry(row: TrackedRow, exact: WalletTransaction, head: { timestamp: bigint }): Promise<void> {
     if (head.timestamp * 1000n > BigInt(Date.parse(exact.permitExpiresAt))) {
       awaitPermitReissue(this.deps.db, {
@@ -259,6 +274,7 @@ export class LaunchTracker {
     checkpoints: { safe: bigint; finalized: bigint },
   ): Promise<void> {
     const height = BigInt(evidence.blockNumber as string);
+    // Providers that disagree throw (transient, the status holds); another hash or no block on both is a reorg.
     const hash = await this.deps.observer.agreedBlockHash(height);
     if (hash?.toLowerCase() !== evidence.blockHash?.toLowerCase()) {
       this.addFinding(row, {
