@@ -263,6 +263,12 @@ export const errorTable = {
     retryable: false,
     message: 'This partner root holds the most subkeys it may (1000 over its lifetime, rotations included).',
   },
+  LAUNCH_INTENT_CONFLICT: {
+    status: 409,
+    retryable: false,
+    message:
+      "The intent is already a launch: a resubmission must reuse its journal's Idempotency-Key and exact request bytes.",
+  },
 } as const satisfies Record<string, { status: number; retryable: boolean; message: string }>;
 
 /** A public error code from the table. */

@@ -426,4 +426,59 @@ export const migrations: ReadonlyArray<{ version: number; name: string; sql: str
       ALTER TABLE v3_finalized_feed ADD COLUMN imported_at TEXT;
     `,
   },
+  {
+    version: 15,
+    name: 'one launch per intent on every lane, and the wallet as the principal of wallet keys',
+    sql: `
+      -- Each lane holds one launch per intent: intent_claim is the launchIntentHash and wallet_nonce the lower-cased
+      -- launchWallet with the nonce (wallet:nonce), both written at create; a unique index on each (per chain on
+      -- V4) refuses a second launch of the same intent. Rows stored before this migration keep their claim only on
+      -- the earliest launch of each intent: a later duplicate keeps its columns and stays readable, its claims NULL.
+      ALTER TABLE launches ADD COLUMN intent_claim TEXT;
+      ALTER TABLE launches ADD COLUMN wallet_nonce TEXT;
+      UPDATE launches SET intent_claim = f.claim FROM
+        (SELECT min(seq) AS first_seq, launch_intent_hash AS claim FROM launches GROUP BY chain_id, launch_intent_hash) AS f
+        WHERE launches.seq = f.first_seq;
+      UPDATE launches SET wallet_nonce = f.claim FROM
+        (SELECT min(seq) AS first_seq,
+            lower(launch_wallet) || ':' || json_extract(CAST(request_bytes AS TEXT), '$.nonce') AS claim
+          FROM launches GROUP BY chain_id, claim) AS f
+        WHERE launches.seq = f.first_seq;
+      CREATE UNIQUE INDEX launches_intent_claim ON launches (chain_id, intent_claim);
+      CREATE UNIQUE INDEX launches_wallet_nonce ON launches (chain_id, wallet_nonce);
+
+      ALTER TABLE v3_launches ADD COLUMN intent_claim TEXT;
+      ALTER TABLE v3_launches ADD COLUMN wallet_nonce TEXT;
+      UPDATE v3_launches SET intent_claim = f.claim FROM
+        (SELECT min(seq) AS first_seq, launch_intent_hash AS claim FROM v3_launches GROUP BY launch_intent_hash) AS f
+        WHERE v3_launches.seq = f.first_seq;
+      UPDATE v3_launches SET wallet_nonce = f.claim FROM
+        (SELECT min(seq) AS first_seq,
+            lower(launch_wallet) || ':' || json_extract(CAST(request_bytes AS TEXT), '$.nonce') AS claim
+          FROM v3_launches GROUP BY claim) AS f
+        WHERE v3_launches.seq = f.first_seq;
+      CREATE UNIQUE INDEX v3_launches_intent_claim ON v3_launches (intent_claim);
+      CREATE UNIQUE INDEX v3_launches_wallet_nonce ON v3_launches (wallet_nonce);
+
+      ALTER TABLE multi_role_launches ADD COLUMN intent_claim TEXT;
+      ALTER TABLE multi_role_launches ADD COLUMN wallet_nonce TEXT;
+      UPDATE multi_role_launches SET intent_claim = f.claim FROM
+        (SELECT min(seq) AS first_seq, launch_intent_hash AS claim FROM multi_role_launches
+          GROUP BY launch_intent_hash) AS f
+        WHERE multi_role_launches.seq = f.first_seq;
+      UPDATE multi_role_launches SET wallet_nonce = f.claim FROM
+        (SELECT min(seq) AS first_seq,
+            lower(launch_wallet) || ':' || json_extract(CAST(request_bytes AS TEXT), '$.nonce') AS claim
+          FROM multi_role_launches GROUP BY claim) AS f
+        WHERE multi_role_launches.seq = f.first_seq;
+      CREATE UNIQUE INDEX multi_role_launches_intent_claim ON multi_role_launches (intent_claim);
+      CREATE UNIQUE INDEX multi_role_launches_wallet_nonce ON multi_role_launches (wallet_nonce);
+
+      -- Every key of a wallet reads the wallet's own launches (those no partner made), on every lane.
+      CREATE INDEX launches_wallet ON launches (chain_id, lower(launch_wallet), seq) WHERE partner_id IS NULL;
+      CREATE INDEX v3_launches_wallet ON v3_launches (lower(launch_wallet), seq) WHERE partner_id IS NULL;
+      CREATE INDEX multi_role_launches_wallet ON multi_role_launches (lower(launch_wallet), seq)
+        WHERE partner_id IS NULL;
+    `,
+  },
 ];
