@@ -433,7 +433,8 @@ export const migrations: ReadonlyArray<{ version: number; name: string; sql: str
       -- Each lane holds one launch per intent: intent_claim is the launchIntentHash and wallet_nonce the lower-cased
       -- launchWallet with the nonce (wallet:nonce), both written at create; a unique index on each (per chain on
       -- V4) refuses a second launch of the same intent. Rows stored before this migration keep their claim only on
-      -- the earliest launch of each intent: a later duplicate keeps its columns and stays readable, its claims NULL.
+      -- the earliest launch of each intent: a later duplicate keeps its columns and stays readable, its claims NULL
+      -- (as is the wallet_nonce of a row whose bytes hold no nonce).
       ALTER TABLE launches ADD COLUMN intent_claim TEXT;
       ALTER TABLE launches ADD COLUMN wallet_nonce TEXT;
       UPDATE launches SET intent_claim = f.claim FROM
@@ -441,7 +442,8 @@ export const migrations: ReadonlyArray<{ version: number; name: string; sql: str
         WHERE launches.seq = f.first_seq;
       UPDATE launches SET wallet_nonce = f.claim FROM
         (SELECT min(seq) AS first_seq,
-            lower(launch_wallet) || ':' || json_extract(CAST(request_bytes AS TEXT), '$.nonce') AS claim
+            lower(launch_wallet) || ':' || (CASE WHEN json_valid(CAST(request_bytes AS TEXT))
+              THEN json_extract(CAST(request_bytes AS TEXT), '$.nonce') END) AS claim
           FROM launches GROUP BY chain_id, claim) AS f
         WHERE launches.seq = f.first_seq;
       CREATE UNIQUE INDEX launches_intent_claim ON launches (chain_id, intent_claim);
@@ -454,7 +456,8 @@ export const migrations: ReadonlyArray<{ version: number; name: string; sql: str
         WHERE v3_launches.seq = f.first_seq;
       UPDATE v3_launches SET wallet_nonce = f.claim FROM
         (SELECT min(seq) AS first_seq,
-            lower(launch_wallet) || ':' || json_extract(CAST(request_bytes AS TEXT), '$.nonce') AS claim
+            lower(launch_wallet) || ':' || (CASE WHEN json_valid(CAST(request_bytes AS TEXT))
+              THEN json_extract(CAST(request_bytes AS TEXT), '$.nonce') END) AS claim
           FROM v3_launches GROUP BY claim) AS f
         WHERE v3_launches.seq = f.first_seq;
       CREATE UNIQUE INDEX v3_launches_intent_claim ON v3_launches (intent_claim);
@@ -468,7 +471,8 @@ export const migrations: ReadonlyArray<{ version: number; name: string; sql: str
         WHERE multi_role_launches.seq = f.first_seq;
       UPDATE multi_role_launches SET wallet_nonce = f.claim FROM
         (SELECT min(seq) AS first_seq,
-            lower(launch_wallet) || ':' || json_extract(CAST(request_bytes AS TEXT), '$.nonce') AS claim
+            lower(launch_wallet) || ':' || (CASE WHEN json_valid(CAST(request_bytes AS TEXT))
+              THEN json_extract(CAST(request_bytes AS TEXT), '$.nonce') END) AS claim
           FROM multi_role_launches GROUP BY claim) AS f
         WHERE multi_role_launches.seq = f.first_seq;
       CREATE UNIQUE INDEX multi_role_launches_intent_claim ON multi_role_launches (intent_claim);

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -118,6 +119,33 @@ export function example<T = Record<string, unknown>>(name: string): T {
 /** The V4 4.1.0 create example, parsed. */
 export const v4Example = 'custom-launch-create-request.v4.json';
 export const v4FrozenExample = 'custom-launch-create-request.v4--profile-4.0.0.json';
+
+/**
+ * The bytes of a V4 example as a new intent: a fresh nonce (for 4.1.0 fresh entropy, the funding nonce derived from
+ * it) and every hash bound again, so a server that holds one launch per intent takes it as a new launch.
+ */
+export function freshV4Bytes(
+  name: string = v4Example,
+  edit: (request: CustomLaunchCreateRequestV4) => void = () => {},
+): string {
+  const request = example<CustomLaunchCreateRequestV4>(name);
+  request.nonce = `0x${randomBytes(32).toString('hex')}`;
+  edit(request);
+  return JSON.stringify(bindRequestHashes(request));
+}
+
+/** An edit for freshV4Bytes: the request's controller (launchWallet and the initial buy's recipient) is `wallet`. */
+export const controlledBy =
+  (wallet: string) =>
+  (request: CustomLaunchCreateRequestV4): void => {
+    request.launchWallet = wallet;
+    if (request.profile === '4.1.0') request.fundingPlan.initialBuy.recipient = wallet;
+  };
+
+/** A wallet nobody else in a test uses: 20 random bytes (a key of it sees none of the example wallet's launches). */
+export function freshWallet(): string {
+  return `0x${randomBytes(20).toString('hex')}`;
+}
 
 /** An external contract reference nobody bound: a made-up code hash, checkpoint and evidence. */
 export const unboundReference = {
