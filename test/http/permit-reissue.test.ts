@@ -4,7 +4,7 @@ import { permitReissueDecisionBytes, permitReissueDecisionKey } from '../../src/
 import { failUndecidedPermitReissues } from '../../src/domain/launches/permit-reissue.ts';
 import { auth, call, type Reply } from '../support/http.ts';
 import { expirePermit, handOffBySql, handoffTransaction, reissueDecisionBody } from '../support/permit-reissue.ts';
-import { exampleBytes, startServer, type TestServer, v4Example } from '../support/server.ts';
+import { freshV4Bytes, startServer, type TestServer } from '../support/server.ts';
 
 // decidePermitReissueV4 (spec/openapi/paths/v4-permit-reissue-disposition.yaml) and the permitReissue states of
 // spec/schemas/custom-launch-resource.v4.schema.json over real HTTP and SQLite, on the server's own clock. A launch
@@ -37,7 +37,7 @@ async function handedOff(k = key): Promise<{ launchId: string; requestDigest: st
   const r = await call(base(), {
     method: 'POST',
     headers: auth(k, { 'Idempotency-Key': idem() }),
-    body: exampleBytes(v4Example),
+    body: freshV4Bytes(),
   });
   expect(r.status, r.text).toBe(202);
   handOffBySql(s, r.json.launchId, clock);
@@ -184,7 +184,7 @@ describe('decidePermitReissueV4 refusals', () => {
     const created = await call(base(), {
       method: 'POST',
       headers: auth(key, { 'Idempotency-Key': idem() }),
-      body: exampleBytes(v4Example),
+      body: freshV4Bytes(),
     });
     const fresh = { launchId: created.json.launchId, requestDigest: created.json.requestDigest };
     expectApiError(await decide(fresh.launchId, body(fresh)), 409, 'PERMIT_REISSUE_NOT_AWAITED');

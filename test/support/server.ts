@@ -134,6 +134,20 @@ export function freshV4Bytes(
   return JSON.stringify(bindRequestHashes(request));
 }
 
+const bytesByIdempotencyKey = new Map<string, string>();
+/**
+ * A V4 create body per Idempotency-Key: a new intent (freshV4Bytes of the 4.1.0 example) the first time a key is
+ * named, the same bytes again for it (an exact replay).
+ */
+export function v4BytesFor(idempotencyKey: string): string {
+  let bytes = bytesByIdempotencyKey.get(idempotencyKey);
+  if (bytes === undefined) {
+    bytes = freshV4Bytes();
+    bytesByIdempotencyKey.set(idempotencyKey, bytes);
+  }
+  return bytes;
+}
+
 /** An edit for freshV4Bytes: the request's controller (launchWallet and the initial buy's recipient) is `wallet`. */
 export const controlledBy =
   (wallet: string) =>
