@@ -4,7 +4,7 @@ import { permitReissueDecisionBytes, permitReissueDecisionKey } from '../../src/
 import { failUndecidedPermitReissues } from '../../src/domain/launches/permit-reissue.ts';
 import { auth, call, type Reply } from '../support/http.ts';
 import { expirePermit, handOffBySql, handoffTransaction, reissueDecisionBody } from '../support/permit-reissue.ts';
-import { freshV4Bytes, startServer, type TestServer } from '../support/server.ts';
+import { freshV4Bytes, issueSubkey, startServer, type TestServer } from '../support/server.ts';
 
 // decidePermitReissueV4 (spec/openapi/paths/v4-permit-reissue-disposition.yaml) and the permitReissue states of
 // spec/schemas/custom-launch-resource.v4.schema.json over real HTTP and SQLite, on the server's own clock. A launch
@@ -74,21 +74,7 @@ const transitions = (launchId: string) =>
     .all(launchId) as Array<{ from_status: string; to_status: string; worker: string }>;
 
 /** A subkey with both launch scopes, issued by a fresh partner root. */
-async function subkeyOf(rootKey: string): Promise<string> {
-  const r = await call(`${s.url}/v1/partner/subkeys`, {
-    method: 'POST',
-    headers: auth(rootKey, { 'Idempotency-Key': idem() }),
-    body: JSON.stringify({
-      displayName: 'reissue bot',
-      scopes: ['custom-launch:create', 'custom-launch:read'],
-      prepareRequestsPerHour: 120,
-      readRequestsPerMinute: 60,
-      expiresAt: '2030-12-31T23:59:59.000Z',
-    }),
-  });
-  expect(r.status, r.text).toBe(201);
-  return r.json.apiKey;
-}
+const subkeyOf = (rootKey: string): Promise<string> => issueSubkey(s, rootKey);
 
 describe('a permit that expired before its transaction was mined', () => {
   it('leaves the launch wallet_action_required awaiting the decision: no wallet transaction, the decision deadline', async () => {

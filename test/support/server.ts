@@ -182,3 +182,26 @@ export function exampleWithUnboundReference(): string {
   request.externalContracts = [structuredClone(unboundReference)];
   return JSON.stringify(bindRequestHashes(request));
 }
+
+let subkeys = 0;
+/** Issues a subkey of a partner root over HTTP (createPartnerSubkey) with the launch scopes; returns its key. */
+export async function issueSubkey(s: TestServer, rootKey: string): Promise<string> {
+  const res = await fetch(`${s.url}/v1/partner/subkeys`, {
+    method: 'POST',
+    headers: {
+      Authorization: `Bearer ${rootKey}`,
+      'Content-Type': 'application/json',
+      'Idempotency-Key': `issue-subkey-${String(++subkeys).padStart(6, '0')}-${Date.now()}`,
+    },
+    body: JSON.stringify({
+      displayName: 'launch bot',
+      scopes: ['custom-launch:create', 'custom-launch:read'],
+      prepareRequestsPerHour: 120,
+      readRequestsPerMinute: 60,
+      expiresAt: '2030-12-31T23:59:59.000Z',
+    }),
+  });
+  const text = await res.text();
+  if (res.status !== 201) throw new Error(`subkey issue answered ${res.status}: ${text}`);
+  return (JSON.parse(text) as { apiKey: string }).apiKey;
+}
