@@ -129,7 +129,7 @@ export function freshV4Bytes(
   edit: (request: CustomLaunchCreateRequestV4) => void = () => {},
 ): string {
   const request = example<CustomLaunchCreateRequestV4>(name);
-  request.nonce = `0x${randomBytes(32).toString('hex')}`;
+  request.nonce = freshNonce();
   edit(request);
   return JSON.stringify(bindRequestHashes(request));
 }
@@ -156,6 +156,9 @@ export const controlledBy =
     if (request.profile === '4.1.0') request.fundingPlan.initialBuy.recipient = wallet;
   };
 
+/** A random V4 request nonce (for 4.1.0 its entropy half; bindRequestHashes derives the rest). */
+export const freshNonce = (): string => `0x${randomBytes(32).toString('hex')}`;
+
 /** A wallet nobody else in a test uses: 20 random bytes (a key of it sees none of the example wallet's launches). */
 export function freshWallet(): string {
   return `0x${randomBytes(20).toString('hex')}`;
@@ -176,11 +179,14 @@ export const unboundReference = {
   checkpoint: { blockNumber: '64', blockHash: `0x${'ef'.repeat(32)}` },
 };
 
-/** The 4.1.0 example with `unboundReference`, rebound: exactly one blocking finding, EXTERNAL_REFERENCE_UNBOUND. */
+/**
+ * The 4.1.0 example with `unboundReference`, rebound as a new intent (a fresh nonce each call): exactly one blocking
+ * finding, EXTERNAL_REFERENCE_UNBOUND.
+ */
 export function exampleWithUnboundReference(): string {
-  const request = example<CustomLaunchCreateRequestV4>(v4Example);
-  request.externalContracts = [structuredClone(unboundReference)];
-  return JSON.stringify(bindRequestHashes(request));
+  return freshV4Bytes(v4Example, (request) => {
+    request.externalContracts = [structuredClone(unboundReference)];
+  });
 }
 
 let subkeys = 0;
