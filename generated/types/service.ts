@@ -4776,7 +4776,7 @@ export type components = {
         ChainId: components["schemas"]["ChainId4663"];
         /** @description Opaque cursor taken unchanged from a previous page's nextCursor. */
         Cursor: components["schemas"]["Cursor"];
-        /** @description Binds the exact request bytes. The same key with the same bytes replays the first answer; with other bytes it is a 409 conflict. */
+        /** @description Binds the exact request bytes. The same key with the same bytes replays the first answer; with other bytes it is a 409 conflict. Project design: keys are kept per credential (the key that sent them), so another credential sending the same key starts its own record; on a launch create, the same intent under another key or credential is 409 LAUNCH_INTENT_CONFLICT. */
         IdempotencyKey: components["schemas"]["IdempotencyKey"];
         /** @description Launch identifier returned as launchId (not the per-call requestId). */
         LaunchId: components["schemas"]["Uuid"];
@@ -5319,7 +5319,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Binds the exact request bytes. The same key with the same bytes replays the first answer; with other bytes it is a 409 conflict. */
+                /** @description Binds the exact request bytes. The same key with the same bytes replays the first answer; with other bytes it is a 409 conflict. Project design: keys are kept per credential (the key that sent them), so another credential sending the same key starts its own record; on a launch create, the same intent under another key or credential is 409 LAUNCH_INTENT_CONFLICT. */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -5488,7 +5488,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Binds the exact request bytes. The same key with the same bytes replays the first answer; with other bytes it is a 409 conflict. */
+                /** @description Binds the exact request bytes. The same key with the same bytes replays the first answer; with other bytes it is a 409 conflict. Project design: keys are kept per credential (the key that sent them), so another credential sending the same key starts its own record; on a launch create, the same intent under another key or credential is 409 LAUNCH_INTENT_CONFLICT. */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -5564,7 +5564,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Binds the exact request bytes. The same key with the same bytes replays the first answer; with other bytes it is a 409 conflict. */
+                /** @description Binds the exact request bytes. The same key with the same bytes replays the first answer; with other bytes it is a 409 conflict. Project design: keys are kept per credential (the key that sent them), so another credential sending the same key starts its own record; on a launch create, the same intent under another key or credential is 409 LAUNCH_INTENT_CONFLICT. */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -5753,7 +5753,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Binds the exact request bytes. The same key with the same bytes replays the first answer; with other bytes it is a 409 conflict. */
+                /** @description Binds the exact request bytes. The same key with the same bytes replays the first answer; with other bytes it is a 409 conflict. Project design: keys are kept per credential (the key that sent them), so another credential sending the same key starts its own record; on a launch create, the same intent under another key or credential is 409 LAUNCH_INTENT_CONFLICT. */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -6027,7 +6027,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Binds the exact request bytes. The same key with the same bytes replays the first answer; with other bytes it is a 409 conflict. */
+                /** @description Binds the exact request bytes. The same key with the same bytes replays the first answer; with other bytes it is a 409 conflict. Project design: keys are kept per credential (the key that sent them), so another credential sending the same key starts its own record; on a launch create, the same intent under another key or credential is 409 LAUNCH_INTENT_CONFLICT. */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -6108,7 +6108,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Binds the exact request bytes. The same key with the same bytes replays the first answer; with other bytes it is a 409 conflict. */
+                /** @description Binds the exact request bytes. The same key with the same bytes replays the first answer; with other bytes it is a 409 conflict. Project design: keys are kept per credential (the key that sent them), so another credential sending the same key starts its own record; on a launch create, the same intent under another key or credential is 409 LAUNCH_INTENT_CONFLICT. */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -6416,7 +6416,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Binds the exact request bytes. The same key with the same bytes replays the first answer; with other bytes it is a 409 conflict. */
+                /** @description Binds the exact request bytes. The same key with the same bytes replays the first answer; with other bytes it is a 409 conflict. Project design: keys are kept per credential (the key that sent them), so another credential sending the same key starts its own record; on a launch create, the same intent under another key or credential is 409 LAUNCH_INTENT_CONFLICT. */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
