@@ -1,4 +1,25 @@
 /**
+ * The intent claims of one lane's launch table (version 15): the two claim columns, filled for the earliest launch of
+ * each intent only, and their unique indexes, per chain where the table holds several (`chain`).
+ */
+function intentClaimsSql(table: string, chain: string | null): string {
+  const scope = chain === null ? '' : `${chain}, `;
+  const nonce = `CASE WHEN json_valid(CAST(request_bytes AS TEXT)) THEN json_extract(CAST(request_bytes AS TEXT), '$.nonce') END`;
+  return `
+      ALTER TABLE ${table} ADD COLUMN intent_claim TEXT;
+      ALTER TABLE ${table} ADD COLUMN wallet_nonce TEXT;
+      UPDATE ${table} SET intent_claim = f.claim FROM
+        (SELECT min(seq) AS first_seq, launch_intent_hash AS claim FROM ${table} GROUP BY ${scope}launch_intent_hash) AS f
+        WHERE ${table}.seq = f.first_seq;
+      UPDATE ${table} SET wallet_nonce = f.claim FROM
+        (SELECT min(seq) AS first_seq, lower(launch_wallet) || ':' || (${nonce}) AS claim FROM ${table}
+          GROUP BY ${scope}claim) AS f
+        WHERE ${table}.seq = f.first_seq;
+      CREATE UNIQUE INDEX ${table}_intent_claim ON ${table} (${scope}intent_claim);
+      CREATE UNIQUE INDEX ${table}_wallet_nonce ON ${table} (${scope}wallet_nonce);`;
+}
+
+/**
  * Versioned schema migrations, applied in order inside one transaction each. Never edit a released migration;
  * add a new one.
  */
@@ -435,48 +456,9 @@ export const migrations: ReadonlyArray<{ version: number; name: string; sql: str
       -- V4) refuses a second launch of the same intent. Rows stored before this migration keep their claim only on
       -- the earliest launch of each intent: a later duplicate keeps its columns and stays readable, its claims NULL
       -- (as is the wallet_nonce of a row whose bytes hold no nonce).
-      ALTER TABLE launches ADD COLUMN intent_claim TEXT;
-      ALTER TABLE launches ADD COLUMN wallet_nonce TEXT;
-      UPDATE launches SET intent_claim = f.claim FROM
-        (SELECT min(seq) AS first_seq, launch_intent_hash AS claim FROM launches GROUP BY chain_id, launch_intent_hash) AS f
-        WHERE launches.seq = f.first_seq;
-      UPDATE launches SET wallet_nonce = f.claim FROM
-        (SELECT min(seq) AS first_seq,
-            lower(launch_wallet) || ':' || (CASE WHEN json_valid(CAST(request_bytes AS TEXT))
-              THEN json_extract(CAST(request_bytes AS TEXT), '$.nonce') END) AS claim
-          FROM launches GROUP BY chain_id, claim) AS f
-        WHERE launches.seq = f.first_seq;
-      CREATE UNIQUE INDEX launches_intent_claim ON launches (chain_id, intent_claim);
-      CREATE UNIQUE INDEX launches_wallet_nonce ON launches (chain_id, wallet_nonce);
-
-      ALTER TABLE v3_launches ADD COLUMN intent_claim TEXT;
-      ALTER TABLE v3_launches ADD COLUMN wallet_nonce TEXT;
-      UPDATE v3_launches SET intent_claim = f.claim FROM
-        (SELECT min(seq) AS first_seq, launch_intent_hash AS claim FROM v3_launches GROUP BY launch_intent_hash) AS f
-        WHERE v3_launches.seq = f.first_seq;
-      UPDATE v3_launches SET wallet_nonce = f.claim FROM
-        (SELECT min(seq) AS first_seq,
-            lower(launch_wallet) || ':' || (CASE WHEN json_valid(CAST(request_bytes AS TEXT))
-              THEN json_extract(CAST(request_bytes AS TEXT), '$.nonce') END) AS claim
-          FROM v3_launches GROUP BY claim) AS f
-        WHERE v3_launches.seq = f.first_seq;
-      CREATE UNIQUE INDEX v3_launches_intent_claim ON v3_launches (intent_claim);
-      CREATE UNIQUE INDEX v3_launches_wallet_nonce ON v3_launches (wallet_nonce);
-
-      ALTER TABLE multi_role_launches ADD COLUMN intent_claim TEXT;
-      ALTER TABLE multi_role_launches ADD COLUMN wallet_nonce TEXT;
-      UPDATE multi_role_launches SET intent_claim = f.claim FROM
-        (SELECT min(seq) AS first_seq, launch_intent_hash AS claim FROM multi_role_launches
-          GROUP BY launch_intent_hash) AS f
-        WHERE multi_role_launches.seq = f.first_seq;
-      UPDATE multi_role_launches SET wallet_nonce = f.claim FROM
-        (SELECT min(seq) AS first_seq,
-            lower(launch_wallet) || ':' || (CASE WHEN json_valid(CAST(request_bytes AS TEXT))
-              THEN json_extract(CAST(request_bytes AS TEXT), '$.nonce') END) AS claim
-          FROM multi_role_launches GROUP BY claim) AS f
-        WHERE multi_role_launches.seq = f.first_seq;
-      CREATE UNIQUE INDEX multi_role_launches_intent_claim ON multi_role_launches (intent_claim);
-      CREATE UNIQUE INDEX multi_role_launches_wallet_nonce ON multi_role_launches (wallet_nonce);
+      ${intentClaimsSql('launches', 'chain_id')}
+      ${intentClaimsSql('v3_launches', null)}
+      ${intentClaimsSql('multi_role_launches', null)}
 
       -- Every key of a wallet reads the wallet's own launches (those no partner made), on every lane.
       CREATE INDEX launches_wallet ON launches (chain_id, lower(launch_wallet), seq) WHERE partner_id IS NULL;

@@ -5,13 +5,21 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { mintWalletKey } from '../../src/auth/keys.ts';
 import { digestOf } from '../../src/core/request-hashes.ts';
-import { migrate, openDatabase } from '../../src/store/db.ts';
+import { migrate } from '../../src/store/db.ts';
 import { migrations } from '../../src/store/migrations.ts';
 import { baseLayerRequest, baseLayerRequestBytes, defaultBaseLaunchWallet } from '../support/base-layer-request.ts';
 import { auth, call, type Reply } from '../support/http.ts';
 import { multiRoleRequest, multiRoleRequestBytes } from '../support/multi-role-request.ts';
 import { startServerProcess } from '../support/process.ts';
-import { example, exampleBytes, exampleWallet, freshV4Bytes, startServer, v4Example } from '../support/server.ts';
+import {
+  example,
+  exampleBytes,
+  exampleWallet,
+  freshV4Bytes,
+  startServer,
+  v4Example,
+  walletKeyInFile,
+} from '../support/server.ts';
 
 /**
  * One launch per intent in the store (src/store/migrations.ts, the intent claims; createCustomLaunchV4,
@@ -184,13 +192,7 @@ describe('the intent-claim migration over launches stored before it', () => {
 describe('two server processes on one SQLite file', () => {
   it('racing one intent under 20 keys against both: one launch, every other answer 409', async () => {
     const path = join(dir, 'shared.sqlite');
-    const setup = openDatabase(path);
-    const { apiKey } = mintWalletKey(setup, {
-      wallet: exampleWallet,
-      scopes: ['custom-launch:create'],
-      chains: ['4663'],
-    });
-    setup.close();
+    const apiKey = walletKeyInFile(path);
     const [a, b] = await Promise.all([
       startServerProcess({ DATABASE_PATH: path }),
       startServerProcess({ DATABASE_PATH: path }),

@@ -211,3 +211,14 @@ export async function issueSubkey(s: TestServer, rootKey: string): Promise<strin
   if (res.status !== 201) throw new Error(`subkey issue answered ${res.status}: ${text}`);
   return (JSON.parse(text) as { apiKey: string }).apiKey;
 }
+
+/**
+ * Mints a chain-4663 wallet key of the example wallet into the SQLite file at `path` (created and migrated if new),
+ * for server processes started on that file; returns the key.
+ */
+export function walletKeyInFile(path: string, scopes: string[] = ['custom-launch:create']): string {
+  const setup = openDatabase(path);
+  const { apiKey } = mintWalletKey(setup, { wallet: exampleWallet, scopes, chains: ['4663'] });
+  setup.close();
+  return apiKey;
+}
