@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findPrincipal, type Principal } from '../../src/auth/keys.ts';
+import { insertClaimingIntent } from '../../src/domain/lanes/launch-intent.ts';
 import { baseLayerRequest, baseLayerRequestBytes, defaultBaseLaunchWallet } from '../support/base-layer-request.ts';
 import { auth, call, type Reply } from '../support/http.ts';
 import { multiRoleRequest, multiRoleRequestBytes } from '../support/multi-role-request.ts';
@@ -182,5 +184,27 @@ describe.each(lanes)('$name: one launch per intent', (lane) => {
       .prepare(`SELECT count(*) AS n FROM ${lane.table} WHERE launch_intent_hash = ?`)
       .get(intentOf(bytes)) as { n: number };
     expect(rows.n).toBe(1);
+  });
+});
+
+describe('the unique claim indexes decide', () => {
+  it('a write that meets a stored claim past the check becomes 409 LAUNCH_INTENT_CONFLICT, never a 500', async () => {
+    const lane = lanes[0] as Lane;
+    const key = walletKey(lane);
+    const bytes = lane.bytes();
+    const first = await create(lane, key, bytes);
+    const second = await create(lane, key, lane.bytes());
+    expect([first.status, second.status]).toEqual([202, 202]);
+    const principal = findPrincipal(s.db, key, Date.now()) as Principal;
+    // As if another process committed the same intent between the check and this write.
+    const write = () =>
+      insertClaimingIntent(s.db, { table: 'launches', chainId: '4663' }, principal, JSON.parse(bytes), () =>
+        s.db
+          .prepare('UPDATE launches SET intent_claim = ? WHERE launch_id = ?')
+          .run(intentOf(bytes), second.json.launchId),
+      );
+    expect(write).toThrow(
+      expect.objectContaining({ code: 'LAUNCH_INTENT_CONFLICT', existingLaunchId: first.json.launchId }),
+    );
   });
 });
