@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashKey } from '../../src/auth/keys.ts';
+import { findPrincipal, type Principal, revokeWalletKey } from '../../src/auth/keys.ts';
 import { baseLayerRequest, baseLayerRequestBytes, defaultBaseLaunchWallet } from '../support/base-layer-request.ts';
 import { auth, call, type Reply } from '../support/http.ts';
 import { multiRoleRequest, multiRoleRequestBytes } from '../support/multi-role-request.ts';
@@ -94,11 +94,9 @@ const listed = async (lane: Lane, apiKey: string): Promise<string[]> => {
     query = `?limit=25&cursor=${r.json.nextCursor}`;
   }
 };
-/** What an operator's revocation does to a wallet key: the key row stops authenticating. */
+/** The operator's revocation of a wallet key (`npm run admin -- keys revoke <keyId>`). */
 const revoke = (apiKey: string) =>
-  s.db
-    .prepare('UPDATE api_keys SET revoked_at = ? WHERE key_hash = ?')
-    .run(new Date(clock).toISOString(), hashKey(apiKey));
+  revokeWalletKey(s.db, (findPrincipal(s.db, apiKey, clock) as Principal).keyId, clock);
 const walletKey = (lane: Lane, wallet = lane.wallet, scopes = ['custom-launch:create', 'custom-launch:read']) =>
   s.key({ wallet, chains: lane.chains, scopes });
 
