@@ -1,12 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CustomLaunchCreateRequestV4 } from '../../generated/types/service.ts';
-import { bindRequestHashes } from '../../src/core/request-hashes.ts';
 import { auth, call, type Reply } from '../support/http.ts';
 import {
   controlledBy,
   example,
-  exampleBytes,
   exampleWallet,
   freshV4Bytes,
   startServer,
