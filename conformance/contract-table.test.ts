@@ -67,6 +67,8 @@ import {
   example,
   exampleBytes,
   exampleWallet,
+  freshV4Bytes,
+  freshWallet,
   startServer,
   type TestServer,
   unboundReference,
@@ -115,7 +117,8 @@ interface Row {
 let idem = 0;
 const key16 = () => `contract-row-${String(++idem).padStart(4, '0')}`;
 const v4 = (s: TestServer, path = '') => `${s.url}/v4/chains/4663/custom-launches${path}`;
-const create = (c: Ctx, body = exampleBytes(v4Example), k = key16()) =>
+/** A V4 create; by default a new intent each call (one launch per intent). */
+const create = (c: Ctx, body = freshV4Bytes(), k = key16()) =>
   call(v4(c.s), { method: 'POST', headers: auth(c.key, { 'Idempotency-Key': k }), body });
 const preflight = (c: Ctx, body: string) => call(v4(c.s, '/preflight'), { method: 'POST', headers: auth(c.key), body });
 const edited = (edit: (r: any) => void): string => {
@@ -1489,6 +1492,86 @@ const strictBytesRows: Row[] = [
   })),
 ];
 
+/** One launch per intent on each lane's create, and the wallet as the principal of wallet keys. */
+const intentSection = 'responses.yaml LaunchCreateConflict: one launch per intent';
+const walletSection = 'service.openapi.yaml bearerAuth: the wallet is the principal of wallet keys';
+const intentRows: Row[] = [
+  ...(
+    [
+      [
+        'createCustomLaunchV4',
+        'default',
+        (c: Ctx, body: string, k: string) => create(c, body, k),
+        () => freshV4Bytes(),
+      ],
+      [
+        'createCustomLaunchV3',
+        'base',
+        (c: Ctx, body: string, k: string) => v3Create(c, body, k),
+        () => JSON.stringify(v3Request()),
+      ],
+      [
+        'createMultiRoleCustomLaunch',
+        'multiRole',
+        (c: Ctx, body: string, k: string) => mrCreate(c, Buffer.from(body), k),
+        () => mrBody().toString('utf8'),
+      ],
+    ] as const
+  ).flatMap(([operation, server, send, body]) => [
+    {
+      section: `${intentSection} (${operation})`,
+      name: 'the same bytes under another Idempotency-Key of the same key',
+      server,
+      given: async (c: Ctx) => {
+        const bytes = body();
+        const first = await send(c, bytes, key16());
+        expect(first.status, first.text).toBe(202);
+        const r = await send(c, bytes, key16());
+        expect(r.json.error.existingLaunchId).toBe(first.json.launchId);
+        return r;
+      },
+      want: { status: 409, code: 'LAUNCH_INTENT_CONFLICT' as const },
+    },
+    {
+      section: `${intentSection} (${operation})`,
+      name: 'another nonce under another Idempotency-Key',
+      server,
+      given: async (c: Ctx) => {
+        expect((await send(c, body(), key16())).status).toBe(202);
+        return send(c, body(), key16());
+      },
+      want: { status: 202 },
+    },
+  ]),
+  {
+    section: walletSection,
+    name: 'a second key of the wallet reads the first key’s launch',
+    given: async (c) => {
+      const launchId = await first(c);
+      return call(v4(c.s, `/${launchId}`), { headers: auth(c.s.key()) });
+    },
+    want: { status: 200 },
+  },
+  {
+    section: walletSection,
+    name: 'another wallet’s key reads it',
+    given: async (c) => {
+      const launchId = await first(c);
+      return call(v4(c.s, `/${launchId}`), { headers: auth(c.s.key({ wallet: freshWallet() })) });
+    },
+    want: { status: 404, code: 'NOT_FOUND' },
+  },
+  {
+    section: walletSection,
+    name: 'a partner root of the same wallet reads the wallet key’s launch',
+    given: async (c) => {
+      const launchId = await first(c);
+      return call(v4(c.s, `/${launchId}`), { headers: auth(c.s.partnerRoot().apiKey) });
+    },
+    want: { status: 404, code: 'NOT_FOUND' },
+  },
+];
+
 const rows: Row[] = [
   ...subkeyRows,
   ...reissueRows,
@@ -1528,7 +1611,7 @@ const rows: Row[] = [
   ...[15, 16, 128, 129].map((length) => ({
     section: 'parameters.yaml Idempotency-Key: length',
     name: `Idempotency-Key of ${length} characters`,
-    given: (c: Ctx) => create(c, exampleBytes(v4Example), `${key16()}${'k'.repeat(length)}`.slice(-length)),
+    given: (c: Ctx) => create(c, freshV4Bytes(), `${key16()}${'k'.repeat(length)}`.slice(-length)),
     want: length >= 16 && length <= 128 ? { status: 202 } : { status: 400, code: 'INVALID_REQUEST' as const },
   })),
   // Graph targets, hook permission masks and the permit lifetime (custom-launch-create-request.v4.schema.json).
@@ -1633,11 +1716,12 @@ const rows: Row[] = [
     given: async (c) => {
       await create(c);
       const k = key16();
-      await create(c, exampleBytes(v4Example), k);
+      const bytes = freshV4Bytes();
+      await create(c, bytes, k);
       const refused = await create(c);
       expect(refused.status).toBe(429);
       expect(refused.json.error.code).toBe('ADMISSION_QUOTA_EXHAUSTED');
-      return create(c, exampleBytes(v4Example), k);
+      return create(c, bytes, k);
     },
     want: { status: 200 },
   },
@@ -1798,8 +1882,9 @@ const rows: Row[] = [
     name: 'the same key with other bytes',
     given: async (c) => {
       const k = key16();
-      await create(c, exampleBytes(v4Example), k);
-      return create(c, `${exampleBytes(v4Example)} `, k);
+      const bytes = freshV4Bytes();
+      await create(c, bytes, k);
+      return create(c, `${bytes} `, k);
     },
     want: { status: 409, code: 'IDEMPOTENCY_CONFLICT' },
   },
@@ -2148,6 +2233,7 @@ const rows: Row[] = [
     },
     want: { status: 503, code: 'STORAGE_FULL', retryAfter: true },
   },
+  ...intentRows,
 ];
 
 const servers = new Map<Kind, Ctx>();

@@ -66,7 +66,8 @@ export type ApiErrorCode =
   | 'HEADERS_TOO_LARGE'
   | 'MALFORMED_HTTP_REQUEST'
   | 'REQUEST_TIMEOUT'
-  | 'STORAGE_FULL';
+  | 'STORAGE_FULL'
+  | 'LAUNCH_INTENT_CONFLICT';
 
 /**
  * Every error response of both origins. The launch reference names requestId, retryable and a public code; the remaining fields and the module routes' use of the same envelope are this project's design.
@@ -96,6 +97,10 @@ export interface ApiErrorBody {
    * True when a write may have been persisted: keep the idempotency key and the exact request bytes together for the retry. Every error of submitModule carries it (true only on its bounded 500; false where the draft certainly was not stored).
    */
   submissionMayExist?: boolean;
+  /**
+   * Project design: on a 409 LAUNCH_INTENT_CONFLICT, the launch that already holds the request's intent (the same launchIntentHash, or the same launchWallet and nonce, on that lane's chain), present exactly when the calling credential may read that launch (its visibility: a partner root its partner's launches, a partner subkey its lineage's, a wallet key its wallet's launches no partner made); otherwise absent, and the refusal is the same.
+   */
+  existingLaunchId?: string;
   /**
    * Validation issues of a 400, at most 50, each a JSON-pointer-like location and a message.
    *

@@ -108,6 +108,8 @@ export type components = {
             /** ApiErrorBody */
             error: {
                 code: components["schemas"]["ApiErrorCode"];
+                /** @description Project design: on a 409 LAUNCH_INTENT_CONFLICT, the launch that already holds the request's intent (the same launchIntentHash, or the same launchWallet and nonce, on that lane's chain), present exactly when the calling credential may read that launch (its visibility: a partner root its partner's launches, a partner subkey its lineage's, a wallet key its wallet's launches no partner made); otherwise absent, and the refusal is the same. */
+                existingLaunchId?: components["schemas"]["Uuid"];
                 /** @description Validation issues of a 400, at most 50, each a JSON-pointer-like location and a message. */
                 issues?: {
                     location: string;
@@ -130,7 +132,7 @@ export type components = {
          * @description Public error code. The closed table with HTTP status and retryable lives in src/errors/codes.ts.
          * @enum {string}
          */
-        ApiErrorCode: "INVALID_REQUEST" | "MALFORMED_JSON" | "UNAUTHENTICATED" | "INSUFFICIENT_SCOPE" | "CHAIN_NOT_ALLOWED" | "WALLET_MISMATCH" | "NOT_FOUND" | "TOKEN_LIST_EMPTY" | "METHOD_NOT_ALLOWED" | "CHAIN_MISMATCH" | "IDEMPOTENCY_CONFLICT" | "CUSTOM_LAUNCH_V2_READ_ONLY" | "CUSTOM_LAUNCH_V1_READ_ONLY" | "PROFILE_NOT_ACTIVE" | "FUNDING_AUTHORIZATION_NOT_AWAITED" | "FUNDING_AUTHORIZATION_SIGNER_MISMATCH" | "FUNDING_AUTHORIZATION_NONCE_USED" | "FUNDING_AUTHORIZATION_WINDOW_CLOSED" | "FUNDING_AUTHORIZATION_BALANCE_INSUFFICIENT" | "WALLET_KEY_REQUIRED" | "PERMIT_REISSUE_NOT_AWAITED" | "LAUNCH_NOT_CANCELLABLE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "ADMISSION_QUOTA_EXHAUSTED" | "INTERNAL" | "NOT_IMPLEMENTED" | "UNAVAILABLE" | "BASE_LAYER_NOT_CONFIGURED" | "MULTI_ROLE_LANE_UNAVAILABLE" | "PRICE_SOURCE_UNAVAILABLE" | "DEPLOYMENT_EVIDENCE_TAMPERED" | "DEPLOYMENT_EVIDENCE_UNVERIFIED" | "SOURCE_FILE_DIGEST_MISMATCH" | "SOURCE_FILE_NOT_IN_MANIFEST" | "AUTHENTICATION_REQUIRED" | "API_SCOPE_REQUIRED" | "MODULE_SUBMISSION_NOT_FOUND" | "MODULE_REVIEW_EXPORT_NOT_ACCEPTED" | "MODULE_REVIEW_EXPORT_BINDING_INVALID" | "MODULE_REVIEW_EXPORT_UNAVAILABLE" | "MODULE_REVIEW_UNAVAILABLE" | "MODULE_REVIEW_JOB_UNAVAILABLE" | "MODULE_SUBMISSIONS_UNAVAILABLE" | "MODULE_AUTHOR_MISMATCH" | "OPEN_ADDRESS" | "OPEN_SOURCE_HASH" | "MODULE_FILE_HASH" | "OPEN_CONFIG_FIXED_OVERRIDE" | "MODULE_IDEMPOTENCY_CONFLICT" | "MODULE_PACKAGE_CONFLICT" | "MODULE_VERSION_ALREADY_SUBMITTED" | "MODULE_REVISION_LINEAGE_INVALID" | "MODULE_BUILD_SOURCE_ALIAS_COLLISION" | "MODULE_BUILD_PROFILE_CAPACITY_EXCEEDED" | "SUBKEY_BOUNDS_EXCEEDED" | "SUBKEY_REVOKED" | "SUBKEY_LIMIT_REACHED" | "HEADERS_TOO_LARGE" | "MALFORMED_HTTP_REQUEST" | "REQUEST_TIMEOUT" | "STORAGE_FULL";
+        ApiErrorCode: "INVALID_REQUEST" | "MALFORMED_JSON" | "UNAUTHENTICATED" | "INSUFFICIENT_SCOPE" | "CHAIN_NOT_ALLOWED" | "WALLET_MISMATCH" | "NOT_FOUND" | "TOKEN_LIST_EMPTY" | "METHOD_NOT_ALLOWED" | "CHAIN_MISMATCH" | "IDEMPOTENCY_CONFLICT" | "CUSTOM_LAUNCH_V2_READ_ONLY" | "CUSTOM_LAUNCH_V1_READ_ONLY" | "PROFILE_NOT_ACTIVE" | "FUNDING_AUTHORIZATION_NOT_AWAITED" | "FUNDING_AUTHORIZATION_SIGNER_MISMATCH" | "FUNDING_AUTHORIZATION_NONCE_USED" | "FUNDING_AUTHORIZATION_WINDOW_CLOSED" | "FUNDING_AUTHORIZATION_BALANCE_INSUFFICIENT" | "WALLET_KEY_REQUIRED" | "PERMIT_REISSUE_NOT_AWAITED" | "LAUNCH_NOT_CANCELLABLE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "ADMISSION_QUOTA_EXHAUSTED" | "INTERNAL" | "NOT_IMPLEMENTED" | "UNAVAILABLE" | "BASE_LAYER_NOT_CONFIGURED" | "MULTI_ROLE_LANE_UNAVAILABLE" | "PRICE_SOURCE_UNAVAILABLE" | "DEPLOYMENT_EVIDENCE_TAMPERED" | "DEPLOYMENT_EVIDENCE_UNVERIFIED" | "SOURCE_FILE_DIGEST_MISMATCH" | "SOURCE_FILE_NOT_IN_MANIFEST" | "AUTHENTICATION_REQUIRED" | "API_SCOPE_REQUIRED" | "MODULE_SUBMISSION_NOT_FOUND" | "MODULE_REVIEW_EXPORT_NOT_ACCEPTED" | "MODULE_REVIEW_EXPORT_BINDING_INVALID" | "MODULE_REVIEW_EXPORT_UNAVAILABLE" | "MODULE_REVIEW_UNAVAILABLE" | "MODULE_REVIEW_JOB_UNAVAILABLE" | "MODULE_SUBMISSIONS_UNAVAILABLE" | "MODULE_AUTHOR_MISMATCH" | "OPEN_ADDRESS" | "OPEN_SOURCE_HASH" | "MODULE_FILE_HASH" | "OPEN_CONFIG_FIXED_OVERRIDE" | "MODULE_IDEMPOTENCY_CONFLICT" | "MODULE_PACKAGE_CONFLICT" | "MODULE_VERSION_ALREADY_SUBMITTED" | "MODULE_REVISION_LINEAGE_INVALID" | "MODULE_BUILD_SOURCE_ALIAS_COLLISION" | "MODULE_BUILD_PROFILE_CAPACITY_EXCEEDED" | "SUBKEY_BOUNDS_EXCEEDED" | "SUBKEY_REVOKED" | "SUBKEY_LIMIT_REACHED" | "HEADERS_TOO_LARGE" | "MALFORMED_HTTP_REQUEST" | "REQUEST_TIMEOUT" | "STORAGE_FULL" | "LAUNCH_INTENT_CONFLICT";
         /**
          * @description CAIP-2 identifier of chain 4663.
          * @constant
@@ -340,6 +342,8 @@ export type components = {
         Timestamp: string;
         /** @description 0x followed by 64 lowercase hex digits, not all zeros. */
         TransactionHash: string;
+        /** @description Lowercase UUID (8-4-4-4-12 hex), version digit 1 to 8, variant digit 8, 9, a or b. */
+        Uuid: string;
     };
     responses: {
         /** @description Invalid request (schema, parameter or request-rule violation, INVALID_REQUEST; or a body that is not strict JSON, MALFORMED_JSON). Not retryable; nothing was persisted. Project design: a JSON body must be one JSON text in UTF-8 without a byte-order mark, in which no object repeats a member name (names compared after unescaping, so "a" and "\u0061" are the same) and no string or member name holds a lone surrogate escape; the exact bytes are checked before authentication, and the issues name the JSON pointer (under /body) of the object or string at fault. */
@@ -440,6 +444,7 @@ export type SemVer = components['schemas']['SemVer'];
 export type Sha256Digest = components['schemas']['Sha256Digest'];
 export type Timestamp = components['schemas']['Timestamp'];
 export type TransactionHash = components['schemas']['TransactionHash'];
+export type Uuid = components['schemas']['Uuid'];
 export type ResponseBadRequest = components['responses']['BadRequest'];
 export type ResponseInternalError = components['responses']['InternalError'];
 export type ResponseNotModified = components['responses']['NotModified'];

@@ -483,8 +483,9 @@ export type paths = {
         };
         /**
          * List base-layer V3 launches
-         * @description One page of the base-layer launches visible to the credential's lineage. Pass nextCursor back unchanged as
-         *     cursor. Project design: this path and the response shape.
+         * @description One page of the base-layer launches visible to the credential (as getCustomLaunchV3: a wallet key reads its
+         *     wallet's launches that no partner made, whichever key of the wallet created them). Pass nextCursor back
+         *     unchanged as cursor. Project design: this path, the visibility and the response shape.
          */
         get: operations["listCustomLaunchesV3"];
         put?: never;
@@ -493,8 +494,10 @@ export type paths = {
          * @description Stores the exact `platform.custom-launch-create-request.v3` bytes (at most 8,388,608) as a durable base-layer
          *     launch and answers with the launch resource (status `received`). Profile 3.4.0 is refused with 409 until
          *     activation. The Idempotency-Key binds the exact bytes: the same key and bytes replay the first answer with 200
-         *     and consume no admission quota; the same key with other bytes is a 409. On a timeout, ambiguous result, 429 or
-         *     503 retry only the same bytes with the same key.
+         *     and consume no admission quota; the same key with other bytes is a 409. One launch per intent: a request whose
+         *     launchIntentHash, or whose launchWallet and nonce, a stored base-layer launch already holds is 409
+         *     LAUNCH_INTENT_CONFLICT under any other key or credential (project design). On a timeout, ambiguous result, 429
+         *     or 503 retry only the same bytes with the same key.
          */
         post: operations["createCustomLaunchV3"];
         delete?: never;
@@ -513,8 +516,9 @@ export type paths = {
         /**
          * Read one base-layer V3 launch
          * @description Poll with the launchId returned by create (never the per-call requestId). Only launches in the credential's
-         *     lineage are visible; a launch outside it answers exactly like a missing one (404 NOT_FOUND). Project design:
-         *     this path and the resource shape.
+         *     visibility are readable (a partner root its partner's, a subkey its lineage's, a wallet key its wallet's launches
+         *     that no partner made, whichever key of the wallet created them; see bearerAuth); a launch outside it answers
+         *     exactly like a missing one (404 NOT_FOUND). Project design: this path, the visibility and the resource shape.
          */
         get: operations["getCustomLaunchV3"];
         put?: never;
@@ -541,7 +545,7 @@ export type paths = {
          *     authorization stays valid on chain until its window closes; the controller voids it with the token's
          *     `cancelAuthorization` from its own wallet. Cancelling a cancelled launch answers 200 with it unchanged; a launch
          *     at `submitted`, `finalized` or `failed` answers 409 `LAUNCH_NOT_CANCELLABLE`. No request body. Needs
-         *     `custom-launch:create` and the launch in the credential's lineage.
+         *     `custom-launch:create` and the launch in the credential's visibility (see getCustomLaunchV3).
          */
         post: operations["cancelCustomLaunchV3"];
         delete?: never;
@@ -569,7 +573,7 @@ export type paths = {
          *     launch resource). Each refusal has its own code (409), is recorded as `fundingAuthorization.lastRejection` and
          *     leaves the launch waiting, so a new signature may follow. Sending the verified signature again answers 200 with
          *     the current resource and changes nothing. Needs `custom-launch:create` and the launch in the credential's
-         *     lineage.
+         *     visibility (see getCustomLaunchV3).
          */
         post: operations["submitFundingAuthorizationV3"];
         delete?: never;
@@ -655,8 +659,10 @@ export type paths = {
         };
         /**
          * List V4 launches
-         * @description One page of the launches visible to the credential: its own lineage (a partner root reads every launch
-         *     attributed to its partner, a subkey only its own lineage). Pass nextCursor back unchanged as cursor. A partner
+         * @description One page of the launches visible to the credential (a partner root reads every launch attributed to its
+         *     partner, a subkey only its own lineage, a wallet key every launch of its wallet that no partner made, whichever
+         *     key of the wallet created it; project design, see bearerAuth). Pass nextCursor back unchanged as cursor; a cursor
+         *     is bound to its list, which every credential of the same visibility shares. A partner
          *     credential also spends its `readRequestsPerMinute` budget here (429 `RATE_LIMITED` with `Retry-After`).
          */
         get: operations["listCustomLaunchesV4"];
@@ -672,7 +678,9 @@ export type paths = {
          *     lastErrorCode SOURCE_FILES_PENDING, without a deadline, until the delivery that completes the files schedules
          *     its step again (a launch with a chain-free blocking finding goes to `action_required` without waiting). The Idempotency-Key binds the exact bytes: the same key
          *     and bytes replay the first answer with 200 and consume no admission quota; the same key with other bytes is a
-         *     409. On a timeout, ambiguous result, 429 or 503 retry only the same bytes with the same key. The path chainId
+         *     409. One launch per intent: a request whose launchIntentHash, or whose launchWallet and nonce, a stored launch of
+         *     the chain already holds is 409 LAUNCH_INTENT_CONFLICT under any other key or credential (project design).
+         *     On a timeout, ambiguous result, 429 or 503 retry only the same bytes with the same key. The path chainId
          *     must equal the body's chainId, and a wallet key's wallet must equal launchWallet. A partner credential names the
          *     controller in launchWallet but gains no authority of that wallet; the server derives the immutable
          *     `partnerAttribution`, which no request can set. A partner credential (root or subkey) also spends its `prepareRequestsPerHour` budget here (429
@@ -698,8 +706,10 @@ export type paths = {
         /**
          * Read one V4 launch
          * @description Poll with the launchId returned by create (never the per-call requestId). Only launches in the credential's
-         *     lineage are visible; a launch outside it answers exactly like a missing one (404 NOT_FOUND). A partner root sees
-         *     every launch attributed to its partner, a subkey only its own lineage (rotations keep it). A partner credential
+         *     visibility are readable; a launch outside it answers exactly like a missing one (404 NOT_FOUND). A partner root
+         *     sees every launch attributed to its partner, a subkey only its own lineage (rotations keep it), a wallet key
+         *     every launch of its wallet that no partner made, whichever key of the wallet created it (project design; see
+         *     bearerAuth). A partner credential
          *     also spends its `readRequestsPerMinute` budget here (429 `RATE_LIMITED` with `Retry-After`).
          */
         get: operations["getCustomLaunchV4"];
@@ -770,7 +780,8 @@ export type paths = {
          *     answers 201 once the bytes are committed to disk; delivering the same file again answers 200 with the same
          *     receipt counts. Files may be delivered in any state of the launch, before or after `finalized`; verification
          *     starts only after `finalized` and waits (component status `queued`, reason SOURCE_FILES_MISSING) until every
-         *     file is held. Only launches in the credential's lineage are visible (404 NOT_FOUND otherwise).
+         *     file is held. Only launches in the credential's visibility (see getCustomLaunchV4) are readable (404 NOT_FOUND
+         *     otherwise).
          *
          *     Source SELFDESTRUCT (project design of the reference's "runtime or source SELFDESTRUCT" hard block): the permit
          *     waits for the sources. When the lifecycle worker decides a launch's permit and every chain-free gate passed, a
@@ -929,8 +940,9 @@ export type paths = {
         };
         /**
          * List shared-lane launches
-         * @description One page of the shared-lane launches visible to the credential's lineage. Pass nextCursor back unchanged as
-         *     cursor. Project design: this path and the response shape.
+         * @description One page of the shared-lane launches visible to the credential (as getMultiRoleCustomLaunch: a wallet key reads
+         *     its wallet's launches that no partner made, whichever key of the wallet created them). Pass nextCursor back
+         *     unchanged as cursor. Project design: this path, the visibility and the response shape.
          */
         get: operations["listMultiRoleCustomLaunches"];
         put?: never;
@@ -939,7 +951,9 @@ export type paths = {
          * @description Stores the exact MultiRole V2 request bytes as a durable chain-scoped launch and answers with the launch
          *     resource (status `received`). Poll it with the returned launchId. The Idempotency-Key binds the exact bytes:
          *     the same key and bytes replay the first answer with 200 and consume no admission quota; the same key with other
-         *     bytes is a 409. On a timeout, ambiguous result, 429 or 503 retry only the same bytes with the same key. The path
+         *     bytes is a 409. One launch per intent: a request whose launchIntentHash, or whose launchWallet and nonce, a
+         *     stored shared-lane launch already holds is 409 LAUNCH_INTENT_CONFLICT under any other key or credential (project
+         *     design). On a timeout, ambiguous result, 429 or 503 retry only the same bytes with the same key. The path
          *     chainId must equal the body's chainId. A new request counts against the global admission quota (120 per hour,
          *     500 per day); exact replays consume nothing. 503 MULTI_ROLE_LANE_UNAVAILABLE when the lane's capabilities report
          *     it unavailable. Project design: this path and the resource shape.
@@ -961,8 +975,9 @@ export type paths = {
         /**
          * Read one shared-lane launch
          * @description Poll with the launchId returned by create (never the per-call requestId). Only launches in the credential's
-         *     lineage are visible; a launch outside it answers exactly like a missing one (404 NOT_FOUND). Project design:
-         *     this path and the resource shape.
+         *     visibility are readable (a partner root its partner's, a subkey its lineage's, a wallet key its wallet's launches
+         *     that no partner made, whichever key of the wallet created them; see bearerAuth); a launch outside it answers
+         *     exactly like a missing one (404 NOT_FOUND). Project design: this path, the visibility and the resource shape.
          */
         get: operations["getMultiRoleCustomLaunch"];
         put?: never;
@@ -1124,6 +1139,8 @@ export type components = {
             /** ApiErrorBody */
             error: {
                 code: components["schemas"]["ApiErrorCode"];
+                /** @description Project design: on a 409 LAUNCH_INTENT_CONFLICT, the launch that already holds the request's intent (the same launchIntentHash, or the same launchWallet and nonce, on that lane's chain), present exactly when the calling credential may read that launch (its visibility: a partner root its partner's launches, a partner subkey its lineage's, a wallet key its wallet's launches no partner made); otherwise absent, and the refusal is the same. */
+                existingLaunchId?: components["schemas"]["Uuid"];
                 /** @description Validation issues of a 400, at most 50, each a JSON-pointer-like location and a message. */
                 issues?: {
                     location: string;
@@ -1146,7 +1163,7 @@ export type components = {
          * @description Public error code. The closed table with HTTP status and retryable lives in src/errors/codes.ts.
          * @enum {string}
          */
-        ApiErrorCode: "INVALID_REQUEST" | "MALFORMED_JSON" | "UNAUTHENTICATED" | "INSUFFICIENT_SCOPE" | "CHAIN_NOT_ALLOWED" | "WALLET_MISMATCH" | "NOT_FOUND" | "TOKEN_LIST_EMPTY" | "METHOD_NOT_ALLOWED" | "CHAIN_MISMATCH" | "IDEMPOTENCY_CONFLICT" | "CUSTOM_LAUNCH_V2_READ_ONLY" | "CUSTOM_LAUNCH_V1_READ_ONLY" | "PROFILE_NOT_ACTIVE" | "FUNDING_AUTHORIZATION_NOT_AWAITED" | "FUNDING_AUTHORIZATION_SIGNER_MISMATCH" | "FUNDING_AUTHORIZATION_NONCE_USED" | "FUNDING_AUTHORIZATION_WINDOW_CLOSED" | "FUNDING_AUTHORIZATION_BALANCE_INSUFFICIENT" | "WALLET_KEY_REQUIRED" | "PERMIT_REISSUE_NOT_AWAITED" | "LAUNCH_NOT_CANCELLABLE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "ADMISSION_QUOTA_EXHAUSTED" | "INTERNAL" | "NOT_IMPLEMENTED" | "UNAVAILABLE" | "BASE_LAYER_NOT_CONFIGURED" | "MULTI_ROLE_LANE_UNAVAILABLE" | "PRICE_SOURCE_UNAVAILABLE" | "DEPLOYMENT_EVIDENCE_TAMPERED" | "DEPLOYMENT_EVIDENCE_UNVERIFIED" | "SOURCE_FILE_DIGEST_MISMATCH" | "SOURCE_FILE_NOT_IN_MANIFEST" | "AUTHENTICATION_REQUIRED" | "API_SCOPE_REQUIRED" | "MODULE_SUBMISSION_NOT_FOUND" | "MODULE_REVIEW_EXPORT_NOT_ACCEPTED" | "MODULE_REVIEW_EXPORT_BINDING_INVALID" | "MODULE_REVIEW_EXPORT_UNAVAILABLE" | "MODULE_REVIEW_UNAVAILABLE" | "MODULE_REVIEW_JOB_UNAVAILABLE" | "MODULE_SUBMISSIONS_UNAVAILABLE" | "MODULE_AUTHOR_MISMATCH" | "OPEN_ADDRESS" | "OPEN_SOURCE_HASH" | "MODULE_FILE_HASH" | "OPEN_CONFIG_FIXED_OVERRIDE" | "MODULE_IDEMPOTENCY_CONFLICT" | "MODULE_PACKAGE_CONFLICT" | "MODULE_VERSION_ALREADY_SUBMITTED" | "MODULE_REVISION_LINEAGE_INVALID" | "MODULE_BUILD_SOURCE_ALIAS_COLLISION" | "MODULE_BUILD_PROFILE_CAPACITY_EXCEEDED" | "SUBKEY_BOUNDS_EXCEEDED" | "SUBKEY_REVOKED" | "SUBKEY_LIMIT_REACHED" | "HEADERS_TOO_LARGE" | "MALFORMED_HTTP_REQUEST" | "REQUEST_TIMEOUT" | "STORAGE_FULL";
+        ApiErrorCode: "INVALID_REQUEST" | "MALFORMED_JSON" | "UNAUTHENTICATED" | "INSUFFICIENT_SCOPE" | "CHAIN_NOT_ALLOWED" | "WALLET_MISMATCH" | "NOT_FOUND" | "TOKEN_LIST_EMPTY" | "METHOD_NOT_ALLOWED" | "CHAIN_MISMATCH" | "IDEMPOTENCY_CONFLICT" | "CUSTOM_LAUNCH_V2_READ_ONLY" | "CUSTOM_LAUNCH_V1_READ_ONLY" | "PROFILE_NOT_ACTIVE" | "FUNDING_AUTHORIZATION_NOT_AWAITED" | "FUNDING_AUTHORIZATION_SIGNER_MISMATCH" | "FUNDING_AUTHORIZATION_NONCE_USED" | "FUNDING_AUTHORIZATION_WINDOW_CLOSED" | "FUNDING_AUTHORIZATION_BALANCE_INSUFFICIENT" | "WALLET_KEY_REQUIRED" | "PERMIT_REISSUE_NOT_AWAITED" | "LAUNCH_NOT_CANCELLABLE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "ADMISSION_QUOTA_EXHAUSTED" | "INTERNAL" | "NOT_IMPLEMENTED" | "UNAVAILABLE" | "BASE_LAYER_NOT_CONFIGURED" | "MULTI_ROLE_LANE_UNAVAILABLE" | "PRICE_SOURCE_UNAVAILABLE" | "DEPLOYMENT_EVIDENCE_TAMPERED" | "DEPLOYMENT_EVIDENCE_UNVERIFIED" | "SOURCE_FILE_DIGEST_MISMATCH" | "SOURCE_FILE_NOT_IN_MANIFEST" | "AUTHENTICATION_REQUIRED" | "API_SCOPE_REQUIRED" | "MODULE_SUBMISSION_NOT_FOUND" | "MODULE_REVIEW_EXPORT_NOT_ACCEPTED" | "MODULE_REVIEW_EXPORT_BINDING_INVALID" | "MODULE_REVIEW_EXPORT_UNAVAILABLE" | "MODULE_REVIEW_UNAVAILABLE" | "MODULE_REVIEW_JOB_UNAVAILABLE" | "MODULE_SUBMISSIONS_UNAVAILABLE" | "MODULE_AUTHOR_MISMATCH" | "OPEN_ADDRESS" | "OPEN_SOURCE_HASH" | "MODULE_FILE_HASH" | "OPEN_CONFIG_FIXED_OVERRIDE" | "MODULE_IDEMPOTENCY_CONFLICT" | "MODULE_PACKAGE_CONFLICT" | "MODULE_VERSION_ALREADY_SUBMITTED" | "MODULE_REVISION_LINEAGE_INVALID" | "MODULE_BUILD_SOURCE_ALIAS_COLLISION" | "MODULE_BUILD_PROFILE_CAPACITY_EXCEEDED" | "SUBKEY_BOUNDS_EXCEEDED" | "SUBKEY_REVOKED" | "SUBKEY_LIMIT_REACHED" | "HEADERS_TOO_LARGE" | "MALFORMED_HTTP_REQUEST" | "REQUEST_TIMEOUT" | "STORAGE_FULL" | "LAUNCH_INTENT_CONFLICT";
         /**
          * ApiKeySecret
          * @description Bearer API key of the child.
@@ -4681,6 +4698,16 @@ export type components = {
                 "application/json": components["schemas"]["ApiError"];
             };
         };
+        /** @description Conflict of a launch create. Not retryable. IDEMPOTENCY_CONFLICT: the same Idempotency-Key with other bytes. LAUNCH_INTENT_CONFLICT (project design): the lane already holds a launch of this intent, the same launchIntentHash or the same launchWallet (case-insensitive) and nonce on the lane's chain, whichever key or credential created it; a unique index decides, so concurrent creates and several processes on one database still end in one launch. Nothing is stored by the refusal. A resubmission must reuse its journal's Idempotency-Key and exact bytes (200 replay); Idempotency-Keys are kept per credential, so another key (a second key of the same wallet, a rotated subkey) resending the same bytes meets LAUNCH_INTENT_CONFLICT. error.existingLaunchId names the existing launch exactly when the caller may read it, else it is absent. */
+        LaunchCreateConflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
         /** @description Not found (NOT_FOUND). Check the identifier, chain and credential lineage; do not create a replacement only to poll. */
         NotFound: {
             headers: {
@@ -4749,7 +4776,7 @@ export type components = {
         ChainId: components["schemas"]["ChainId4663"];
         /** @description Opaque cursor taken unchanged from a previous page's nextCursor. */
         Cursor: components["schemas"]["Cursor"];
-        /** @description Binds the exact request bytes. The same key with the same bytes replays the first answer; with other bytes it is a 409 conflict. */
+        /** @description Binds the exact request bytes. The same key with the same bytes replays the first answer; with other bytes it is a 409 conflict. Project design: keys are kept per credential (the key that sent them), so another credential sending the same key starts its own record; on a launch create, the same intent under another key or credential is 409 LAUNCH_INTENT_CONFLICT. */
         IdempotencyKey: components["schemas"]["IdempotencyKey"];
         /** @description Launch identifier returned as launchId (not the per-call requestId). */
         LaunchId: components["schemas"]["Uuid"];
@@ -5016,6 +5043,7 @@ export type ResponseBadRequest = components['responses']['BadRequest'];
 export type ResponseConflict = components['responses']['Conflict'];
 export type ResponseForbidden = components['responses']['Forbidden'];
 export type ResponseInternalError = components['responses']['InternalError'];
+export type ResponseLaunchCreateConflict = components['responses']['LaunchCreateConflict'];
 export type ResponseNotFound = components['responses']['NotFound'];
 export type ResponsePayloadTooLarge = components['responses']['PayloadTooLarge'];
 export type ResponseTooManyRequests = components['responses']['TooManyRequests'];
@@ -5291,7 +5319,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Binds the exact request bytes. The same key with the same bytes replays the first answer; with other bytes it is a 409 conflict. */
+                /** @description Binds the exact request bytes. The same key with the same bytes replays the first answer; with other bytes it is a 409 conflict. Project design: keys are kept per credential (the key that sent them), so another credential sending the same key starts its own record; on a launch create, the same intent under another key or credential is 409 LAUNCH_INTENT_CONFLICT. */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -5460,7 +5488,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Binds the exact request bytes. The same key with the same bytes replays the first answer; with other bytes it is a 409 conflict. */
+                /** @description Binds the exact request bytes. The same key with the same bytes replays the first answer; with other bytes it is a 409 conflict. Project design: keys are kept per credential (the key that sent them), so another credential sending the same key starts its own record; on a launch create, the same intent under another key or credential is 409 LAUNCH_INTENT_CONFLICT. */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -5536,7 +5564,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Binds the exact request bytes. The same key with the same bytes replays the first answer; with other bytes it is a 409 conflict. */
+                /** @description Binds the exact request bytes. The same key with the same bytes replays the first answer; with other bytes it is a 409 conflict. Project design: keys are kept per credential (the key that sent them), so another credential sending the same key starts its own record; on a launch create, the same intent under another key or credential is 409 LAUNCH_INTENT_CONFLICT. */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -5725,7 +5753,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Binds the exact request bytes. The same key with the same bytes replays the first answer; with other bytes it is a 409 conflict. */
+                /** @description Binds the exact request bytes. The same key with the same bytes replays the first answer; with other bytes it is a 409 conflict. Project design: keys are kept per credential (the key that sent them), so another credential sending the same key starts its own record; on a launch create, the same intent under another key or credential is 409 LAUNCH_INTENT_CONFLICT. */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -5758,7 +5786,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["LaunchCreateConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -5999,7 +6027,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Binds the exact request bytes. The same key with the same bytes replays the first answer; with other bytes it is a 409 conflict. */
+                /** @description Binds the exact request bytes. The same key with the same bytes replays the first answer; with other bytes it is a 409 conflict. Project design: keys are kept per credential (the key that sent them), so another credential sending the same key starts its own record; on a launch create, the same intent under another key or credential is 409 LAUNCH_INTENT_CONFLICT. */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -6035,7 +6063,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["LaunchCreateConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -6080,7 +6108,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Binds the exact request bytes. The same key with the same bytes replays the first answer; with other bytes it is a 409 conflict. */
+                /** @description Binds the exact request bytes. The same key with the same bytes replays the first answer; with other bytes it is a 409 conflict. Project design: keys are kept per credential (the key that sent them), so another credential sending the same key starts its own record; on a launch create, the same intent under another key or credential is 409 LAUNCH_INTENT_CONFLICT. */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -6388,7 +6416,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Binds the exact request bytes. The same key with the same bytes replays the first answer; with other bytes it is a 409 conflict. */
+                /** @description Binds the exact request bytes. The same key with the same bytes replays the first answer; with other bytes it is a 409 conflict. Project design: keys are kept per credential (the key that sent them), so another credential sending the same key starts its own record; on a launch create, the same intent under another key or credential is 409 LAUNCH_INTENT_CONFLICT. */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -6424,7 +6452,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["LaunchCreateConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];

@@ -2,6 +2,8 @@
  * Operator commands.
  * - `npm run admin -- keys create --wallet <0x address> --scopes <comma list> --chains 4663` mints a wallet-bound key
  *   and prints one JSON object with `apiKey` once; only its hash is stored.
+ * - `npm run admin -- keys revoke <keyId>` revokes a wallet key (401 from then on); the wallet's other keys still read
+ *   its launches. Prints one JSON object with the key id, wallet and revocation time.
  * - `npm run admin -- partners create --name <name> --wallet <0x address> --chains 4663 [--expires-at <UTC ms>]
  *   [--prepare-per-hour N] [--read-per-minute N] [--subkey-admin-per-hour N]` creates a partner and its root key
  *   (partner-subkeys:manage and both launch scopes) and prints one JSON object with `apiKey` once.
@@ -21,7 +23,7 @@
  *   pending_review and on. Prints one JSON line per launch.
  */
 import { parseArgs } from 'node:util';
-import { mintPartnerRoot, mintWalletKey, rootBudgetMaxima, walletScopes } from '../auth/keys.ts';
+import { mintPartnerRoot, mintWalletKey, revokeWalletKey, rootBudgetMaxima, walletScopes } from '../auth/keys.ts';
 import { readBaseDeployment } from '../chain/base-deployment.ts';
 import { loadConfig } from '../config.ts';
 import { pinnedBaseLaunchRules } from '../domain/base-layer/pinned-rules.ts';
@@ -39,6 +41,7 @@ const defaults = { prepareRequestsPerHour: 600, readRequestsPerMinute: 600, subk
 
 const usage = `usage:
   npm run admin -- keys create --wallet <0x address> --scopes <comma list> --chains <comma list>
+  npm run admin -- keys revoke <keyId>
   npm run admin -- partners create --name <name> --wallet <0x address> --chains <comma list>
                    [--expires-at <UTC, e.g. 2027-06-30T00:00:00.000Z>] [--prepare-per-hour <n>]
                    [--read-per-minute <n>] [--subkey-admin-per-hour <n>]
@@ -120,6 +123,14 @@ try {
         chains: principal.chains,
       }),
     );
+  } else if (group === 'keys' && action === 'revoke') {
+    const { positionals } = options(rest, {});
+    if (positionals.length !== 1) fail('keys revoke takes one keyId');
+    try {
+      console.log(JSON.stringify(revokeWalletKey(db, positionals[0] as string, Date.now())));
+    } catch (err) {
+      fail((err as Error).message);
+    }
   } else if (group === 'partners' && action === 'create') {
     const { values, positionals } = options(rest, {
       name: { type: 'string' },

@@ -239,6 +239,28 @@ function checkScopes(requested: readonly string[]): Scope[] {
   return scopes as Scope[];
 }
 
+/**
+ * Revokes a wallet key (the operator's `keys revoke`): from the commit on it answers 401 UNAUTHENTICATED. Its launches
+ * stay readable by every other key of the wallet (spec/openapi/service.openapi.yaml `bearerAuth`). Revoking a revoked
+ * key changes nothing and returns its first revocation time. Throws for an unknown key id or a partner credential
+ * (subkeys are revoked by their root, deletePartnerSubkey).
+ */
+export function revokeWalletKey(
+  db: Db,
+  keyId: string,
+  nowMs: number,
+): { keyId: string; wallet: string; revokedAt: string } {
+  const row = statement(db, 'SELECT kind, wallet, revoked_at FROM api_keys WHERE key_id = ?').get(keyId) as
+    | { kind: Principal['kind']; wallet: string; revoked_at: string | null }
+    | undefined;
+  if (!row) throw new Error(`no key ${keyId}`);
+  if (row.kind !== 'wallet') throw new Error(`key ${keyId} is a ${row.kind}, not a wallet key`);
+  if (row.revoked_at !== null) return { keyId, wallet: row.wallet, revokedAt: row.revoked_at };
+  const revokedAt = new Date(nowMs).toISOString();
+  statement(db, `UPDATE api_keys SET revoked_at = ?, revoke_reason = 'revoked' WHERE key_id = ?`).run(revokedAt, keyId);
+  return { keyId, wallet: row.wallet, revokedAt };
+}
+
 interface KeyRow {
   key_id: string;
   kind: Principal['kind'];

@@ -10,6 +10,8 @@ export interface ApiErrorOptions {
   retryAfterSeconds?: number;
   submissionMayExist?: boolean;
   issues?: ApiErrorIssue[];
+  /** The launch that already holds the intent (LAUNCH_INTENT_CONFLICT), only for a credential that may read it. */
+  existingLaunchId?: string;
   /** Extra response headers, such as `Allow` on a 405. */
   headers?: Record<string, string>;
 }
@@ -25,6 +27,7 @@ export class ApiError extends Error {
   readonly retryAfterSeconds: number | undefined;
   readonly submissionMayExist: boolean | undefined;
   readonly issues: ApiErrorIssue[] | undefined;
+  readonly existingLaunchId: string | undefined;
   readonly headers: Record<string, string>;
 
   constructor(code: ErrorCode, options: ApiErrorOptions = {}) {
@@ -37,6 +40,7 @@ export class ApiError extends Error {
     this.retryAfterSeconds = options.retryAfterSeconds;
     this.submissionMayExist = options.submissionMayExist;
     this.issues = options.issues?.slice(0, 50);
+    this.existingLaunchId = options.existingLaunchId;
     this.headers = options.headers ?? {};
     if ((entry.status === 429 || entry.status === 503) && this.retryAfterSeconds === undefined) {
       this.retryAfterSeconds = code === 'UNAVAILABLE' ? 5 : 1;
@@ -49,6 +53,7 @@ export class ApiError extends Error {
       message: this.message,
       ...(this.retryAfterSeconds !== undefined ? { retryAfterSeconds: this.retryAfterSeconds } : {}),
       ...(this.issues !== undefined ? { issues: this.issues } : {}),
+      ...(this.existingLaunchId !== undefined ? { existingLaunchId: this.existingLaunchId } : {}),
       headers: this.headers,
       ...(this.submissionMayExist !== undefined ? { submissionMayExist: this.submissionMayExist } : {}),
       ...options,
@@ -65,6 +70,7 @@ export class ApiError extends Error {
     };
     if (this.retryAfterSeconds !== undefined) error.retryAfterSeconds = this.retryAfterSeconds;
     if (this.submissionMayExist !== undefined) error.submissionMayExist = this.submissionMayExist;
+    if (this.existingLaunchId !== undefined) error.existingLaunchId = this.existingLaunchId;
     if (this.issues !== undefined && this.issues.length > 0) error.issues = this.issues;
     return { error };
   }

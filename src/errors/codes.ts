@@ -284,6 +284,12 @@ export const errorTable = {
     message:
       "The server's storage is full, so nothing of this request was stored; retry the same bytes with the same Idempotency-Key after Retry-After.",
   },
+  LAUNCH_INTENT_CONFLICT: {
+    status: 409,
+    retryable: false,
+    message:
+      "The intent is already a launch: a resubmission must reuse its journal's Idempotency-Key and exact request bytes.",
+  },
 } as const satisfies Record<string, { status: number; retryable: boolean; message: string }>;
 
 /** A public error code from the table. */

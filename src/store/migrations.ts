@@ -1,4 +1,25 @@
 /**
+ * The intent claims of one lane's launch table (version 15): the two claim columns, filled for the earliest launch of
+ * each intent only, and their unique indexes, per chain where the table holds several (`chain`).
+ */
+function intentClaimsSql(table: string, chain: string | null): string {
+  const scope = chain === null ? '' : `${chain}, `;
+  const nonce = `CASE WHEN json_valid(CAST(request_bytes AS TEXT)) THEN json_extract(CAST(request_bytes AS TEXT), '$.nonce') END`;
+  return `
+      ALTER TABLE ${table} ADD COLUMN intent_claim TEXT;
+      ALTER TABLE ${table} ADD COLUMN wallet_nonce TEXT;
+      UPDATE ${table} SET intent_claim = f.claim FROM
+        (SELECT min(seq) AS first_seq, launch_intent_hash AS claim FROM ${table} GROUP BY ${scope}launch_intent_hash) AS f
+        WHERE ${table}.seq = f.first_seq;
+      UPDATE ${table} SET wallet_nonce = f.claim FROM
+        (SELECT min(seq) AS first_seq, lower(launch_wallet) || ':' || (${nonce}) AS claim FROM ${table}
+          GROUP BY ${scope}claim) AS f
+        WHERE ${table}.seq = f.first_seq;
+      CREATE UNIQUE INDEX ${table}_intent_claim ON ${table} (${scope}intent_claim);
+      CREATE UNIQUE INDEX ${table}_wallet_nonce ON ${table} (${scope}wallet_nonce);`;
+}
+
+/**
  * Versioned schema migrations, applied in order inside one transaction each. Never edit a released migration;
  * add a new one.
  */
@@ -427,7 +448,27 @@ export const migrations: ReadonlyArray<{ version: number; name: string; sql: str
     `,
   },
   {
-    version: 17,
+    version: 15,
+    name: 'one launch per intent on every lane, and the wallet as the principal of wallet keys',
+    sql: `
+      -- Each lane holds one launch per intent: intent_claim is the launchIntentHash and wallet_nonce the lower-cased
+      -- launchWallet with the nonce (wallet:nonce), both written at create; a unique index on each (per chain on
+      -- V4) refuses a second launch of the same intent. Rows stored before this migration keep their claim only on
+      -- the earliest launch of each intent: a later duplicate keeps its columns and stays readable, its claims NULL
+      -- (as is the wallet_nonce of a row whose bytes hold no nonce).
+      ${intentClaimsSql('launches', 'chain_id')}
+      ${intentClaimsSql('v3_launches', null)}
+      ${intentClaimsSql('multi_role_launches', null)}
+
+      -- Every key of a wallet reads the wallet's own launches (those no partner made), on every lane.
+      CREATE INDEX launches_wallet ON launches (chain_id, lower(launch_wallet), seq) WHERE partner_id IS NULL;
+      CREATE INDEX v3_launches_wallet ON v3_launches (lower(launch_wallet), seq) WHERE partner_id IS NULL;
+      CREATE INDEX multi_role_launches_wallet ON multi_role_launches (lower(launch_wallet), seq)
+        WHERE partner_id IS NULL;
+    `,
+  },
+  {
+    version: 16,
     name: 'partner budget windows shared by every server process on the file',
     sql: `
       -- The fixed window of one partner budget (src/http/rate-limit.ts PartnerBudgets): one row per budget and

@@ -8,7 +8,8 @@ import { loadConfig } from '../../src/config.ts';
 import { createApp } from '../../src/http/app.ts';
 import { openDatabase } from '../../src/store/db.ts';
 import { type AdminRun, runAdmin } from '../support/admin.ts';
-import { call } from '../support/http.ts';
+import { auth, call } from '../support/http.ts';
+import { controlledBy, freshV4Bytes, v4Example } from '../support/server.ts';
 
 // The operator command as a user runs it: a child process over a real SQLite file (a wallet key is bound to one
 // wallet and a chain grant; the key is printed once and only its hash is stored).
@@ -153,6 +154,46 @@ describe('npm run admin -- keys create', () => {
     expect(run.stderr).toMatch(message);
     expect(run.stderr).toMatch(/usage:/);
     expect(keyCount()).toBe(before);
+  });
+});
+
+describe('npm run admin -- keys revoke', () => {
+  it('revokes a wallet key (401 from then on); a replacement key of the wallet reads the launch it created', async () => {
+    const minted = JSON.parse((await runCli(createArgs)).stdout) as { apiKey: string; keyId: string };
+    let launchId = '';
+    await withServer(async (url) => {
+      const created = await call(`${url}/v4/chains/4663/custom-launches`, {
+        method: 'POST',
+        headers: auth(minted.apiKey, { 'Idempotency-Key': 'admin-revoke-0000001' }),
+        body: freshV4Bytes(v4Example, controlledBy(wallet)),
+      });
+      expect(created.status, created.text).toBe(202);
+      launchId = created.json.launchId;
+    });
+    const revoked = await runCli(['keys', 'revoke', minted.keyId]);
+    expect(revoked.code, revoked.stderr).toBe(0);
+    expect(JSON.parse(revoked.stdout)).toMatchObject({ keyId: minted.keyId, wallet: wallet.toLowerCase() });
+    const again = await runCli(['keys', 'revoke', minted.keyId]);
+    expect(again.stdout).toBe(revoked.stdout);
+    const replacement = JSON.parse((await runCli(createArgs)).stdout) as { apiKey: string };
+    await withServer(async (url) => {
+      const read = (apiKey: string) =>
+        call(`${url}/v4/chains/4663/custom-launches/${launchId}`, { headers: auth(apiKey) });
+      expect((await read(minted.apiKey)).status).toBe(401);
+      const r = await read(replacement.apiKey);
+      expect(r.status, r.text).toBe(200);
+      expect(r.json.launchId).toBe(launchId);
+    });
+  });
+
+  it.each([
+    ['an unknown key id', ['keys', 'revoke', '00000000-0000-4000-8000-000000000000'], /no key/],
+    ['no key id', ['keys', 'revoke'], /keys revoke takes one keyId/],
+  ])('refuses %s: exit 2', async (_name, args, message) => {
+    const run = await runCli(args);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(message);
   });
 });
 

@@ -36,7 +36,7 @@ import { pinnedCompilerVersion } from '../../src/solidity/compile-contracts.ts';
 import { schemaProblems } from '../../src/spec/schema-registry.ts';
 import { baseLayerRequest, baseLayerRequestBytes } from '../support/base-layer-request.ts';
 import { auth, call, type Reply } from '../support/http.ts';
-import { exampleBytes, startServer, type TestServer, v4Example } from '../support/server.ts';
+import { freshV4Bytes, startServer, type TestServer } from '../support/server.ts';
 
 /**
  * The base-layer V3 launch operations over real HTTP, a fresh SQLite file and a real chain-1 devnet (anvil with the
@@ -374,7 +374,7 @@ describe('the global admission quota, shared with V4', () => {
     call(`${server.url}/v4/chains/4663/custom-launches`, {
       method: 'POST',
       headers: auth(k, { 'Idempotency-Key': idem('v4') }),
-      body: exampleBytes(v4Example),
+      body: freshV4Bytes(),
     });
 
   it.each([

@@ -14,6 +14,7 @@ import { devnetServerEnv, startDevnet } from '../../src/devnet/devnet.ts';
 import { openDatabase } from '../../src/store/db.ts';
 import { auth, call } from '../support/http.ts';
 import { type ServerProcess, startServerProcess } from '../support/process.ts';
+import { freshNonce } from '../support/server.ts';
 import { deliverExampleSources, exampleProject } from '../support/sources.ts';
 
 const example = JSON.parse(
@@ -172,6 +173,8 @@ describe('the spec example on a fresh devnet: the chain-deployment document and 
         byteLength: Buffer.byteLength(destroyer),
       },
     ].sort((a: { path: string }, b: { path: string }) => utf8Order(a.path, b.path));
+    // Another launch of the same wallet: a new intent needs a nonce of its own.
+    request.nonce = freshNonce();
     const body = JSON.stringify(bindRequestHashes(request));
     const created = await call(`${server.url}/v4/chains/4663/custom-launches`, {
       method: 'POST',

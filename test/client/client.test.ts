@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CustomLaunchCreateRequestV4, createLaunchClient } from '../../src/client/index.ts';
-import { example, startServer, type TestServer, v4Example } from '../support/server.ts';
+import { example, freshV4Bytes, startServer, type TestServer, v4Example } from '../support/server.ts';
 
 // One real server and one SQLite file for the file; the client talks real HTTP to it.
 let s: TestServer;
@@ -52,8 +52,9 @@ describe('typed client against a real server', () => {
     expect(got.data?.launchId).toBe(launchId);
     expect(got.data?.status).toBe('received');
 
-    // A second launch so the one-item page has somewhere to go.
-    const second = await client.create(body, `client-test-${randomUUID()}`);
+    // A second launch (a new intent) so the one-item page has somewhere to go.
+    const other = JSON.parse(freshV4Bytes()) as CustomLaunchCreateRequestV4;
+    const second = await client.create(other, `client-test-${randomUUID()}`);
     expect(second.response.status).toBe(202);
 
     const page1 = await client.list({ limit: 1 });

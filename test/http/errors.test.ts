@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { findingCodes } from '../../src/domain/launches/finding-codes.ts';
 import { errorTable } from '../../src/errors/codes.ts';
 import { auth, call, type Reply } from '../support/http.ts';
-import { exampleBytes, startServer, type TestServer, v4Example } from '../support/server.ts';
+import { exampleBytes, freshV4Bytes, startServer, type TestServer, v4Example } from '../support/server.ts';
 
 let s: TestServer;
 let key: string;
@@ -134,7 +134,7 @@ describe('request ids (common.schema.json $defs.RequestId)', () => {
     const create = await call(`${s.url}/v4/chains/4663/custom-launches`, {
       method: 'POST',
       headers: auth(key, { 'Idempotency-Key': 'errors-test-request-id-0001' }),
-      body: exampleBytes(v4Example),
+      body: freshV4Bytes(),
     });
     expect(create.status, create.text).toBe(202);
     const launchId = create.json.launchId as string;

@@ -232,6 +232,19 @@ describe('admission reports the funding-nonce warnings on the launch, never as b
       r.externalContracts = [];
     }, entropy);
     expect(second.nonce).toBe(first.nonce);
+    // One launch per intent refuses the same wallet and nonce at create; a database from before that rule may still
+    // hold such a pair (the earlier launch's wallet-and-nonce claim then sits on another row), which admission reports.
+    const refused = await call(`${s.url}/v4/chains/4663/custom-launches`, {
+      method: 'POST',
+      headers: auth(key, { 'Idempotency-Key': `funding-nonce-refused-${entropy}` }),
+      body: JSON.stringify(second),
+    });
+    expect(refused.status, refused.text).toBe(409);
+    expect(refused.json.error).toMatchObject({
+      code: 'LAUNCH_INTENT_CONFLICT',
+      existingLaunchId: firstLaunch.launchId,
+    });
+    s.db.prepare('UPDATE launches SET wallet_nonce = NULL WHERE launch_id = ?').run(firstLaunch.launchId);
     const launch = await admit(await create(second));
     expect(launch.findings).toContainEqual(expect.objectContaining({ code: conflict, severity: 'warning' }));
     expect(launch.findings).not.toContainEqual(expect.objectContaining({ code: conformance }));

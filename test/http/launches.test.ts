@@ -2,9 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bindRequestHashes } from '../../src/core/request-hashes.ts';
 import { auth, call, type Reply } from '../support/http.ts';
 import {
+  controlledBy,
   example,
   exampleBytes,
   exampleWithUnboundReference,
+  freshV4Bytes,
+  freshWallet,
   startServer,
   type TestServer,
   v4Example,
@@ -67,9 +70,10 @@ describe('createCustomLaunchV4', () => {
 
   it('replays an exact retry as 200 with a byte-identical body and consumes nothing', async () => {
     const k = idem();
-    const first = await create(exampleBytes(v4Example), key, { 'Idempotency-Key': k });
+    const bytes = freshV4Bytes();
+    const first = await create(bytes, key, { 'Idempotency-Key': k });
     const mid = counts();
-    const replay = await create(exampleBytes(v4Example), key, { 'Idempotency-Key': k });
+    const replay = await create(bytes, key, { 'Idempotency-Key': k });
     expect(first.status).toBe(202);
     expect(replay.status).toBe(200);
     expect(replay.text).toBe(first.text);
@@ -78,13 +82,14 @@ describe('createCustomLaunchV4', () => {
 
   it('answers 409 IDEMPOTENCY_CONFLICT for the same key with other bytes, persisting nothing', async () => {
     const k = idem();
-    await create(exampleBytes(v4Example), key, { 'Idempotency-Key': k });
+    const bytes = freshV4Bytes();
+    await create(bytes, key, { 'Idempotency-Key': k });
     const before = counts();
-    const other = await create(exampleBytes(v4FrozenExample), key, { 'Idempotency-Key': k });
+    const other = await create(freshV4Bytes(v4FrozenExample), key, { 'Idempotency-Key': k });
     expectApiError(other, 409, 'IDEMPOTENCY_CONFLICT');
     expect(other.json.error.retryable).toBe(false);
     // Whitespace is a byte change too: the key binds the exact bytes, not the parsed value.
-    const reformatted = await create(JSON.stringify(example(v4Example), null, 1), key, { 'Idempotency-Key': k });
+    const reformatted = await create(JSON.stringify(JSON.parse(bytes), null, 1), key, { 'Idempotency-Key': k });
     expectApiError(reformatted, 409, 'IDEMPOTENCY_CONFLICT');
     expect(counts()).toEqual(before);
   });
@@ -92,14 +97,14 @@ describe('createCustomLaunchV4', () => {
   it('scopes an idempotency key to its credential', async () => {
     const k = idem();
     const other = s.key();
-    const a = await create(exampleBytes(v4Example), key, { 'Idempotency-Key': k });
-    const b = await create(exampleBytes(v4Example), other, { 'Idempotency-Key': k });
+    const a = await create(freshV4Bytes(), key, { 'Idempotency-Key': k });
+    const b = await create(freshV4Bytes(), other, { 'Idempotency-Key': k });
     expect([a.status, b.status]).toEqual([202, 202]);
     expect(a.json.launchId).not.toBe(b.json.launchId);
   });
 
   it('accepts the frozen 4.0.0 profile unchanged', async () => {
-    const r = await create(exampleBytes(v4FrozenExample));
+    const r = await create(freshV4Bytes(v4FrozenExample));
     expect(r.status, r.text).toBe(202);
     expect(r.json.profile).toBe('4.0.0');
   });
@@ -271,9 +276,10 @@ describe('preflightCustomLaunchV4', () => {
 
 describe('listCustomLaunchesV4 and getCustomLaunchV4 (lineage reads)', () => {
   it('lists only the credential lineage and hides foreign launches as 404 NOT_FOUND', async () => {
-    const mine = await create(exampleBytes(v4Example));
-    const other = s.key();
-    const theirs = await create(exampleBytes(v4Example), other);
+    const mine = await create(freshV4Bytes());
+    const wallet = freshWallet();
+    const other = s.key({ wallet });
+    const theirs = await create(freshV4Bytes(v4Example, controlledBy(wallet)), other);
     const myList = await call(`${base()}?limit=25`, { headers: auth(key) });
     const ids = myList.json.launches.map((l: { launchId: string }) => l.launchId);
     expect(ids).toContain(mine.json.launchId);
@@ -291,18 +297,20 @@ describe('listCustomLaunchesV4 and getCustomLaunchV4 (lineage reads)', () => {
   });
 
   it('lists newest first', async () => {
-    const fresh = s.key();
-    const a = await create(exampleBytes(v4Example), fresh);
-    const b = await create(exampleBytes(v4Example), fresh);
+    const wallet = freshWallet();
+    const fresh = s.key({ wallet });
+    const a = await create(freshV4Bytes(v4Example, controlledBy(wallet)), fresh);
+    const b = await create(freshV4Bytes(v4Example, controlledBy(wallet)), fresh);
     const list = await call(base(), { headers: auth(fresh) });
     expect(list.json.launches.map((l: { launchId: string }) => l.launchId)).toEqual([b.json.launchId, a.json.launchId]);
     expect(list.json.nextCursor).toBeNull();
   });
 
   it('rejects a cursor issued for another credential', async () => {
-    const fresh = s.key();
-    await create(exampleBytes(v4Example), fresh);
-    await create(exampleBytes(v4Example), fresh);
+    const wallet = freshWallet();
+    const fresh = s.key({ wallet });
+    await create(freshV4Bytes(v4Example, controlledBy(wallet)), fresh);
+    await create(freshV4Bytes(v4Example, controlledBy(wallet)), fresh);
     const page = await call(`${base()}?limit=1`, { headers: auth(fresh) });
     expect(page.json.nextCursor).toEqual(expect.any(String));
     expectApiError(

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSchemaRegistry, schemaIdBase } from '../../src/spec/schema-registry.ts';
 import { auth, call, type Reply } from '../support/http.ts';
-import { exampleBytes, startServer, type TestServer, v4Example } from '../support/server.ts';
+import { controlledBy, freshV4Bytes, freshWallet, startServer, type TestServer, v4Example } from '../support/server.ts';
 
 // Boundaries of every parameter shape of spec/openapi/components/parameters.yaml and its limits,
 // against the real server over real HTTP on a fresh SQLite file.
@@ -22,16 +22,17 @@ const created: string[] = [];
 
 beforeAll(async () => {
   s = await startServer();
-  owner = s.key({ scopes: ['custom-launch:create', 'custom-launch:read'] });
-  reader = s.key({ scopes: ['custom-launch:read'] });
+  // Each key its own wallet: a wallet key reads every launch of its wallet, whichever key created it.
+  const ownerWallet = freshWallet();
+  owner = s.key({ wallet: ownerWallet, scopes: ['custom-launch:create', 'custom-launch:read'] });
+  reader = s.key({ wallet: freshWallet(), scopes: ['custom-launch:read'] });
   creator = s.key({ scopes: ['custom-launch:create', 'custom-launch:read'] });
-  const bytes = exampleBytes(v4Example);
   for (let i = 0; i < 11; i++) {
-    // The same bytes under a different Idempotency-Key is a new launch.
+    // Each a new intent under its own Idempotency-Key.
     const r = await call(`${s.url}${base}/custom-launches`, {
       method: 'POST',
       headers: auth(owner, { 'Idempotency-Key': `boundary-page-${String(i).padStart(4, '0')}` }),
-      body: bytes,
+      body: freshV4Bytes(v4Example, controlledBy(ownerWallet)),
     });
     expect(r.status, r.text).toBe(202);
     created.push(r.json.launchId);
@@ -200,7 +201,7 @@ describe('Idempotency-Key (shape and length)', () => {
     const r = await call(`${s.url}${base}/custom-launches`, {
       method: 'POST',
       headers,
-      body: exampleBytes(v4Example),
+      body: freshV4Bytes(),
     });
     if (want === 202) {
       expect(r.status, r.text).toBe(202);

@@ -4,7 +4,7 @@ import { permitReissueDecisionBytes, permitReissueDecisionKey } from '../../src/
 import { failUndecidedPermitReissues } from '../../src/domain/launches/permit-reissue.ts';
 import { auth, call, type Reply } from '../support/http.ts';
 import { expirePermit, handOffBySql, handoffTransaction, reissueDecisionBody } from '../support/permit-reissue.ts';
-import { exampleBytes, startServer, type TestServer, v4Example } from '../support/server.ts';
+import { freshV4Bytes, issueSubkey, startServer, type TestServer } from '../support/server.ts';
 
 // decidePermitReissueV4 (spec/openapi/paths/v4-permit-reissue-disposition.yaml) and the permitReissue states of
 // spec/schemas/custom-launch-resource.v4.schema.json over real HTTP and SQLite, on the server's own clock. A launch
@@ -37,7 +37,7 @@ async function handedOff(k = key): Promise<{ launchId: string; requestDigest: st
   const r = await call(base(), {
     method: 'POST',
     headers: auth(k, { 'Idempotency-Key': idem() }),
-    body: exampleBytes(v4Example),
+    body: freshV4Bytes(),
   });
   expect(r.status, r.text).toBe(202);
   handOffBySql(s, r.json.launchId, clock);
@@ -74,21 +74,7 @@ const transitions = (launchId: string) =>
     .all(launchId) as Array<{ from_status: string; to_status: string; worker: string }>;
 
 /** A subkey with both launch scopes, issued by a fresh partner root. */
-async function subkeyOf(rootKey: string): Promise<string> {
-  const r = await call(`${s.url}/v1/partner/subkeys`, {
-    method: 'POST',
-    headers: auth(rootKey, { 'Idempotency-Key': idem() }),
-    body: JSON.stringify({
-      displayName: 'reissue bot',
-      scopes: ['custom-launch:create', 'custom-launch:read'],
-      prepareRequestsPerHour: 120,
-      readRequestsPerMinute: 60,
-      expiresAt: '2030-12-31T23:59:59.000Z',
-    }),
-  });
-  expect(r.status, r.text).toBe(201);
-  return r.json.apiKey;
-}
+const subkeyOf = (rootKey: string): Promise<string> => issueSubkey(s, rootKey);
 
 describe('a permit that expired before its transaction was mined', () => {
   it('leaves the launch wallet_action_required awaiting the decision: no wallet transaction, the decision deadline', async () => {
@@ -184,7 +170,7 @@ describe('decidePermitReissueV4 refusals', () => {
     const created = await call(base(), {
       method: 'POST',
       headers: auth(key, { 'Idempotency-Key': idem() }),
-      body: exampleBytes(v4Example),
+      body: freshV4Bytes(),
     });
     const fresh = { launchId: created.json.launchId, requestDigest: created.json.requestDigest };
     expectApiError(await decide(fresh.launchId, body(fresh)), 409, 'PERMIT_REISSUE_NOT_AWAITED');

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { auth, call } from '../support/http.ts';
-import { exampleBytes, startServer, type TestServer, v4Example } from '../support/server.ts';
+import { startServer, type TestServer, v4BytesFor } from '../support/server.ts';
 
 // A controllable clock: windows move only when a test moves them.
 let nowMs = Date.parse('2026-11-22T00:00:00.000Z');
@@ -17,7 +17,7 @@ const create = (server: TestServer, key: string, idem = `rate-limit-key-${++n}`.
   call(`${server.url}/v4/chains/4663/custom-launches`, {
     method: 'POST',
     headers: auth(key, { 'Idempotency-Key': idem }),
-    body: exampleBytes(v4Example),
+    body: v4BytesFor(idem),
   });
 
 describe('new-request admission (120 per hour and 500 per day by default, global)', () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CustomLaunchCreateRequestV4 } from '../../generated/types/service.ts';
 import { bindRequestHashes, launchIntentHashOf } from '../../src/core/request-hashes.ts';
 import { auth, call } from '../support/http.ts';
-import { example, startServer, type TestServer, unboundReference, v4Example } from '../support/server.ts';
+import { example, freshV4Bytes, startServer, type TestServer, unboundReference, v4Example } from '../support/server.ts';
 
 // The server rules custom-launch-create-request.v4.schema.json attributes to the server and JSON Schema cannot state:
 // the description's UTF-8 byte bounds and letters-or-digits floor (ProjectMetadata), unique referenceId values
@@ -24,11 +24,8 @@ const counts = () => ({
   admissions: (s.db.prepare('SELECT count(*) AS n FROM admissions').get() as { n: number }).n,
 });
 
-function requestWith(edit: (r: CustomLaunchCreateRequestV4) => void): string {
-  const request = example<CustomLaunchCreateRequestV4>(v4Example);
-  edit(request);
-  return JSON.stringify(bindRequestHashes(request));
-}
+/** The 4.1.0 example with `edit`, a new intent each time (a fresh nonce), every hash bound again. */
+const requestWith = (edit: (r: CustomLaunchCreateRequestV4) => void): string => freshV4Bytes(v4Example, edit);
 const withDescription = (description: string) =>
   requestWith((r) => {
     r.projectMetadata.description = description;

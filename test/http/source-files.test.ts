@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auth, call, type Reply } from '../support/http.ts';
-import { example, exampleBytes, startServer, type TestServer, v4Example } from '../support/server.ts';
+import { example, freshV4Bytes, startServer, type TestServer, v4Example } from '../support/server.ts';
 
 /**
  * putCustomLaunchSourceFileV4 (project design, spec/openapi/paths/v4-custom-launch-source-file.yaml): the controller
@@ -39,7 +39,7 @@ async function createLaunch(k: string): Promise<string> {
   const r = await call(`${s.url}/v4/chains/4663/custom-launches`, {
     method: 'POST',
     headers: auth(k, { 'Idempotency-Key': `source-files-${Date.now()}-${++seq}`.padEnd(16, 'x') }),
-    body: exampleBytes(v4Example),
+    body: freshV4Bytes(),
   });
   expect(r.status, r.text).toBe(202);
   return r.json.launchId;

@@ -3,11 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { mintWalletKey } from '../../src/auth/keys.ts';
-import { openDatabase } from '../../src/store/db.ts';
 import { auth, call } from '../support/http.ts';
 import { startServerProcess } from '../support/process.ts';
-import { exampleWallet, exampleWithUnboundReference } from '../support/server.ts';
+import { exampleWithUnboundReference, walletKeyInFile } from '../support/server.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'custom-launch-crash-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -32,13 +30,7 @@ async function until<T>(
 describe('a server process killed mid-validation (durable lifecycle)', () => {
   it('resumes on restart with nothing lost and nothing done twice', async () => {
     const path = join(dir, 'crash.sqlite');
-    const setup = openDatabase(path);
-    const { apiKey } = mintWalletKey(setup, {
-      wallet: exampleWallet,
-      scopes: ['custom-launch:create'],
-      chains: ['4663'],
-    });
-    setup.close();
+    const apiKey = walletKeyInFile(path);
     const reader = new Database(path, { readonly: true });
     const statusOf = (launchId: string) =>
       (reader.prepare('SELECT status FROM launches WHERE launch_id = ?').get(launchId) as { status: string }).status;

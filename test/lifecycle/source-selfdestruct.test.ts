@@ -2,12 +2,11 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { utf8Order } from '../../src/core/canonical-json.ts';
-import { bindRequestHashes } from '../../src/core/request-hashes.ts';
 import { LifecycleWorker } from '../../src/domain/lifecycle/worker.ts';
 import { solidityAstsIsolated } from '../../src/solidity/compile-contracts.ts';
 import { auth, call } from '../support/http.ts';
 import { testLifecycle } from '../support/lifecycle.ts';
-import { example, startServer, type TestServer, v4FrozenExample } from '../support/server.ts';
+import { freshV4Bytes, startServer, type TestServer, v4FrozenExample } from '../support/server.ts';
 
 /**
  * The source SELFDESTRUCT hard block at the permit stage (project design in
@@ -43,17 +42,19 @@ const destroyer = Buffer.from(
 
 /** The frozen example (no external reference) with its three project files plus `extra` in the manifest. */
 function requestWith(extra: Record<string, Buffer>): { body: string; files: Map<string, Buffer> } {
-  const request = example(v4FrozenExample) as any;
-  request.externalContracts = [];
   const files = new Map<string, Buffer>();
-  for (const f of request.sourceBundleManifest.files as Array<{ path: string }>) files.set(f.path, projectFile(f.path));
-  for (const [path, bytes] of Object.entries(extra)) files.set(path, bytes);
-  request.sourceBundleManifest.files = [...files.keys()].sort(utf8Order).map((path) => ({
-    path,
-    sha256: sha256(files.get(path) as Buffer),
-    byteLength: (files.get(path) as Buffer).length,
-  }));
-  return { body: JSON.stringify(bindRequestHashes(request)), files };
+  // A new intent each time (a fresh nonce): the server holds one launch per intent.
+  const body = freshV4Bytes(v4FrozenExample, (request) => {
+    request.externalContracts = [];
+    for (const f of request.sourceBundleManifest.files) files.set(f.path, projectFile(f.path));
+    for (const [path, bytes] of Object.entries(extra)) files.set(path, bytes);
+    request.sourceBundleManifest.files = [...files.keys()].sort(utf8Order).map((path) => ({
+      path,
+      sha256: sha256(files.get(path) as Buffer),
+      byteLength: (files.get(path) as Buffer).length,
+    }));
+  });
+  return { body, files };
 }
 
 async function create(body: string): Promise<string> {

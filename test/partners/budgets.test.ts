@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { auth, call, type Reply } from '../support/http.ts';
-import { example, exampleBytes, startServer, type TestServer, v4Example } from '../support/server.ts';
+import { example, exampleBytes, freshV4Bytes, startServer, type TestServer, v4Example } from '../support/server.ts';
 
 /**
  * Partner budgets (spec/schemas/partner-subkey-request.v1.schema.json; the 429s of preflightCustomLaunchV4,
@@ -75,7 +75,7 @@ async function issue(root: string, budgets: { prepare: number; read: number }) {
 
 const preflight = (key: string, body = exampleBytes(v4Example)) =>
   call(`${launchesUrl()}/preflight`, { method: 'POST', headers: auth(key), body });
-const create = (key: string, body = exampleBytes(v4Example)) =>
+const create = (key: string, body = freshV4Bytes()) =>
   call(launchesUrl(), { method: 'POST', headers: auth(key, { 'Idempotency-Key': idem('create') }), body });
 const list = (key: string) => call(launchesUrl(), { headers: auth(key) });
 const detail = (key: string, id: string) => call(`${launchesUrl()}/${id}`, { headers: auth(key) });

@@ -1,9 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CustomLaunchCreateRequestV4 } from '../../generated/types/service.ts';
-import { bindRequestHashes } from '../../src/core/request-hashes.ts';
 import { auth, call, type Reply } from '../support/http.ts';
-import { example, exampleBytes, exampleWallet, startServer, type TestServer, v4Example } from '../support/server.ts';
+import {
+  controlledBy,
+  example,
+  exampleWallet,
+  freshV4Bytes,
+  startServer,
+  type TestServer,
+  v4Example,
+} from '../support/server.ts';
 
 /**
  * Partner lineage reads and partnerAttribution (spec/openapi/paths/v4-custom-launches.yaml listCustomLaunchesV4,
@@ -67,7 +73,7 @@ async function revoke(root: string, subkeyId: string): Promise<void> {
 }
 
 /** Creates a launch and returns the 202 answer's body. */
-async function create(key: string, body = exampleBytes(v4Example)): Promise<any> {
+async function create(key: string, body = freshV4Bytes()): Promise<any> {
   const r = await call(launches(), { method: 'POST', headers: auth(key, { 'Idempotency-Key': idem('create') }), body });
   expect(r.status, r.text).toBe(202);
   return r.json;
@@ -333,24 +339,22 @@ describe('a partner credential names the controller but never gets its authority
   });
 
   it('any launchWallet: a partner creates for another wallet, whose wallet key gets 403 WALLET_MISMATCH only when it is not its own', async () => {
-    const request = example<CustomLaunchCreateRequestV4>(v4Example);
-    request.launchWallet = otherWallet;
-    (request as any).fundingPlan.initialBuy.recipient = otherWallet;
-    const body = JSON.stringify(bindRequestHashes(request));
-    const byRoot = await create(rootA.apiKey, body);
-    const bySubkey = await create(s2.apiKey, body);
+    // One launch per intent: each create names otherWallet with a request of its own.
+    const body = () => freshV4Bytes(v4Example, controlledBy(otherWallet));
+    const byRoot = await create(rootA.apiKey, body());
+    const bySubkey = await create(s2.apiKey, body());
     expect(byRoot.launchWallet).toBe(otherWallet);
     expect(bySubkey.partnerAttribution.subkeyId).toBe(s2.subkeyId);
     // The wallet key of exampleWallet may not name otherWallet.
     const mismatch = await call(launches(), {
       method: 'POST',
       headers: auth(walletKey, { 'Idempotency-Key': idem('mismatch') }),
-      body,
+      body: body(),
     });
     expect(mismatch.status, mismatch.text).toBe(403);
     expect(mismatch.json.error.code).toBe('WALLET_MISMATCH');
     // otherWallet's own key may, and still never reads the partner's launches naming it.
-    const own = await create(otherWalletKey, body);
+    const own = await create(otherWalletKey, body());
     expect(idsOf(await listAll(otherWalletKey))).toEqual([own.launchId]);
     await expectLooksMissing(otherWalletKey, byRoot.launchId);
     await expectLooksMissing(otherWalletKey, bySubkey.launchId);

@@ -9,7 +9,14 @@ import { buildOperations } from '../../src/http/routes/index.ts';
 import { runAdmin } from '../support/admin.ts';
 import { auth, call, type Reply } from '../support/http.ts';
 import { startServerProcess } from '../support/process.ts';
-import { exampleBytes, exampleWallet, startServer, type TestServer, v4Example } from '../support/server.ts';
+import {
+  exampleBytes,
+  exampleWallet,
+  freshV4Bytes,
+  startServer,
+  type TestServer,
+  v4Example,
+} from '../support/server.ts';
 
 /*
  * Secrets never leave (every error includes a correlation requestId; a bounded 500 never contains secrets; the subkey
@@ -497,7 +504,7 @@ describe('end-to-end scan: no key material in the log or the database (real proc
         const r = await send('/v4/chains/4663/custom-launches', {
           method: 'POST',
           headers: auth(key, { 'Idempotency-Key': idem('launch') }),
-          body: exampleBytes(v4Example),
+          body: freshV4Bytes(),
         });
         expect(r.status, r.text).toBe(202);
         expect((await send(`/v4/chains/4663/custom-launches/${r.json.launchId}`, { headers: auth(key) })).status).toBe(

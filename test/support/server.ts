@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -129,6 +130,50 @@ export function example<T = Record<string, unknown>>(name: string): T {
 export const v4Example = 'custom-launch-create-request.v4.json';
 export const v4FrozenExample = 'custom-launch-create-request.v4--profile-4.0.0.json';
 
+/**
+ * The bytes of a V4 example as a new intent: a fresh nonce (for 4.1.0 fresh entropy, the funding nonce derived from
+ * it) and every hash bound again, so a server that holds one launch per intent takes it as a new launch.
+ */
+export function freshV4Bytes(
+  name: string = v4Example,
+  edit: (request: CustomLaunchCreateRequestV4) => void = () => {},
+): string {
+  const request = example<CustomLaunchCreateRequestV4>(name);
+  request.nonce = freshNonce();
+  edit(request);
+  return JSON.stringify(bindRequestHashes(request));
+}
+
+const bytesByIdempotencyKey = new Map<string, string>();
+/**
+ * A V4 create body per Idempotency-Key: a new intent (freshV4Bytes of the 4.1.0 example) the first time a key is
+ * named, the same bytes again for it (an exact replay).
+ */
+export function v4BytesFor(idempotencyKey: string): string {
+  let bytes = bytesByIdempotencyKey.get(idempotencyKey);
+  if (bytes === undefined) {
+    bytes = freshV4Bytes();
+    bytesByIdempotencyKey.set(idempotencyKey, bytes);
+  }
+  return bytes;
+}
+
+/** An edit for freshV4Bytes: the request's controller (launchWallet and the initial buy's recipient) is `wallet`. */
+export const controlledBy =
+  (wallet: string) =>
+  (request: CustomLaunchCreateRequestV4): void => {
+    request.launchWallet = wallet;
+    if (request.profile === '4.1.0') request.fundingPlan.initialBuy.recipient = wallet;
+  };
+
+/** A random V4 request nonce (for 4.1.0 its entropy half; bindRequestHashes derives the rest). */
+export const freshNonce = (): string => `0x${randomBytes(32).toString('hex')}`;
+
+/** A wallet nobody else in a test uses: 20 random bytes (a key of it sees none of the example wallet's launches). */
+export function freshWallet(): string {
+  return `0x${randomBytes(20).toString('hex')}`;
+}
+
 /** An external contract reference nobody bound: a made-up code hash, checkpoint and evidence. */
 export const unboundReference = {
   referenceId: 'permit2',
@@ -144,9 +189,46 @@ export const unboundReference = {
   checkpoint: { blockNumber: '64', blockHash: `0x${'ef'.repeat(32)}` },
 };
 
-/** The 4.1.0 example with `unboundReference`, rebound: exactly one blocking finding, EXTERNAL_REFERENCE_UNBOUND. */
+/**
+ * The 4.1.0 example with `unboundReference`, rebound as a new intent (a fresh nonce each call): exactly one blocking
+ * finding, EXTERNAL_REFERENCE_UNBOUND.
+ */
 export function exampleWithUnboundReference(): string {
-  const request = example<CustomLaunchCreateRequestV4>(v4Example);
-  request.externalContracts = [structuredClone(unboundReference)];
-  return JSON.stringify(bindRequestHashes(request));
+  return freshV4Bytes(v4Example, (request) => {
+    request.externalContracts = [structuredClone(unboundReference)];
+  });
+}
+
+let subkeys = 0;
+/** Issues a subkey of a partner root over HTTP (createPartnerSubkey) with the launch scopes; returns its key. */
+export async function issueSubkey(s: TestServer, rootKey: string): Promise<string> {
+  const res = await fetch(`${s.url}/v1/partner/subkeys`, {
+    method: 'POST',
+    headers: {
+      Authorization: `Bearer ${rootKey}`,
+      'Content-Type': 'application/json',
+      'Idempotency-Key': `issue-subkey-${String(++subkeys).padStart(6, '0')}-${Date.now()}`,
+    },
+    body: JSON.stringify({
+      displayName: 'launch bot',
+      scopes: ['custom-launch:create', 'custom-launch:read'],
+      prepareRequestsPerHour: 120,
+      readRequestsPerMinute: 60,
+      expiresAt: '2030-12-31T23:59:59.000Z',
+    }),
+  });
+  const text = await res.text();
+  if (res.status !== 201) throw new Error(`subkey issue answered ${res.status}: ${text}`);
+  return (JSON.parse(text) as { apiKey: string }).apiKey;
+}
+
+/**
+ * Mints a chain-4663 wallet key of the example wallet into the SQLite file at `path` (created and migrated if new),
+ * for server processes started on that file; returns the key.
+ */
+export function walletKeyInFile(path: string, scopes: string[] = ['custom-launch:create']): string {
+  const setup = openDatabase(path);
+  const { apiKey } = mintWalletKey(setup, { wallet: exampleWallet, scopes, chains: ['4663'] });
+  setup.close();
+  return apiKey;
 }

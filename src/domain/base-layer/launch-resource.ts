@@ -71,8 +71,8 @@ export function initialFundingAuthorization(
 }
 
 /**
- * A base-layer launch in the credential's visibility (a partner root sees its partner's, anyone else its own
- * lineage, as for V4), else 404 NOT_FOUND: a launch outside it answers exactly like a missing one
+ * A base-layer launch in the credential's visibility (as for V4: a partner root its partner's, a subkey its lineage,
+ * a wallet key its wallet's launches no partner made), else 404 NOT_FOUND: a launch outside it answers exactly like a missing one
  * (spec/openapi/paths/v3-custom-launch.yaml getCustomLaunchV3, and every operation on one launch).
  */
 export function visibleBaseLaunch(db: Db, principal: Principal, launchId: string): BaseLaunchRow {

@@ -46,7 +46,8 @@ export class BaseLayerLaunches {
   /**
    * createCustomLaunchV3: a new request is checked, admitted by the global quota and stored in `received` with its
    * scheduled lifecycle job in one immediate transaction, answered 202; the same key with the same bytes replays the
-   * first answer as 200 (consuming no quota); other bytes are 409 IDEMPOTENCY_CONFLICT.
+   * first answer as 200 (consuming no quota); other bytes are 409 IDEMPOTENCY_CONFLICT; an intent the lane already
+   * holds (launchIntentHash, or launchWallet with nonce) is 409 LAUNCH_INTENT_CONFLICT.
    * Spec: spec/openapi/paths/v3-custom-launches.yaml createCustomLaunchV3.
    */
   create(
@@ -65,6 +66,8 @@ export class BaseLayerLaunches {
         nowMs: this.deps.now,
         admission: this.deps.admission,
         jobs: 'v3_lifecycle_jobs',
+        launches: 'v3_launches',
+        intent: request,
         check: () => this.deps.checkRules(principal, request, rawBytes),
         insert: (launchId, at) => insertBaseLaunch(db, { launchId, at, principal, request, rawBytes }),
         answer: (launchId) => JSON.stringify(toBaseLaunchResource(baseLaunchRow(db, launchId) as BaseLaunchRow)),
@@ -147,6 +150,7 @@ function insertBaseLaunch(
       launchWallet: request.launchWallet,
       requestHash: digestOf(request),
       launchIntentHash: request.launchIntentHash,
+      nonce: request.nonce,
     },
     {
       profile_version: request.profile.version,

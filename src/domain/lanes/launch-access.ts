@@ -26,8 +26,7 @@ export function partnerAttributionFor(principal: Principal): LanePartnerAttribut
 }
 
 /**
- * A lane's launch in the credential's visibility (a partner root sees its partner's, anyone else its own lineage, as
- * for V4), else 404 NOT_FOUND: a launch outside it answers exactly like a missing one (getCustomLaunchV3 in
+ * A lane's launch in the credential's visibility (the same as V4's: see visibility), else 404 NOT_FOUND: a launch outside it answers exactly like a missing one (getCustomLaunchV3 in
  * spec/openapi/paths/v3-custom-launch.yaml, getMultiRoleCustomLaunch in multi-role-custom-launch.yaml).
  */
 export function visibleLaneLaunch<Row>(
@@ -38,7 +37,7 @@ export function visibleLaneLaunch<Row>(
   laneName: string,
 ): Row {
   const v = visibility(principal);
-  const row = statement(db, `SELECT * FROM ${table} WHERE launch_id = ? AND ${v.column} = ?`).get(launchId, v.value) as
+  const row = statement(db, `SELECT * FROM ${table} WHERE launch_id = ? AND ${v.where}`).get(launchId, v.value) as
     | Row
     | undefined;
   if (!row) throw new ApiError('NOT_FOUND', { message: `No ${laneName} launch ${launchId} for this credential.` });
@@ -58,9 +57,9 @@ export function laneLaunchPage<Row extends { seq: number }>(
   page: { limit: number; cursor: string | undefined },
 ): { rows: Row[]; nextCursor: string | null } {
   const v = visibility(principal);
-  const listName = `${listTag}:${v.column}:${v.value}`;
+  const listName = `${listTag}:${v.list}`;
   const before = page.cursor === undefined ? Number.MAX_SAFE_INTEGER : decodeCursor(listName, page.cursor);
-  const rows = statement(db, `SELECT * FROM ${table} WHERE ${v.column} = ? AND seq < ? ORDER BY seq DESC LIMIT ?`).all(
+  const rows = statement(db, `SELECT * FROM ${table} WHERE ${v.where} AND seq < ? ORDER BY seq DESC LIMIT ?`).all(
     v.value,
     before,
     page.limit + 1,

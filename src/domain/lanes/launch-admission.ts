@@ -6,6 +6,7 @@ import { statement } from '../../store/statements.ts';
 import { idempotentWrite, recordAnswer } from '../idempotency.ts';
 import { checkAdmissionQuota, recordAdmission } from '../launches/admission-quota.ts';
 import { partnerAttributionFor } from './launch-access.ts';
+import { insertClaimingIntent, intentClaimColumns, type LaunchIntent, refuseClaimedIntent } from './launch-intent.ts';
 import type { LaneTables } from './launch-table.ts';
 
 /** A lane's durable lifecycle job table (src/store/migrations.ts). */
@@ -22,6 +23,10 @@ export interface LaneCreate {
   /** The global new-request admission shared by every lane (ADMISSION_PER_HOUR, ADMISSION_PER_DAY). */
   admission: { perHour: number; perDay: number };
   jobs: LaneJobsTable;
+  /** The lane's launch table, which holds one launch per intent. */
+  launches: LaneTables['launches'];
+  /** The request's intent: its launchIntentHash, launchWallet and nonce. */
+  intent: LaunchIntent;
   /** The lane's request rules (a refusal throws its ApiError); pure CPU, run outside the write lock. */
   check: () => void;
   /** Inserts the launch row in `received`. */
@@ -34,7 +39,8 @@ export interface LaneCreate {
  * The create of every lane (createCustomLaunchV3, createMultiRoleCustomLaunch): a new request is checked, admitted
  * by the global quota and stored with its scheduled lifecycle job in one immediate transaction, answered 202; the
  * same key with the same bytes replays the first answer as 200 (consuming no quota); other bytes are 409
- * IDEMPOTENCY_CONFLICT (src/domain/idempotency.ts).
+ * IDEMPOTENCY_CONFLICT (src/domain/idempotency.ts); an intent the lane already holds is 409 LAUNCH_INTENT_CONFLICT
+ * (src/domain/lanes/launch-intent.ts). Nothing is stored by a refusal.
  */
 export function createLaneLaunch(create: LaneCreate, db: Db): { status: 200 | 202; body: string } {
   const idem = {
@@ -48,10 +54,12 @@ export function createLaneLaunch(create: LaneCreate, db: Db): { status: 200 | 20
     check: () => create.check(),
     first: () => {
       const nowMs = create.nowMs();
+      const lane = { table: create.launches, chainId: null };
+      refuseClaimedIntent(db, lane, create.principal, create.intent);
       checkAdmissionQuota(db, nowMs, create.admission);
       const at = new Date(nowMs).toISOString();
       const launchId = randomUUID();
-      create.insert(launchId, at);
+      insertClaimingIntent(db, lane, create.principal, create.intent, () => create.insert(launchId, at));
       // The durable job that moves the launch on, committed with it: nothing is lost if the process dies.
       statement(
         db,
@@ -75,6 +83,7 @@ export interface LaneLaunchInsert {
   /** RFC 8785 SHA-256 of the request (requestHash). */
   requestHash: string;
   launchIntentHash: string;
+  nonce: string;
   rawBytes: Buffer;
 }
 
@@ -101,6 +110,7 @@ export function insertLaneLaunch(
     launch_intent_hash: launch.launchIntentHash,
     request_bytes: launch.rawBytes,
     partner_attribution_json: attribution ? JSON.stringify(attribution) : null,
+    ...intentClaimColumns(launch),
     ...laneColumns,
     created_at: at,
     updated_at: at,

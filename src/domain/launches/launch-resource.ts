@@ -153,11 +153,34 @@ function partnerAttributionOf(row: LaunchRow): CustomLaunchResourceV4['partnerAt
   };
 }
 
-/** Which launches a credential may see: a partner root sees its partner's, anyone else its own lineage. */
-export function visibility(principal: Principal): { column: 'partner_id' | 'lineage_id'; value: string } {
-  if (principal.kind === 'partner-root' && principal.partnerId)
-    return { column: 'partner_id', value: principal.partnerId };
-  return { column: 'lineage_id', value: principal.lineageId };
+/** The SQL condition of a credential's visibility over one lane's launch table, with its one parameter. */
+export interface Visibility {
+  /** A condition over the launch row (column names prefixed by the alias given), with one `?` for `value`. */
+  where: string;
+  value: string;
+  /** Names the list a cursor is bound to: every credential with the same visibility reads the same list. */
+  list: string;
+}
+
+/**
+ * Which launches a credential may see, on every lane (spec/openapi/service.openapi.yaml `bearerAuth`): a partner
+ * root its partner's; a partner subkey its own lineage; a wallet key every launch no partner made whose launchWallet
+ * is the key's wallet (case-insensitive), whichever key of that wallet created it. A partner launch naming the wallet
+ * stays outside a wallet key's visibility, and a partner credential gains nothing from its wallet.
+ */
+export function visibility(principal: Principal, alias = ''): Visibility {
+  if (principal.kind === 'partner-root' && principal.partnerId) {
+    return { where: `${alias}partner_id = ?`, value: principal.partnerId, list: `partner_id:${principal.partnerId}` };
+  }
+  if (principal.kind === 'wallet' && principal.wallet) {
+    const wallet = principal.wallet.toLowerCase();
+    return {
+      where: `${alias}partner_id IS NULL AND lower(${alias}launch_wallet) = ?`,
+      value: wallet,
+      list: `wallet:${wallet}`,
+    };
+  }
+  return { where: `${alias}lineage_id = ?`, value: principal.lineageId, list: `lineage_id:${principal.lineageId}` };
 }
 
 /** The stored request of a launch, parsed (its bytes were validated against the create schema at create). */

@@ -7,6 +7,7 @@ import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
 import { decodeCursor, encodeCursor } from '../cursor.ts';
 import { idempotentWrite, recordAnswer } from '../idempotency.ts';
+import { insertClaimingIntent, intentClaimColumns, refuseClaimedIntent } from '../lanes/launch-intent.ts';
 import { checkAdmissionQuota, recordAdmission } from './admission-quota.ts';
 import { type LaunchRow, launchSelect, toLaunchResource, visibility } from './launch-resource.ts';
 import { checkRequestRules } from './request-rules.ts';
@@ -29,7 +30,9 @@ export class LaunchService {
   /**
    * createCustomLaunchV4: a new request is stored in `received` and answered 202 only after the commit is on disk
    * (synchronous=FULL); the same key with the same bytes replays the first answer as 200 with the identical body;
-   * the same key with other bytes is 409 IDEMPOTENCY_CONFLICT. Replays consume no admission quota.
+   * the same key with other bytes is 409 IDEMPOTENCY_CONFLICT. Replays consume no admission quota. A request whose
+   * intent (launchIntentHash, or launchWallet with nonce) a stored launch of the chain holds is 409
+   * LAUNCH_INTENT_CONFLICT, storing nothing (src/domain/lanes/launch-intent.ts).
    * Spec: spec/openapi/paths/v4-custom-launches.yaml createCustomLaunchV4.
    */
   create(input: {
@@ -53,30 +56,38 @@ export class LaunchService {
       check: () => checkRequestRules(principal, request),
       first: () => {
         const nowMs = this.now();
+        const lane = { table: 'launches' as const, chainId: request.chainId };
+        refuseClaimedIntent(this.db, lane, principal, request);
         checkAdmissionQuota(this.db, nowMs, {
           perHour: this.limits.admissionPerHour,
           perDay: this.limits.admissionPerDay,
         });
         const at = new Date(nowMs).toISOString();
         const launchId = randomUUID();
-        statement(
-          this.db,
-          `INSERT INTO launches (launch_id, chain_id, lineage_id, partner_id, owner_key_id, profile, status, launch_wallet,
-               request_digest, launch_intent_hash, request_bytes, created_at, updated_at)
-             VALUES (?, ?, ?, ?, ?, ?, 'received', ?, ?, ?, ?, ?, ?)`,
-        ).run(
-          launchId,
-          request.chainId,
-          principal.lineageId,
-          principal.partnerId,
-          principal.keyId,
-          request.profile,
-          request.launchWallet,
-          idem.requestDigest,
-          request.launchIntentHash,
-          rawBody,
-          at,
-          at,
+        const claims = intentClaimColumns(request);
+        insertClaimingIntent(this.db, lane, principal, request, () =>
+          statement(
+            this.db,
+            `INSERT INTO launches (launch_id, chain_id, lineage_id, partner_id, owner_key_id, profile, status,
+                 launch_wallet, request_digest, launch_intent_hash, request_bytes, intent_claim, wallet_nonce, created_at,
+                 updated_at)
+               VALUES (?, ?, ?, ?, ?, ?, 'received', ?, ?, ?, ?, ?, ?, ?, ?)`,
+          ).run(
+            launchId,
+            request.chainId,
+            principal.lineageId,
+            principal.partnerId,
+            principal.keyId,
+            request.profile,
+            request.launchWallet,
+            idem.requestDigest,
+            request.launchIntentHash,
+            rawBody,
+            claims.intent_claim,
+            claims.wallet_nonce,
+            at,
+            at,
+          ),
         );
         // The durable job that moves the launch on, committed with it: nothing is lost if the process dies.
         statement(
@@ -96,11 +107,12 @@ export class LaunchService {
 
   /** getCustomLaunchV4: a launch in the credential's visibility, else 404 NOT_FOUND (foreign looks like missing). */
   get(principal: Principal, chainId: string, launchId: string): CustomLaunchResourceV4 {
-    const v = visibility(principal);
-    const row = statement(
-      this.db,
-      `${launchSelect} WHERE l.chain_id = ? AND l.launch_id = ? AND l.${v.column} = ?`,
-    ).get(chainId, launchId, v.value) as LaunchRow | undefined;
+    const v = visibility(principal, 'l.');
+    const row = statement(this.db, `${launchSelect} WHERE l.chain_id = ? AND l.launch_id = ? AND ${v.where}`).get(
+      chainId,
+      launchId,
+      v.value,
+    ) as LaunchRow | undefined;
     if (!row)
       throw new ApiError('NOT_FOUND', { message: `No launch ${launchId} on chain ${chainId} for this credential.` });
     return toLaunchResource(row);
@@ -118,12 +130,12 @@ export class LaunchService {
     limit: number,
     cursor: string | undefined,
   ): { launches: CustomLaunchResourceV4[]; nextCursor: string | null } {
-    const v = visibility(principal);
-    const listName = `v4:${chainId}:${v.column}:${v.value}`;
+    const v = visibility(principal, 'l.');
+    const listName = `v4:${chainId}:${v.list}`;
     const before = cursor === undefined ? Number.MAX_SAFE_INTEGER : decodeCursor(listName, cursor);
     const rows = statement(
       this.db,
-      `${launchSelect} WHERE l.chain_id = ? AND l.${v.column} = ? AND l.seq < ? ORDER BY l.seq DESC LIMIT ?`,
+      `${launchSelect} WHERE l.chain_id = ? AND ${v.where} AND l.seq < ? ORDER BY l.seq DESC LIMIT ?`,
     ).all(chainId, v.value, before, limit + 1) as LaunchRow[];
     const page = rows.slice(0, limit);
     const last = page.at(-1);

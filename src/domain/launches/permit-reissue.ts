@@ -190,7 +190,7 @@ function checkVisibleLaunch(db: Db, principal: Principal, launchId: string, requ
   const v = visibility(principal);
   const row = statement(
     db,
-    `SELECT request_digest FROM launches WHERE chain_id = '4663' AND launch_id = ? AND ${v.column} = ?`,
+    `SELECT request_digest FROM launches WHERE chain_id = '4663' AND launch_id = ? AND ${v.where}`,
   ).get(launchId, v.value) as { request_digest: string } | undefined;
   if (!row) throw new ApiError('NOT_FOUND', { message: `No launch ${launchId} on chain 4663 for this credential.` });
   if (row.request_digest !== requestDigest) {

@@ -33,7 +33,7 @@ export function receiveSourceFile(
   const v = visibility(input.principal);
   const launch = statement(
     db,
-    `SELECT launch_id FROM launches WHERE chain_id = ? AND launch_id = ? AND ${v.column} = ?`,
+    `SELECT launch_id FROM launches WHERE chain_id = ? AND launch_id = ? AND ${v.where}`,
   ).get(input.chainId, input.launchId, v.value) as { launch_id: string } | undefined;
   if (!launch) {
     throw new ApiError('NOT_FOUND', {

@@ -36,7 +36,8 @@ export class MultiRoleLaunches {
   /**
    * createMultiRoleCustomLaunch: a new request is checked, admitted by the global quota and stored in `received`
    * with its scheduled lifecycle job in one immediate transaction, answered 202; the same key with the same bytes
-   * replays the first answer as 200 (consuming no quota); other bytes are 409 IDEMPOTENCY_CONFLICT.
+   * replays the first answer as 200 (consuming no quota); other bytes are 409 IDEMPOTENCY_CONFLICT; an intent the
+   * lane already holds (launchIntentHash, or launchWallet with nonce) is 409 LAUNCH_INTENT_CONFLICT.
    * Spec: spec/openapi/paths/multi-role-custom-launches.yaml createMultiRoleCustomLaunch.
    */
   create(
@@ -55,6 +56,8 @@ export class MultiRoleLaunches {
         nowMs: this.deps.now,
         admission: this.deps.admission,
         jobs: 'multi_role_lifecycle_jobs',
+        launches: 'multi_role_launches',
+        intent: request,
         check: () => this.deps.checkRules(principal, request, rawBytes),
         insert: (launchId, at) => insertMultiRoleLaunch(db, { launchId, at, principal, request, rawBytes }),
         answer: (launchId) =>
@@ -105,6 +108,7 @@ function insertMultiRoleLaunch(
       launchWallet: request.launchWallet,
       requestHash: digestOf(request),
       launchIntentHash: request.launchIntentHash,
+      nonce: request.nonce,
     },
     { profile_revision: request.profile.revision },
   );
