@@ -4698,7 +4698,7 @@ export type components = {
                 "application/json": components["schemas"]["ApiError"];
             };
         };
-        /** @description Conflict of a launch create. Not retryable. IDEMPOTENCY_CONFLICT: the same Idempotency-Key with other bytes. LAUNCH_INTENT_CONFLICT (project design): the lane already holds a launch of this intent, the same launchIntentHash or the same launchWallet (case-insensitive) and nonce on the lane's chain, whichever key or credential created it; a unique index decides, so concurrent creates and several processes on one database still end in one launch. Nothing is stored by the refusal. A resubmission must reuse its journal's Idempotency-Key and exact bytes (200 replay); Idempotency-Keys are kept per credential, so another key (a second key of the same wallet, a rotated subkey) resending the same bytes meets LAUNCH_INTENT_CONFLICT. error.existingLaunchId names the existing launch exactly when the caller may read it, else it is absent. */
+        /** @description Conflict of a launch create. Not retryable. IDEMPOTENCY_CONFLICT: the same Idempotency-Key with other bytes. LAUNCH_INTENT_CONFLICT (project design): the lane already holds a launch of this intent, the same launchIntentHash or the same launchWallet (case-insensitive) and nonce on the lane's chain, whichever key or credential created it; a unique index decides, so concurrent creates and several processes on one database still end in one launch. Nothing is stored by the refusal. A resubmission must reuse its journal's Idempotency-Key and exact bytes (200 replay); a launch create's Idempotency-Keys are kept per credential lineage, so a rotated subkey's replacement replays its predecessor's create (200), while another credential (a second key of the same wallet, another subkey) resending the same bytes meets LAUNCH_INTENT_CONFLICT. error.existingLaunchId names the existing launch exactly when the caller may read it, else it is absent. */
         LaunchCreateConflict: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
@@ -4776,7 +4776,7 @@ export type components = {
         ChainId: components["schemas"]["ChainId4663"];
         /** @description Opaque cursor taken unchanged from a previous page's nextCursor. */
         Cursor: components["schemas"]["Cursor"];
-        /** @description Binds the exact request bytes. The same key with the same bytes replays the first answer; with other bytes it is a 409 conflict. Project design: keys are kept per credential (the key that sent them), so another credential sending the same key starts its own record; on a launch create, the same intent under another key or credential is 409 LAUNCH_INTENT_CONFLICT. */
+        /** @description Binds the exact request bytes. The same key with the same bytes replays the first answer; with other bytes it is a 409 conflict. Project design: keys are kept per credential (the key that sent them), so another credential sending the same key starts its own record; a launch create keeps them per credential lineage instead, so a rotated subkey's replacement replays its predecessor's creates. On a launch create, the same intent under another key or credential lineage is 409 LAUNCH_INTENT_CONFLICT. */
         IdempotencyKey: components["schemas"]["IdempotencyKey"];
         /** @description Launch identifier returned as launchId (not the per-call requestId). */
         LaunchId: components["schemas"]["Uuid"];
@@ -5319,7 +5319,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Binds the exact request bytes. The same key with the same bytes replays the first answer; with other bytes it is a 409 conflict. Project design: keys are kept per credential (the key that sent them), so another credential sending the same key starts its own record; on a launch create, the same intent under another key or credential is 409 LAUNCH_INTENT_CONFLICT. */
+                /** @description Binds the exact request bytes. The same key with the same bytes replays the first answer; with other bytes it is a 409 conflict. Project design: keys are kept per credential (the key that sent them), so another credential sending the same key starts its own record; a launch create keeps them per credential lineage instead, so a rotated subkey's replacement replays its predecessor's creates. On a launch create, the same intent under another key or credential lineage is 409 LAUNCH_INTENT_CONFLICT. */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -5488,7 +5488,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Binds the exact request bytes. The same key with the same bytes replays the first answer; with other bytes it is a 409 conflict. Project design: keys are kept per credential (the key that sent them), so another credential sending the same key starts its own record; on a launch create, the same intent under another key or credential is 409 LAUNCH_INTENT_CONFLICT. */
+                /** @description Binds the exact request bytes. The same key with the same bytes replays the first answer; with other bytes it is a 409 conflict. Project design: keys are kept per credential (the key that sent them), so another credential sending the same key starts its own record; a launch create keeps them per credential lineage instead, so a rotated subkey's replacement replays its predecessor's creates. On a launch create, the same intent under another key or credential lineage is 409 LAUNCH_INTENT_CONFLICT. */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -5564,7 +5564,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Binds the exact request bytes. The same key with the same bytes replays the first answer; with other bytes it is a 409 conflict. Project design: keys are kept per credential (the key that sent them), so another credential sending the same key starts its own record; on a launch create, the same intent under another key or credential is 409 LAUNCH_INTENT_CONFLICT. */
+                /** @description Binds the exact request bytes. The same key with the same bytes replays the first answer; with other bytes it is a 409 conflict. Project design: keys are kept per credential (the key that sent them), so another credential sending the same key starts its own record; a launch create keeps them per credential lineage instead, so a rotated subkey's replacement replays its predecessor's creates. On a launch create, the same intent under another key or credential lineage is 409 LAUNCH_INTENT_CONFLICT. */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -5753,7 +5753,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Binds the exact request bytes. The same key with the same bytes replays the first answer; with other bytes it is a 409 conflict. Project design: keys are kept per credential (the key that sent them), so another credential sending the same key starts its own record; on a launch create, the same intent under another key or credential is 409 LAUNCH_INTENT_CONFLICT. */
+                /** @description Binds the exact request bytes. The same key with the same bytes replays the first answer; with other bytes it is a 409 conflict. Project design: keys are kept per credential (the key that sent them), so another credential sending the same key starts its own record; a launch create keeps them per credential lineage instead, so a rotated subkey's replacement replays its predecessor's creates. On a launch create, the same intent under another key or credential lineage is 409 LAUNCH_INTENT_CONFLICT. */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -6027,7 +6027,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Binds the exact request bytes. The same key with the same bytes replays the first answer; with other bytes it is a 409 conflict. Project design: keys are kept per credential (the key that sent them), so another credential sending the same key starts its own record; on a launch create, the same intent under another key or credential is 409 LAUNCH_INTENT_CONFLICT. */
+                /** @description Binds the exact request bytes. The same key with the same bytes replays the first answer; with other bytes it is a 409 conflict. Project design: keys are kept per credential (the key that sent them), so another credential sending the same key starts its own record; a launch create keeps them per credential lineage instead, so a rotated subkey's replacement replays its predecessor's creates. On a launch create, the same intent under another key or credential lineage is 409 LAUNCH_INTENT_CONFLICT. */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -6108,7 +6108,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Binds the exact request bytes. The same key with the same bytes replays the first answer; with other bytes it is a 409 conflict. Project design: keys are kept per credential (the key that sent them), so another credential sending the same key starts its own record; on a launch create, the same intent under another key or credential is 409 LAUNCH_INTENT_CONFLICT. */
+                /** @description Binds the exact request bytes. The same key with the same bytes replays the first answer; with other bytes it is a 409 conflict. Project design: keys are kept per credential (the key that sent them), so another credential sending the same key starts its own record; a launch create keeps them per credential lineage instead, so a rotated subkey's replacement replays its predecessor's creates. On a launch create, the same intent under another key or credential lineage is 409 LAUNCH_INTENT_CONFLICT. */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -6416,7 +6416,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Binds the exact request bytes. The same key with the same bytes replays the first answer; with other bytes it is a 409 conflict. Project design: keys are kept per credential (the key that sent them), so another credential sending the same key starts its own record; on a launch create, the same intent under another key or credential is 409 LAUNCH_INTENT_CONFLICT. */
+                /** @description Binds the exact request bytes. The same key with the same bytes replays the first answer; with other bytes it is a 409 conflict. Project design: keys are kept per credential (the key that sent them), so another credential sending the same key starts its own record; a launch create keeps them per credential lineage instead, so a rotated subkey's replacement replays its predecessor's creates. On a launch create, the same intent under another key or credential lineage is 409 LAUNCH_INTENT_CONFLICT. */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {

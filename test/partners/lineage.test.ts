@@ -316,6 +316,31 @@ describe('partnerAttribution ($defs.PartnerAttribution)', () => {
   });
 });
 
+describe('a rotated subkey keeps its lineage’s idempotency keys for launch creates', () => {
+  it('the replacement replays its predecessor’s create (200, the same answer); other bytes under the key are 409', async () => {
+    const before = await issue(rootA.apiKey, 'rotated between a create and its resend');
+    const key = idem('replay-across-rotation');
+    const bytes = freshV4Bytes();
+    const send = (apiKey: string, body: string) =>
+      call(launches(), { method: 'POST', headers: auth(apiKey, { 'Idempotency-Key': key }), body });
+    const first = await send(before.apiKey, bytes);
+    expect(first.status, first.text).toBe(202);
+    const after = await rotate(rootA.apiKey, before.subkeyId, 'its replacement');
+    const count = launchCount();
+    const replay = await send(after.apiKey, bytes);
+    expect(replay.status, replay.text).toBe(200);
+    expect(replay.text).toBe(first.text);
+    const other = await send(after.apiKey, freshV4Bytes());
+    expect(other.status, other.text).toBe(409);
+    expect(other.json.error.code).toBe('IDEMPOTENCY_CONFLICT');
+    // Another lineage of the same partner keeps its own keys: the same key and bytes meet the stored intent.
+    const sibling = await send((await issue(rootA.apiKey, 'another lineage')).apiKey, bytes);
+    expect(sibling.status, sibling.text).toBe(409);
+    expect(sibling.json.error.code).toBe('LAUNCH_INTENT_CONFLICT');
+    expect(launchCount()).toBe(count);
+  });
+});
+
 describe('a partner credential names the controller but never gets its authority', () => {
   it('a partner root and a subkey create launches naming a wallet that has its own wallet key', () => {
     // The example's launchWallet is exampleWallet, which walletKey is bound to; rootA is bound to partnerWallet.

@@ -44,7 +44,8 @@ export interface LaneCreate {
  */
 export function createLaneLaunch(create: LaneCreate, db: Db): { status: 200 | 202; body: string } {
   const idem = {
-    keyId: create.principal.keyId,
+    // Kept per credential lineage: a rotated subkey's replacement replays its predecessor's create.
+    keyId: create.principal.lineageId,
     operation: create.operation,
     idempotencyKey: create.idempotencyKey,
     requestDigest: sha256Digest(create.rawBytes),

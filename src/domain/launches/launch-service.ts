@@ -46,7 +46,8 @@ export class LaunchService {
   } {
     const { principal, idempotencyKey, request, rawBody } = input;
     const idem = {
-      keyId: principal.keyId,
+      // Kept per credential lineage: a rotated subkey's replacement replays its predecessor's create.
+      keyId: principal.lineageId,
       operation: createOperation,
       idempotencyKey,
       requestDigest: sha256Digest(rawBody),
