@@ -4,13 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mintPartnerRoot, mintWalletKey } from '../../src/auth/keys.ts';
-import { openDatabase } from '../../src/store/db.ts';
 import { distinctV4Bytes } from '../support/distinct-intent.ts';
 import { auth, call } from '../support/http.ts';
 import { type ServerProcess, startServerProcess } from '../support/process.ts';
-import { exampleWallet } from '../support/server.ts';
-import { storedCounts } from '../support/store-faults.ts';
+import { keysInFile, storedCounts } from '../support/store-faults.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'custom-launch-full-disk-'));
 const mountReason = (() => {
@@ -61,21 +58,7 @@ function stored(): ReturnType<typeof storedCounts> {
 
 beforeAll(async () => {
   if (mountReason) return;
-  const setup = openDatabase(path);
-  apiKey = mintWalletKey(setup, {
-    wallet: exampleWallet,
-    scopes: ['custom-launch:create', 'custom-launch:read'],
-    chains: ['4663'],
-  }).apiKey;
-  partnerKey = mintPartnerRoot(setup, {
-    name: 'Full disk',
-    wallet: exampleWallet,
-    chains: ['4663'],
-    expiresAt: '2031-12-31T23:59:59.999Z',
-    now: Date.now(),
-    budgets: { prepareRequestsPerHour: 100, readRequestsPerMinute: 100, subkeyAdminRequestsPerHour: 10 },
-  }).apiKey;
-  setup.close();
+  ({ walletKey: apiKey, partnerKey } = keysInFile(path, 'Full disk'));
   server = await startServerProcess({ DATABASE_PATH: path, SQLITE_BUSY_TIMEOUT_MS: '200', LIFECYCLE_POLL_MS: '50' });
 });
 

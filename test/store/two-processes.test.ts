@@ -3,13 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mintPartnerRoot, mintWalletKey } from '../../src/auth/keys.ts';
-import { openDatabase } from '../../src/store/db.ts';
 import { distinctV4Bytes } from '../support/distinct-intent.ts';
 import { auth, call, type Reply } from '../support/http.ts';
 import { type ServerProcess, startServerProcess } from '../support/process.ts';
-import { exampleWallet } from '../support/server.ts';
-import { pollUntil } from '../support/store-faults.ts';
+import { keysInFile, pollUntil } from '../support/store-faults.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'custom-launch-two-processes-'));
 const path = join(dir, 'shared.sqlite');
@@ -42,25 +39,7 @@ function statusCounts(replies: Reply[]): Record<number, number> {
 }
 
 beforeAll(() => {
-  const setup = openDatabase(path);
-  walletKey = mintWalletKey(setup, {
-    wallet: exampleWallet,
-    scopes: ['custom-launch:create', 'custom-launch:read'],
-    chains: ['4663'],
-  }).apiKey;
-  partnerKey = mintPartnerRoot(setup, {
-    name: 'Two processes',
-    wallet: exampleWallet,
-    chains: ['4663'],
-    expiresAt: '2031-12-31T23:59:59.999Z',
-    now: Date.now(),
-    budgets: {
-      prepareRequestsPerHour: 1000,
-      readRequestsPerMinute: partnerReadsPerMinute,
-      subkeyAdminRequestsPerHour: 10,
-    },
-  }).apiKey;
-  setup.close();
+  ({ walletKey, partnerKey } = keysInFile(path, 'Two processes', partnerReadsPerMinute));
   reader = new Database(path, { readonly: true });
 });
 
