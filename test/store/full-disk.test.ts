@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { distinctV4Bytes } from '../support/distinct-intent.ts';
 import { auth, call } from '../support/http.ts';
 import { type ServerProcess, startServerProcess } from '../support/process.ts';
+import { freshV4Bytes } from '../support/server.ts';
 import { keysInFile, storedCounts } from '../support/store-faults.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'custom-launch-full-disk-'));
@@ -73,7 +73,7 @@ describe.skipIf(mountReason !== null)('a full disk under the SQLite file', () =>
     const url = `${server?.url}/v4/chains/4663/custom-launches`;
     const create = (body: string, key: string) =>
       call(url, { method: 'POST', headers: auth(apiKey, { 'Idempotency-Key': key }), body });
-    const before = await create(distinctV4Bytes(), 'full-disk-before-00');
+    const before = await create(freshV4Bytes(), 'full-disk-before-00');
     expect(before.status, before.text).toBe(202);
     const counts = stored();
 
@@ -81,7 +81,7 @@ describe.skipIf(mountReason !== null)('a full disk under the SQLite file', () =>
     // A partner's read spends a budget counted in the file, which cannot grow now: it is served uncounted.
     const partnerList = await call(url, { headers: auth(partnerKey) });
     expect(partnerList.status, partnerList.text).toBe(200);
-    const body = distinctV4Bytes();
+    const body = freshV4Bytes();
     const refused = await create(body, 'full-disk-refused-01');
     expect(refused.status, refused.text).toBe(503);
     expect(refused.json.error).toMatchObject({

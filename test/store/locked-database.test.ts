@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { distinctV4Bytes } from '../support/distinct-intent.ts';
 import { auth, call } from '../support/http.ts';
 import { type ServerProcess, startServerProcess } from '../support/process.ts';
+import { freshV4Bytes } from '../support/server.ts';
 import { keysInFile, pollUntil, storedCounts } from '../support/store-faults.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'custom-launch-locked-'));
@@ -50,10 +50,10 @@ afterAll(async () => {
 
 describe('a database locked by another process', () => {
   it('answers a create 503 UNAVAILABLE with Retry-After after the busy timeout, stores nothing, and takes the same bytes after the release', async () => {
-    const before = await create(distinctV4Bytes(), 'locked-database-first');
+    const before = await create(freshV4Bytes(), 'locked-database-first');
     expect(before.status, before.text).toBe(202);
     const counts = stored();
-    const body = distinctV4Bytes();
+    const body = freshV4Bytes();
     other.exec('BEGIN IMMEDIATE');
     let refused: Awaited<ReturnType<typeof create>>;
     const started = Date.now();
@@ -86,7 +86,7 @@ describe('a database locked by another process', () => {
   });
 
   it('commits a lifecycle step that ends while the lock is held, once the lock is released within the busy timeout', async () => {
-    const created = await create(distinctV4Bytes(), 'locked-database-step');
+    const created = await create(freshV4Bytes(), 'locked-database-step');
     expect(created.status, created.text).toBe(202);
     const launchId = created.json.launchId as string;
     const running = await pollUntil(

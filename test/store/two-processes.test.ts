@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { distinctV4Bytes } from '../support/distinct-intent.ts';
 import { auth, call, type Reply } from '../support/http.ts';
 import { type ServerProcess, startServerProcess } from '../support/process.ts';
+import { freshV4Bytes, unboundReference, v4Example } from '../support/server.ts';
 import { keysInFile, pollUntil } from '../support/store-faults.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'custom-launch-two-processes-'));
@@ -53,7 +53,13 @@ describe('two server processes on one SQLite file', () => {
   it('takes over the job of a worker killed with SIGKILL mid-step once its lease expires, and runs no step twice', async () => {
     const doomed = await startServerProcess({ ...env, LIFECYCLE_STEP_DELAY_MS: '60000' });
     servers.push(doomed);
-    const created = await create(doomed, distinctV4Bytes({ unbound: true }), 'two-processes-killed-worker');
+    const created = await create(
+      doomed,
+      freshV4Bytes(v4Example, (r) => {
+        r.externalContracts = [structuredClone(unboundReference)];
+      }),
+      'two-processes-killed-worker',
+    );
     expect(created.status, created.text).toBe(202);
     const launchId = created.json.launchId as string;
     const job = () =>
@@ -85,7 +91,9 @@ describe('two server processes on one SQLite file', () => {
   });
 
   it('shares idempotency: the same key and bytes sent to both at once make one launch, every other answer its replay', async () => {
-    const body = distinctV4Bytes({ unbound: true });
+    const body = freshV4Bytes(v4Example, (r) => {
+      r.externalContracts = [structuredClone(unboundReference)];
+    });
     const replies = await Promise.all(
       Array.from({ length: 8 }, (_, i) => create(i % 2 ? a : b, body, 'two-processes-same-key')),
     );
@@ -104,7 +112,13 @@ describe('two server processes on one SQLite file', () => {
     expect(admitted).toBe(2);
     const replies = await Promise.all(
       Array.from({ length: 30 }, (_, i) =>
-        create(i % 2 ? a : b, distinctV4Bytes({ unbound: true }), `two-processes-burst-${String(i).padStart(2, '0')}`),
+        create(
+          i % 2 ? a : b,
+          freshV4Bytes(v4Example, (r) => {
+            r.externalContracts = [structuredClone(unboundReference)];
+          }),
+          `two-processes-burst-${String(i).padStart(2, '0')}`,
+        ),
       ),
     );
     expect(statusCounts(replies)).toEqual({
