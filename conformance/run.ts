@@ -1,33 +1,59 @@
 /*
- * `make conformance`: proves the running server keeps the contract.
+ * `make conformance`: proves the running server keeps the contract, on the stack `make start` gives (docs/conformance.md).
  *  1. a fresh SQLite file, a wallet key for every wallet scope (plus one holding all of them) and a partner root,
- *     whose key the subkey routes are called with;
- *  2. the real server (`src/main.ts`) on a free loopback port, response validation on;
+ *     whose key the subkey routes are called with; the history sample imported;
+ *  2. the chain-4663 devnet and the base-layer devnet (chain 1) on free ports, and the real server (`src/main.ts`)
+ *     bound to them as scripts/start.ts binds it, on a free loopback port, response validation on;
  *  3. Schemathesis (exact 4.x from conformance/requirements.txt, in .venv) against every operation of
  *     generated/openapi/service.bundled.json with every check, a fixed seed, no example database, JUnit + JSON
- *     reports under build/conformance/: a stateless pass, a stateful pass over every implemented operation and a
- *     stateful pass over the shared lane's linked operations, whose every link must be followed;
+ *     reports under build/conformance/: a stateful pass over the shared lane's linked operations, whose every link
+ *     must be followed; a stateless pass; a stateful pass over every implemented operation that must follow at least
+ *     minimumLinksCovered links. Beside the first two, the lifecycle driver (conformance/lifecycle-driver.ts) takes
+ *     V4 launches through `authorized` to `finalized`, `ethereum_posted`, `sequencer_soft_confirmed` and
+ *     `wallet_action_required` on the devnet; after the stateful pass it hands off and finalizes every launch awaiting
+ *     the wallet and reads every launch again, each read checked against the spec.
  *     A second target: Schemathesis against generated/openapi/developer-api.bundled.json on the server's developer
  *     listener (DEVELOPERS_PORT), after the history sample (examples/history/history-sample.jsonl) is imported so the
- *     token list and the launches registry have rows;
+ *     token list and the launches registry have rows. With CI=true the stateful passes run again on a random seed
+ *     printed first; a failed pass prints the command line that reproduces it;
  *  4. the Python and Go clients generated from the spec make one authenticated call each, and the clients generated
  *     from the developer API document each read the token list;
- *  5. stops the server it started (by PID) and prints a summary; exits 1 on any failure.
+ *  5. stops the server and the devnets it started (by PID) and prints a summary; exits 1 on any failure.
  * Environment: CONFORMANCE_MAX_EXAMPLES (default 25), CONFORMANCE_SEED (default 4663), CONFORMANCE_OPERATION (an
- * operationId: step 3 runs the examples, coverage and fuzzing phases for that operation alone, and the stateful pass
- * and step 4 are left out; `make conformance OPERATION=<operationId>` sets it).
+ * operationId: step 3 runs the examples, coverage and fuzzing phases for that operation alone, and the stateful pass,
+ * the driver and step 4 are left out; `make conformance OPERATION=<operationId>` sets it), CI.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { randomInt } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { mintPartnerRoot, mintWalletKey, rootBudgetMaxima, walletScopes } from '../src/auth/keys.ts';
+import { stopAnvilAtExit } from '../src/devnet/anvil.ts';
+import { baseDevnetServerEnv, startBaseDevnet } from '../src/devnet/base-devnet.ts';
+import { devnetServerEnv, startDevnet } from '../src/devnet/devnet.ts';
 import { openDatabase } from '../src/store/db.ts';
+import { lifecycleDriver, statusLine } from './lifecycle-driver.ts';
 
 const root = new URL('..', import.meta.url).pathname;
 const out = join(root, 'build/conformance');
 const seed = process.env.CONFORMANCE_SEED ?? '4663';
 const maxExamples = process.env.CONFORMANCE_MAX_EXAMPLES ?? '25';
 const operation = process.env.CONFORMANCE_OPERATION || undefined;
+// In CI the stateful passes run a second time on a seed drawn now and printed first, so every CI run explores new
+// scenarios while the fixed seed keeps the first passes reproducible; a failure prints the seed's command line.
+const randomSeed = process.env.CI === 'true' && !operation ? String(randomInt(1, 2 ** 31)) : undefined;
+/** The stateful pass over every implemented operation must follow at least this many links. */
+const minimumLinksCovered = 20;
+/** The V4 statuses the lifecycle driver must read (and check) a launch in; `submitted` is committed with the next. */
+const driverStatuses = [
+  'validating',
+  'authorized',
+  'awaiting_wallet_signature',
+  'wallet_action_required',
+  'sequencer_soft_confirmed',
+  'ethereum_posted',
+  'finalized',
+];
 const wallet = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 
 function step(message: string): void {
@@ -35,7 +61,10 @@ function step(message: string): void {
 }
 
 /** Starts the real server on a free port and resolves with its origin once it listens. */
-async function startServer(databasePath: string): Promise<{ child: ChildProcess; url: string; developersUrl: string }> {
+async function startServer(
+  databasePath: string,
+  chainEnv: Record<string, string>,
+): Promise<{ child: ChildProcess; url: string; developersUrl: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: root,
     env: {
@@ -50,12 +79,9 @@ async function startServer(databasePath: string): Promise<{ child: ChildProcess;
       ROUTE_BUDGET_PER_MINUTE: '100000000',
       ADMISSION_PER_HOUR: '1000000',
       ADMISSION_PER_DAY: '1000000',
-      // The base-layer lane's contracts without a chain-1 node: V3 creates are accepted and wait for the chain after
-      // the admission review (test/fixtures/base-deployment.json is the base devnet's deterministic deployment).
-      BASE_DEPLOYMENT_PATH: join(root, 'test/fixtures/base-deployment.json'),
-      // The shared lane's contracts without a chain-4663 node: its creates are accepted and wait for the chain after
-      // the static review (test/fixtures/multi-role-deployment.json is the chain-4663 devnet's lane deployment).
-      MULTI_ROLE_DEPLOYMENT_PATH: join(root, 'test/fixtures/multi-role-deployment.json'),
+      // The devnets as `make start` binds them (scripts/start.ts): chain 4663 with its chain deployment, source
+      // verification registry, permit attester and the shared lane's contracts, and the base layer (chain 1).
+      ...chainEnv,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -92,6 +118,7 @@ interface StReport {
 }
 
 rmSync(out, { recursive: true, force: true });
+if (randomSeed) console.log(`[conformance] seeds: the fixed ${seed}, and ${randomSeed} drawn for this run (CI=true)`);
 mkdirSync(join(out, 'reports'), { recursive: true });
 const databasePath = join(out, 'conformance.sqlite');
 
@@ -115,8 +142,8 @@ console.log(
 );
 
 step('importing the history sample (examples/history/history-sample.jsonl) with the operator command');
-// Without a chain nothing finalizes here: the imported V2/V1 and V3 rows give the developer API's launches registry
-// and token list real rows to serve (the token list has none to serve on an empty registry).
+// The imported V2/V1 and V3 rows give the developer API's launches registry and token list real rows to serve (the
+// token list has none to serve on an empty registry), and the V3 finalized feed a first page.
 const imported = spawnSync(
   process.execPath,
   ['--import', 'tsx', 'src/admin/cli.ts', 'import-history', 'examples/history/history-sample.jsonl'],
@@ -175,8 +202,20 @@ if (operation !== undefined && ![...operationIds, ...developerOperationIds].incl
   process.exit(2);
 }
 
+step('starting the devnets as `make start` does: chain 4663 and the base layer (chain 1), each on a free port');
+// Port 0: anvil binds a free port itself (the kernel's ephemeral range, above 20000), so two runs never collide.
+const devnetDir = join(out, 'devnet');
+const devnet = await startDevnet({ port: 0, outputDir: devnetDir });
+stopAnvilAtExit(devnet.anvilPid);
+const baseDevnet = await startBaseDevnet({ port: 0, outputDir: devnetDir });
+stopAnvilAtExit(baseDevnet.anvilPid);
+console.log(`chain 4663 at ${devnet.deployment.rpcUrl}, chain 1 at ${baseDevnet.deployment.rpcUrl}`);
+
 step('starting the server');
-const { child, url, developersUrl } = await startServer(databasePath);
+const { child, url, developersUrl } = await startServer(databasePath, {
+  ...devnetServerEnv(devnet.deployment, devnetDir),
+  ...baseDevnetServerEnv(baseDevnet.deployment, devnetDir),
+});
 console.log(`server pid ${child.pid} at ${url}, its developer API at ${developersUrl}`);
 
 let failed = false;
@@ -186,101 +225,136 @@ const sharedLaneLinked = '^(createMultiRoleCustomLaunch|getMultiRoleCustomLaunch
 const reports: StReport[] = [];
 const passNames: string[] = [];
 const clientResults: string[] = [];
+const reproductions: string[] = [];
+const driver = lifecycleDriver({
+  url,
+  apiKey: allScopes,
+  rpcUrl: devnet.deployment.rpcUrl,
+  chainDeployment: devnet.chainDeployment,
+  projectDir: join(root, 'examples/example-launch'),
+  log: (line) => console.log(`[driver] ${line}`),
+});
 try {
   const implemented = Object.values(bundled.paths)
     .flatMap((item) => Object.values(item))
     .filter((op) => op.operationId && !notImplemented.includes(op.operationId))
     .map((op) => op.operationId as string);
-  const developerPass = {
+  const developerPass: Pass = {
     name: 'developer',
     phases: 'examples,coverage,fuzzing',
-    select: [] as string[],
+    select: [],
     config: join(root, 'conformance/schemathesis-developer.toml'),
     spec: developerSpec,
     url: developersUrl,
+    seed,
   };
-  const passes: Array<{
-    name: string;
-    phases: string;
-    select: string[];
-    config?: string;
-    spec?: string;
-    url?: string;
-  }> = operation
+  // The shared lane's links on their own: in the pass over every operation Schemathesis spends its budget where it
+  // pleases, so this pass proves each of the lane's links (create 202 and 200 to read, list to read) is followed. It
+  // runs first, on a database without shared-lane launches, where Hypothesis explores the lane's scenarios further
+  // (after the stateless pass it stopped short of the replay link); its own configuration file gives it a larger
+  // scenario budget.
+  const sharedLanePass = (passSeed: string): Pass => ({
+    name: passSeed === seed ? 'stateful-shared-lane' : `stateful-shared-lane-seed-${passSeed}`,
+    phases: 'stateful',
+    select: ['--include-operation-id-regex', sharedLaneLinked],
+    config: sharedLaneConfig,
+    seed: passSeed,
+  });
+  const statefulPass = (passSeed: string): Pass => ({
+    name: passSeed === seed ? 'stateful' : `stateful-seed-${passSeed}`,
+    phases: 'stateful',
+    select: ['--include-operation-id-regex', `^(${implemented.sort().join('|')})$`],
+    seed: passSeed,
+  });
+  const passes: Pass[] = operation
     ? developerOperationIds.includes(operation)
       ? [{ ...developerPass, select: ['--include-operation-id', operation] }]
-      : [{ name: 'stateless', phases: 'examples,coverage,fuzzing', select: ['--include-operation-id', operation] }]
+      : [
+          {
+            name: 'stateless',
+            phases: 'examples,coverage,fuzzing',
+            select: ['--include-operation-id', operation],
+            seed,
+          },
+        ]
     : [
-        // The shared lane's links on their own: in the pass over every operation Schemathesis spends its budget
-        // where it pleases, so this pass proves each of the lane's links (create 202 and 200 to read, list to
-        // read) is followed. It runs first, on a database without shared-lane launches, where Hypothesis explores
-        // the lane's scenarios further (after the stateless pass it stopped short of the replay link); its own
-        // configuration file gives it a larger scenario budget.
-        {
-          name: 'stateful-shared-lane',
-          phases: 'stateful',
-          select: ['--include-operation-id-regex', sharedLaneLinked],
-          config: sharedLaneConfig,
-        },
-        { name: 'stateless', phases: 'examples,coverage,fuzzing', select: [] as string[] },
-        {
-          name: 'stateful',
-          phases: 'stateful',
-          select: ['--include-operation-id-regex', `^(${implemented.sort().join('|')})$`],
-        },
+        sharedLanePass(seed),
+        { name: 'stateless', phases: 'examples,coverage,fuzzing', select: [], seed },
+        statefulPass(seed),
         // The developer API document, on its own listener: every operation, no key.
         developerPass,
+        // In CI a second seed, drawn at the start, runs the stateful passes again: new scenarios every run.
+        ...(randomSeed ? [sharedLanePass(randomSeed), statefulPass(randomSeed)] : []),
       ];
+  // The driver stages its launches beside the first passes; the stateful pass waits for it, so its lists and the
+  // finalized feed hold launches in every status the driver reached.
+  const staging = operation ? Promise.resolve() : driver.stage();
   for (const pass of passes) {
+    if (pass.name === 'stateful') {
+      step('waiting for the lifecycle driver to stage its launches on the devnet');
+      await staging;
+    }
     step(
-      `Schemathesis ${pass.name} pass${operation ? ` of ${operation} alone` : ''}: phases ${pass.phases} (seed ${seed}, ${maxExamples} examples per operation, every check)`,
+      `Schemathesis ${pass.name} pass${operation ? ` of ${operation} alone` : ''}: phases ${pass.phases} (seed ${pass.seed}, ${maxExamples} examples per operation, every check)`,
     );
-    const st = spawnSync(
-      join(root, '.venv/bin/st'),
-      [
-        '--config-file',
-        pass.config ?? stConfig,
-        'run',
-        pass.spec ?? join(root, 'generated/openapi/service.bundled.json'),
-        '--url',
-        pass.url ?? url,
-        '--phases',
-        pass.phases,
-        ...pass.select,
-        '--seed',
-        seed,
-        '--max-examples',
-        maxExamples,
-        // One worker: with two threads, CPython 3.11's ast.parse (reached through Hypothesis' lambda descriptions)
-        // can fail with "AST constructor recursion depth mismatch", an interpreter race, not a finding.
-        '--workers',
-        '1',
-        '--no-color',
-        '--report',
-        'junit,json',
-        '--report-dir',
-        join(out, 'reports'),
-        '--report-junit-path',
-        join(out, `reports/schemathesis-${pass.name}-junit.xml`),
-        '--report-json-path',
-        join(out, `reports/schemathesis-${pass.name}.json`),
-      ],
-      {
-        cwd: root,
-        stdio: ['ignore', 'pipe', 'inherit'],
-        env: { ...process.env, CONFORMANCE_API_KEY: allScopes, CONFORMANCE_PARTNER_KEY: partnerRoot },
-        maxBuffer: 256 * 1024 * 1024,
-      },
-    );
-    const stOutput = st.stdout.toString();
-    process.stdout.write(reframeBanners(stOutput));
+    const args = [
+      '--config-file',
+      pass.config ?? stConfig,
+      'run',
+      pass.spec ?? join(root, 'generated/openapi/service.bundled.json'),
+      '--url',
+      pass.url ?? url,
+      '--phases',
+      pass.phases,
+      ...pass.select,
+      '--seed',
+      pass.seed,
+      '--max-examples',
+      maxExamples,
+      // One worker: with two threads, CPython 3.11's ast.parse (reached through Hypothesis' lambda descriptions)
+      // can fail with "AST constructor recursion depth mismatch", an interpreter race, not a finding.
+      '--workers',
+      '1',
+      '--no-color',
+      '--report',
+      pass.phases === 'stateful' ? 'junit,json,ndjson' : 'junit,json',
+      '--report-dir',
+      join(out, 'reports'),
+      // The event stream names every link a scenario followed (conformance/run.ts lists them after the pass).
+      ...(pass.phases === 'stateful'
+        ? ['--report-ndjson-path', join(out, `reports/schemathesis-${pass.name}.ndjson`)]
+        : []),
+      '--report-junit-path',
+      join(out, `reports/schemathesis-${pass.name}-junit.xml`),
+      '--report-json-path',
+      join(out, `reports/schemathesis-${pass.name}.json`),
+    ];
+    const st = await runSchemathesis(args, {
+      ...process.env,
+      CONFORMANCE_API_KEY: allScopes,
+      CONFORMANCE_PARTNER_KEY: partnerRoot,
+    });
+    process.stdout.write(reframeBanners(st.stdout));
     const linkLine = /API Links:\s+(\d+) covered \/ (\d+) selected \/ (\d+) total/;
-    if (pass.name === 'stateful') links = linkLine.exec(stOutput);
-    if (pass.name === 'stateful-shared-lane') sharedLaneLinks = linkLine.exec(stOutput);
-    if (st.status !== 0) failed = true;
+    if (pass.name === 'stateful') links = linkLine.exec(st.stdout);
+    if (pass.phases === 'stateful') {
+      const followed = linksFollowed(join(out, `reports/schemathesis-${pass.name}.ndjson`));
+      console.log(`links followed in the ${pass.name} pass (${followed.length}):`);
+      for (const link of followed) console.log(`  ${link.id}${link.inferred ? ' (inferred)' : ''}`);
+    }
+    if (pass.name === 'stateful-shared-lane') sharedLaneLinks = linkLine.exec(st.stdout);
+    if (st.status !== 0) {
+      failed = true;
+      reproductions.push(reproduction(pass, args));
+    }
     passNames.push(pass.name);
     reports.push(JSON.parse(readFileSync(join(out, `reports/schemathesis-${pass.name}.json`), 'utf8')) as StReport);
+    if (pass.name === 'stateful') {
+      step('lifecycle driver: every launch awaiting the wallet handed off and finalized, every launch read again');
+      await driver.finish();
+    }
   }
+  await staging;
 
   for (const language of operation ? [] : ['python', 'go']) {
     step(`${language} clients generated from the specs: one authenticated call, and the developer API's token list`);
@@ -300,8 +374,10 @@ try {
     clientResults.push(`${language}: ${r.status === 0 ? 'ok' : `FAILED (exit ${r.status})`} ${line}`);
   }
 } finally {
-  step(`stopping the server (pid ${child.pid})`);
+  step(`stopping the server (pid ${child.pid}) and the devnets`);
   await stopServer(child);
+  await devnet.stop();
+  await baseDevnet.stop();
 }
 
 const failures = reports.flatMap((r) => r.failures).reduce((n, f) => n + f.count, 0);
@@ -309,9 +385,13 @@ const errors = reports.flatMap((r) => r.errors).length;
 const stateless = reports[passNames.indexOf('stateless')];
 const developer = reports[passNames.indexOf('developer')];
 // One operation alone has no stateful pass, so no links to cover.
-if (!operation && (!links || Number(links[1]) === 0)) failed = true;
+if (!operation && (!links || Number(links[1]) < minimumLinksCovered)) failed = true;
 if (!operation && (!sharedLaneLinks || sharedLaneLinks[1] !== sharedLaneLinks[2])) failed = true;
+const lifecycle = driver.report;
+const missingStatuses = operation ? [] : driverStatuses.filter((s) => !lifecycle.statuses.has(s));
+if (lifecycle.problems.length > 0 || missingStatuses.length > 0) failed = true;
 step('summary');
+console.log(`seeds: ${seed}${randomSeed ? ` and the random ${randomSeed}` : ''}`);
 console.log(`operations covered: ${stateless?.operations.tested ?? 0} of ${stateless?.operations.total ?? 0}`);
 console.log(
   `developer API operations covered: ${developer?.operations.tested ?? 0} of ${developer?.operations.total ?? 0}`,
@@ -320,17 +400,25 @@ console.log(`cases run: ${reports.reduce((n, r) => n + r.test_cases.generated, 0
 const phaseStatus = reports.flatMap((r) => Object.entries(r.phases).filter(([, v]) => v.status !== 'skip'));
 console.log(`phases: ${phaseStatus.map(([p, v]) => `${p} ${v.status}`).join(', ')}`);
 console.log(
-  `stateful links covered: ${links ? `${links[1]} of ${links[2]} selected (${links[3]} in the spec)` : 'none reported'}`,
+  `stateful links covered: ${links ? `${links[1]} of ${links[2]} selected (${links[3]} in the spec; at least ${minimumLinksCovered} required)` : 'none reported'}`,
 );
 console.log(
   `shared-lane links covered: ${sharedLaneLinks ? `${sharedLaneLinks[1]} of ${sharedLaneLinks[2]} selected` : 'none reported'}`,
 );
+if (!operation) {
+  console.log(`V4 launch statuses read and checked against the spec: ${statusLine(lifecycle)}`);
+  for (const status of missingStatuses) console.log(`lifecycle: no launch was read in ${status}`);
+  for (const problem of lifecycle.problems) console.log(`lifecycle problem: ${problem}`);
+}
 for (const f of reports.flatMap((r) => r.failures))
   console.log(`failure ${f.code} ${f.title} x${f.count}: ${f.operations.join(', ')}`);
 for (const line of clientResults) console.log(`client ${line}`);
-console.log(`failures: ${failures + errors + (failed && failures + errors === 0 ? 1 : 0)}`);
+for (const line of reproductions) console.log(line);
+console.log(
+  `failures: ${failures + errors + lifecycle.problems.length + (failed && failures + errors + lifecycle.problems.length === 0 ? 1 : 0)}`,
+);
 console.log(`reports: ${join(out, 'reports')}`);
-const failing = reports.reduce((n, r) => n + r.test_cases.with_failures, 0) + errors;
+const failing = reports.reduce((n, r) => n + r.test_cases.with_failures, 0) + errors + lifecycle.problems.length;
 const cases = reports.reduce((n, r) => n + r.test_cases.generated, 0);
 const clientFailures = clientResults.filter((line) => line.includes('FAILED')).length;
 writeFileSync(
@@ -338,6 +426,66 @@ writeFileSync(
   `conformance: ${cases - failing + clientResults.length - clientFailures} passed, ${failing + clientFailures} failed\n`,
 );
 process.exit(failed ? 1 : 0);
+
+/** One Schemathesis run: which document, where, which phases and operations, and its seed. */
+interface Pass {
+  name: string;
+  phases: string;
+  select: string[];
+  seed: string;
+  config?: string;
+  spec?: string;
+  url?: string;
+}
+
+/** Runs `st` without blocking this process (the lifecycle driver works meanwhile); resolves its exit and stdout. */
+function runSchemathesis(args: string[], env: NodeJS.ProcessEnv): Promise<{ status: number | null; stdout: string }> {
+  return new Promise((resolve, reject) => {
+    const st = spawn(join(root, '.venv/bin/st'), args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], env });
+    const chunks: Buffer[] = [];
+    st.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+    st.once('error', reject);
+    st.once('close', (status) => resolve({ status, stdout: Buffer.concat(chunks).toString() }));
+  });
+}
+
+/**
+ * The links a stateful pass followed, from its NDJSON event stream: every recorded case reached through a link whose
+ * parameters were extracted (what Schemathesis counts as covered), by the link's full name.
+ */
+function linksFollowed(ndjsonPath: string): Array<{ id: string; inferred: boolean }> {
+  const followed = new Map<string, boolean>();
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) {
+      for (const item of value) visit(item);
+      return;
+    }
+    if (value === null || typeof value !== 'object') return;
+    const node = value as {
+      transition?: { id?: string; is_inferred?: boolean } | null;
+      is_transition_applied?: boolean;
+    };
+    if (node.is_transition_applied && typeof node.transition?.id === 'string') {
+      followed.set(node.transition.id, node.transition.is_inferred === true);
+    }
+    for (const child of Object.values(node)) visit(child);
+  };
+  for (const line of readFileSync(ndjsonPath, 'utf8').split('\n')) if (line.trim()) visit(JSON.parse(line));
+  return [...followed.entries()].map(([id, inferred]) => ({ id, inferred })).sort((a, b) => a.id.localeCompare(b.id));
+}
+
+/**
+ * How to run a failed pass again: the whole run on its seed, and the exact Schemathesis command against a running
+ * stack (the keys come from the environment, as here).
+ */
+function reproduction(pass: Pass, args: string[]): string {
+  const quoted = args.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
+  return [
+    `reproduce the ${pass.name} pass (seed ${pass.seed}):`,
+    `  CONFORMANCE_SEED=${pass.seed} make conformance`,
+    `  or against a running stack: CONFORMANCE_API_KEY=<wallet key> CONFORMANCE_PARTNER_KEY=<partner root> .venv/bin/st ${quoted}`,
+  ].join('\n');
+}
 
 /**
  * Schemathesis frames its section titles pytest-style ("==== No issues found in 39.02s ===="). CI reads a
