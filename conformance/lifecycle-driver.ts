@@ -13,7 +13,11 @@
  * transaction (eth_sendTransaction from the unlocked anvil account) and mined to `finalized`; then every V4 launch
  * of the key is read and checked once more.
  */
-import type { ChainDeploymentV1, CustomLaunchResourceV4 } from '../generated/types/service.ts';
+import type {
+  ChainDeploymentV1,
+  CustomLaunchCreateRequestV4,
+  CustomLaunchResourceV4,
+} from '../generated/types/service.ts';
 import { createLaunchClient } from '../src/client/launches/client.ts';
 import { packLaunchProject } from '../src/client/launches/pack/pack.ts';
 import { deliverSourceFile, manifestFiles } from '../src/client/launches/sources.ts';
@@ -40,6 +44,8 @@ export interface DriverOptions {
   chainDeployment: ChainDeploymentV1;
   /** The project folder packed (examples/example-launch). */
   projectDir: string;
+  /** The spec's V4 create examples (spec/examples), whose source files are in projectDir. */
+  exampleRequests: CustomLaunchCreateRequestV4[];
   log: (line: string) => void;
 }
 
@@ -194,6 +200,7 @@ export function lifecycleDriver(options: DriverOptions) {
      * V4 launch of the key is read again, through the list pages and one by one, and the finalized feed.
      */
     async finish(): Promise<void> {
+      await deliverExampleSources(await listAll());
       const all = await listAll();
       const handedOff: string[] = [];
       for (const launch of all.filter((l) => l.status === 'awaiting_wallet_signature')) {
@@ -217,6 +224,25 @@ export function lifecycleDriver(options: DriverOptions) {
       options.log(`handed off after the stateful pass: ${handedOff.length}; statuses read: ${statusLine(report)}`);
     },
   };
+
+  /**
+   * The launches Schemathesis created from the spec's V4 create examples wait for their source files
+   * (SOURCE_FILES_PENDING): their files are in the example project, so they are delivered here, and each launch is
+   * followed out of `validating` to where the devnet takes it (the examples bind another chain deployment).
+   */
+  async function deliverExampleSources(launches: Launch[]): Promise<void> {
+    const files = options.exampleRequests.flatMap((request) => manifestFiles(options.projectDir, request));
+    const pending = launches.filter((l) => l.lifecycleQueue?.lastErrorCode === 'SOURCE_FILES_PENDING');
+    for (const launch of pending) {
+      // A file outside this launch's manifest is refused: only the example it was created from has all of them.
+      for (const file of files)
+        await deliverSourceFile(options.url, launch.launchId, file, { apiKey: options.apiKey, timeoutMs: 30_000 });
+    }
+    for (const launch of pending) {
+      await until(launch.launchId, ['action_required', 'failed', 'awaiting_wallet_signature', 'authorized']);
+    }
+    options.log(`sources delivered to ${pending.length} launches created from the spec's examples`);
+  }
 
   /** Every V4 launch the key sees, through the list's pages (each page checked against the spec). */
   async function listAll(): Promise<Launch[]> {
