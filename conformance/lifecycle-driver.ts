@@ -5,13 +5,14 @@
  * Content-Type, the X-Request-Id header and the body against the operation's response schema in spec/schemas
  * (getCustomLaunchV4, listCustomLaunchesV4, listFinalizedCustomLaunchesV4 in spec/openapi/paths/).
  *
- * Before the stateful pass (`stage`): distinct-intent launches of examples/example-launch (each pack draws a fresh
- * nonce and salts, so no two share an intent), created with the typed client, their sources delivered, followed to
- * the wallet handoff; then one is finalized, one is left `ethereum_posted`, one `sequencer_soft_confirmed`, one
- * `wallet_action_required` (a transaction from the wallet to the router with other bytes) and one awaiting the
- * wallet. After it (`finish`): every V4 launch awaiting the wallet, whoever created it, is sent its exact wallet
- * transaction (eth_sendTransaction from the unlocked anvil account) and mined to `finalized`; then every V4 launch
- * of the key is read and checked once more.
+ * Before the V4 lane's stateful pass (`stage`): distinct-intent launches of examples/example-launch (each pack draws
+ * a fresh nonce and salts, so no two share an intent), created with the typed client, their sources delivered,
+ * followed to the wallet handoff; then one is finalized, one is left `ethereum_posted`, one
+ * `sequencer_soft_confirmed`, one `wallet_action_required` (a transaction from the wallet to the router with other
+ * bytes) and one awaiting the wallet. After the stateful passes (`finish`): the launches Schemathesis created from the
+ * spec's V4 create examples get their source files (from the example project), then every V4 launch awaiting the
+ * wallet, whoever created it, is sent its exact wallet transaction (eth_sendTransaction from the unlocked anvil
+ * account) and mined to `finalized`; then every V4 launch of the key is read and checked once more.
  */
 import type {
   ChainDeploymentV1,
