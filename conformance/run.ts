@@ -186,7 +186,7 @@ if (notImplemented.length === 0 && readFileSync(stConfig, 'utf8').includes('@NOT
  * under another key 409 LAUNCH_INTENT_CONFLICT, so with a fresh key per request only the first create of a spec
  * example is admitted and an exact replay (200) comes from a key Hypothesis seldom draws twice; under one key the
  * first admitted create is 202 and every later one with the same bytes its 200 replay, and both links are followed.
- * The stateless pass sends the header as generated.
+ * The stateless pass sends the header as generated, negative cases included.
  */
 function laneConfig(name: string, createOperationId: string, scenarios: number, passSeed: string): string {
   const path = join(out, `schemathesis-${name}.toml`);
@@ -196,8 +196,11 @@ function laneConfig(name: string, createOperationId: string, scenarios: number, 
     `${readFileSync(stConfig, 'utf8').replace('generation.max-examples = 200', `generation.max-examples = ${scenarios}`)}
 [[operations]]
 # Written by conformance/run.ts for this lane's stateful pass: one Idempotency-Key for its creates (laneConfig).
+# The fixed header replaces a generated one, so a negative case's broken key would never be sent: the lane's creates
+# are generated as positive data here, and the stateless pass sends every negative case of this operation.
 include-operation-id = "${createOperationId}"
 headers = { Authorization = "Bearer \${CONFORMANCE_API_KEY}", "Idempotency-Key" = "${key}" }
+generation.mode = "positive"
 `,
   );
   return path;
