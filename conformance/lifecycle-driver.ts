@@ -204,8 +204,9 @@ export function lifecycleDriver(options: DriverOptions) {
       await deliverExampleSources(await listAll());
       const all = await listAll();
       const handedOff: string[] = [];
-      for (const launch of all.filter((l) => l.status === 'awaiting_wallet_signature')) {
-        const current = await read(launch.launchId);
+      // An `authorized` launch is one tracker poll from the wallet handoff: it is waited for, not left behind.
+      for (const launch of all.filter((l) => l.status === 'authorized' || l.status === 'awaiting_wallet_signature')) {
+        const current = await until(launch.launchId, waitingStatuses);
         if (current?.status === 'awaiting_wallet_signature' && (await handOff(current)))
           handedOff.push(launch.launchId);
       }
