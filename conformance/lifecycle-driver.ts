@@ -31,6 +31,7 @@ const blocksToFinalize = 65;
 /** `ethereum_posted` once the `safe` checkpoint (latest - 32) covers it, still short of `finalized`. */
 const blocksToPost = 40;
 const waitingStatuses = ['awaiting_wallet_signature', 'wallet_action_required', 'action_required', 'failed'];
+const minedStatuses = ['sequencer_soft_confirmed', 'ethereum_posted', 'finalized'];
 
 type Launch = CustomLaunchResourceV4;
 
@@ -155,7 +156,7 @@ export function lifecycleDriver(options: DriverOptions) {
     const tx = launch.walletTransaction;
     if (!tx || tx.from.toLowerCase() !== anvilAccount0) return false;
     await send(tx);
-    return (await until(launch.launchId, ['sequencer_soft_confirmed', 'ethereum_posted', 'finalized'])) !== undefined;
+    return (await until(launch.launchId, minedStatuses)) !== undefined;
   };
 
   const labels = ['finalized', 'posted', 'soft-confirmed', 'mismatch', 'awaiting-wallet'] as const;
@@ -206,7 +207,7 @@ export function lifecycleDriver(options: DriverOptions) {
       const handedOff: string[] = [];
       // An `authorized` launch is one tracker poll from the wallet handoff: it is waited for, not left behind.
       for (const launch of all.filter((l) => l.status === 'authorized' || l.status === 'awaiting_wallet_signature')) {
-        const current = await until(launch.launchId, waitingStatuses);
+        const current = await until(launch.launchId, [...waitingStatuses, ...minedStatuses]);
         if (current?.status === 'awaiting_wallet_signature' && (await handOff(current)))
           handedOff.push(launch.launchId);
       }
