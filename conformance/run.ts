@@ -1,33 +1,61 @@
 /*
- * `make conformance`: proves the running server keeps the contract.
+ * `make conformance`: proves the running server keeps the contract, on the stack `make start` gives (docs/conformance.md).
  *  1. a fresh SQLite file, a wallet key for every wallet scope (plus one holding all of them) and a partner root,
- *     whose key the subkey routes are called with;
- *  2. the real server (`src/main.ts`) on a free loopback port, response validation on;
+ *     whose key the subkey routes are called with; the history sample imported;
+ *  2. the chain-4663 devnet and the base-layer devnet (chain 1) on free ports, and the real server (`src/main.ts`)
+ *     bound to them as scripts/start.ts binds it, on a free loopback port, response validation on;
  *  3. Schemathesis (exact 4.x from conformance/requirements.txt, in .venv) against every operation of
  *     generated/openapi/service.bundled.json with every check, a fixed seed, no example database, JUnit + JSON
- *     reports under build/conformance/: a stateless pass, a stateful pass over every implemented operation and a
- *     stateful pass over the shared lane's linked operations, whose every link must be followed;
+ *     reports under build/conformance/: a stateful pass over the shared lane's linked operations, whose every link
+ *     must be followed; one over the V4 lane's; a stateless pass; a stateful pass over every implemented operation.
+ *     The stateful passes must follow at least minimumLinksCovered links between them. Beside the first pass, the
+ *     lifecycle driver (conformance/lifecycle-driver.ts) takes V4 launches through `authorized` to `finalized`,
+ *     `ethereum_posted`, `sequencer_soft_confirmed` and `wallet_action_required` on the devnet; after the stateful
+ *     pass it hands off and finalizes every launch awaiting the wallet (the ones Schemathesis created included) and
+ *     reads every launch again, each read checked against the spec.
  *     A second target: Schemathesis against generated/openapi/developer-api.bundled.json on the server's developer
  *     listener (DEVELOPERS_PORT), after the history sample (examples/history/history-sample.jsonl) is imported so the
- *     token list and the launches registry have rows;
+ *     token list and the launches registry have rows. With CI=true the stateful passes run again on a random seed
+ *     printed first; a failed pass prints the command line that reproduces it;
  *  4. the Python and Go clients generated from the spec make one authenticated call each, and the clients generated
  *     from the developer API document each read the token list;
- *  5. stops the server it started (by PID) and prints a summary; exits 1 on any failure.
+ *  5. stops the server and the devnets it started (by PID) and prints a summary; exits 1 on any failure.
  * Environment: CONFORMANCE_MAX_EXAMPLES (default 25), CONFORMANCE_SEED (default 4663), CONFORMANCE_OPERATION (an
- * operationId: step 3 runs the examples, coverage and fuzzing phases for that operation alone, and the stateful pass
- * and step 4 are left out; `make conformance OPERATION=<operationId>` sets it).
+ * operationId: step 3 runs the examples, coverage and fuzzing phases for that operation alone, and the stateful pass,
+ * the driver and step 4 are left out; `make conformance OPERATION=<operationId>` sets it), CI.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { randomInt } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { mintPartnerRoot, mintWalletKey, rootBudgetMaxima, walletScopes } from '../src/auth/keys.ts';
+import { stopAnvilAtExit } from '../src/devnet/anvil.ts';
+import { baseDevnetServerEnv, startBaseDevnet } from '../src/devnet/base-devnet.ts';
+import { devnetServerEnv, startDevnet } from '../src/devnet/devnet.ts';
 import { openDatabase } from '../src/store/db.ts';
+import { lifecycleDriver, statusLine } from './lifecycle-driver.ts';
 
+const startedAt = Date.now();
 const root = new URL('..', import.meta.url).pathname;
 const out = join(root, 'build/conformance');
 const seed = process.env.CONFORMANCE_SEED ?? '4663';
 const maxExamples = process.env.CONFORMANCE_MAX_EXAMPLES ?? '25';
 const operation = process.env.CONFORMANCE_OPERATION || undefined;
+// In CI the stateful passes run a second time on a seed drawn now and printed first, so every CI run explores new
+// scenarios while the fixed seed keeps the first passes reproducible; a failure prints the seed's command line.
+const randomSeed = process.env.CI === 'true' && !operation ? String(randomInt(1, 2 ** 31)) : undefined;
+/** The stateful passes (fixed seed) must follow at least this many links between them. */
+const minimumLinksCovered = 20;
+/** The V4 statuses the lifecycle driver must read (and check) a launch in; `submitted` is committed with the next. */
+const driverStatuses = [
+  'validating',
+  'authorized',
+  'awaiting_wallet_signature',
+  'wallet_action_required',
+  'sequencer_soft_confirmed',
+  'ethereum_posted',
+  'finalized',
+];
 const wallet = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 
 function step(message: string): void {
@@ -35,7 +63,10 @@ function step(message: string): void {
 }
 
 /** Starts the real server on a free port and resolves with its origin once it listens. */
-async function startServer(databasePath: string): Promise<{ child: ChildProcess; url: string; developersUrl: string }> {
+async function startServer(
+  databasePath: string,
+  chainEnv: Record<string, string>,
+): Promise<{ child: ChildProcess; url: string; developersUrl: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: root,
     env: {
@@ -50,12 +81,9 @@ async function startServer(databasePath: string): Promise<{ child: ChildProcess;
       ROUTE_BUDGET_PER_MINUTE: '100000000',
       ADMISSION_PER_HOUR: '1000000',
       ADMISSION_PER_DAY: '1000000',
-      // The base-layer lane's contracts without a chain-1 node: V3 creates are accepted and wait for the chain after
-      // the admission review (test/fixtures/base-deployment.json is the base devnet's deterministic deployment).
-      BASE_DEPLOYMENT_PATH: join(root, 'test/fixtures/base-deployment.json'),
-      // The shared lane's contracts without a chain-4663 node: its creates are accepted and wait for the chain after
-      // the static review (test/fixtures/multi-role-deployment.json is the chain-4663 devnet's lane deployment).
-      MULTI_ROLE_DEPLOYMENT_PATH: join(root, 'test/fixtures/multi-role-deployment.json'),
+      // The devnets as `make start` binds them (scripts/start.ts): chain 4663 with its chain deployment, source
+      // verification registry, permit attester and the shared lane's contracts, and the base layer (chain 1).
+      ...chainEnv,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -92,6 +120,7 @@ interface StReport {
 }
 
 rmSync(out, { recursive: true, force: true });
+if (randomSeed) console.log(`[conformance] seeds: the fixed ${seed}, and ${randomSeed} drawn for this run (CI=true)`);
 mkdirSync(join(out, 'reports'), { recursive: true });
 const databasePath = join(out, 'conformance.sqlite');
 
@@ -115,8 +144,8 @@ console.log(
 );
 
 step('importing the history sample (examples/history/history-sample.jsonl) with the operator command');
-// Without a chain nothing finalizes here: the imported V2/V1 and V3 rows give the developer API's launches registry
-// and token list real rows to serve (the token list has none to serve on an empty registry).
+// The imported V2/V1 and V3 rows give the developer API's launches registry and token list real rows to serve (the
+// token list has none to serve on an empty registry), and the V3 finalized feed a first page.
 const imported = spawnSync(
   process.execPath,
   ['--import', 'tsx', 'src/admin/cli.ts', 'import-history', 'examples/history/history-sample.jsonl'],
@@ -151,11 +180,31 @@ writeFileSync(
 if (notImplemented.length === 0 && readFileSync(stConfig, 'utf8').includes('@NOT_IMPLEMENTED_OPERATIONS@')) {
   throw new Error('conformance/schemathesis.toml: the block of the 501 operations was not found');
 }
-const sharedLaneConfig = join(out, 'schemathesis-shared-lane.toml');
-writeFileSync(
-  sharedLaneConfig,
-  readFileSync(stConfig, 'utf8').replace('generation.max-examples = 200', 'generation.max-examples = 1000'),
-);
+/**
+ * The configuration of a lane's stateful pass: the run's configuration with `scenarios` as the stateful budget, and
+ * the lane's create sent under one Idempotency-Key per pass. One launch per intent makes a create of a stored intent
+ * under another key 409 LAUNCH_INTENT_CONFLICT, so with a fresh key per request only the first create of a spec
+ * example is admitted and an exact replay (200) comes from a key Hypothesis seldom draws twice; under one key the
+ * first admitted create is 202 and every later one with the same bytes its 200 replay, and both links are followed.
+ * The stateless pass sends the header as generated, negative cases included.
+ */
+function laneConfig(name: string, createOperationId: string, scenarios: number, passSeed: string): string {
+  const path = join(out, `schemathesis-${name}.toml`);
+  const key = `conformance-${name}-${passSeed}`;
+  writeFileSync(
+    path,
+    `${readFileSync(stConfig, 'utf8').replace('generation.max-examples = 200', `generation.max-examples = ${scenarios}`)}
+[[operations]]
+# Written by conformance/run.ts for this lane's stateful pass: one Idempotency-Key for its creates (laneConfig).
+# The fixed header replaces a generated one, so a negative case's broken key would never be sent: the lane's creates
+# are generated as positive data here, and the stateless pass sends every negative case of this operation.
+include-operation-id = "${createOperationId}"
+headers = { Authorization = "Bearer \${CONFORMANCE_API_KEY}", "Idempotency-Key" = "${key}" }
+generation.mode = "positive"
+`,
+  );
+  return path;
+}
 console.log(
   notImplemented.length === 0
     ? 'every operation is implemented: none answers 501'
@@ -175,112 +224,206 @@ if (operation !== undefined && ![...operationIds, ...developerOperationIds].incl
   process.exit(2);
 }
 
+step('starting the devnets as `make start` does: chain 4663 and the base layer (chain 1), each on a free port');
+// Port 0: anvil binds a free port itself (the kernel's ephemeral range, above 20000), so two runs never collide.
+const devnetDir = join(out, 'devnet');
+const devnet = await startDevnet({ port: 0, outputDir: devnetDir });
+stopAnvilAtExit(devnet.anvilPid);
+const baseDevnet = await startBaseDevnet({ port: 0, outputDir: devnetDir });
+stopAnvilAtExit(baseDevnet.anvilPid);
+console.log(`chain 4663 at ${devnet.deployment.rpcUrl}, chain 1 at ${baseDevnet.deployment.rpcUrl}`);
+
 step('starting the server');
-const { child, url, developersUrl } = await startServer(databasePath);
+const { child, url, developersUrl } = await startServer(databasePath, {
+  ...devnetServerEnv(devnet.deployment, devnetDir),
+  ...baseDevnetServerEnv(baseDevnet.deployment, devnetDir),
+});
 console.log(`server pid ${child.pid} at ${url}, its developer API at ${developersUrl}`);
 
 let failed = false;
 let links: RegExpExecArray | null = null;
 let sharedLaneLinks: RegExpExecArray | null = null;
 const sharedLaneLinked = '^(createMultiRoleCustomLaunch|getMultiRoleCustomLaunch|listMultiRoleCustomLaunches)$';
+const v4LaneLinked =
+  '^(createCustomLaunchV4|getCustomLaunchV4|listCustomLaunchesV4|putCustomLaunchSourceFileV4|decidePermitReissueV4|listFinalizedCustomLaunchesV4)$';
+/**
+ * The links the fixed-seed stateful pass over every operation followed outside the lanes, by full name, and the
+ * number the lanes' passes followed: their sum must reach the minimum.
+ */
+const followedLinks = new Set<string>();
+let laneLinksFollowed = 0;
+/** The paths of the lanes' operations (every link among them is followed in its lane's pass). */
+const laneLinkPaths = ['/multi-role-custom-launches', '/custom-launches', '/finalized-custom-launches'].map(
+  (path) => ` /v4/chains/{chainId}${path}`,
+);
 const reports: StReport[] = [];
 const passNames: string[] = [];
 const clientResults: string[] = [];
+const reproductions: string[] = [];
+let serverCpuSeconds: number | undefined;
+const driver = lifecycleDriver({
+  url,
+  apiKey: allScopes,
+  rpcUrl: devnet.deployment.rpcUrl,
+  chainDeployment: devnet.chainDeployment,
+  projectDir: join(root, 'examples/example-launch'),
+  exampleRequests: ['custom-launch-create-request.v4.json', 'custom-launch-create-request.v4--profile-4.0.0.json'].map(
+    (file) => JSON.parse(readFileSync(join(root, 'spec/examples', file), 'utf8')),
+  ),
+  log: (line) => console.log(`[driver] ${line}`),
+});
 try {
   const implemented = Object.values(bundled.paths)
     .flatMap((item) => Object.values(item))
     .filter((op) => op.operationId && !notImplemented.includes(op.operationId))
     .map((op) => op.operationId as string);
-  const developerPass = {
+  const developerPass: Pass = {
     name: 'developer',
     phases: 'examples,coverage,fuzzing',
-    select: [] as string[],
+    select: [],
     config: join(root, 'conformance/schemathesis-developer.toml'),
     spec: developerSpec,
     url: developersUrl,
+    seed,
   };
-  const passes: Array<{
-    name: string;
-    phases: string;
-    select: string[];
-    config?: string;
-    spec?: string;
-    url?: string;
-  }> = operation
+  // The shared lane's links on their own: in the pass over every operation Schemathesis spends its budget where it
+  // pleases, so this pass proves each of the lane's links (create 202 and 200 to read, list to read) is followed. It
+  // runs first, on a database without shared-lane launches. Its one Idempotency-Key makes the replay link certain
+  // (laneConfig), so it needs no larger budget than the others: with one launch per intent, 1000 scenarios ran to
+  // the end of the budget (over six minutes) where 200 cover every link.
+  const sharedLanePass = (passSeed: string): Pass => ({
+    name: passSeed === seed ? 'stateful-shared-lane' : `stateful-shared-lane-seed-${passSeed}`,
+    lane: 'shared',
+    phases: 'stateful',
+    select: ['--include-operation-id-regex', sharedLaneLinked],
+    config: laneConfig(
+      passSeed === seed ? 'shared-lane' : `shared-lane-seed-${passSeed}`,
+      'createMultiRoleCustomLaunch',
+      200,
+      passSeed,
+    ),
+    seed: passSeed,
+  });
+  // The V4 lane's links on their own, for the same reason: the pass over every operation spent its whole budget on
+  // the V1-V3, module and subkey operations and never reached a V4 one. It runs once the lifecycle driver has staged
+  // its launches (the lists and the finalized feed then hold launches from `authorized` to `finalized`) and before the
+  // stateless pass creates the spec's V4 examples, so their first create here is admitted (202) and its links are
+  // followed: a later create of the same intent under another key is 409 LAUNCH_INTENT_CONFLICT.
+  const v4LanePass = (passSeed: string): Pass => ({
+    name: passSeed === seed ? 'stateful-v4-lane' : `stateful-v4-lane-seed-${passSeed}`,
+    lane: 'v4',
+    phases: 'stateful',
+    select: ['--include-operation-id-regex', v4LaneLinked],
+    config: laneConfig(
+      passSeed === seed ? 'v4-lane' : `v4-lane-seed-${passSeed}`,
+      'createCustomLaunchV4',
+      200,
+      passSeed,
+    ),
+    seed: passSeed,
+  });
+  const statefulPass = (passSeed: string): Pass => ({
+    name: passSeed === seed ? 'stateful' : `stateful-seed-${passSeed}`,
+    phases: 'stateful',
+    select: ['--include-operation-id-regex', `^(${implemented.sort().join('|')})$`],
+    seed: passSeed,
+  });
+  const passes: Pass[] = operation
     ? developerOperationIds.includes(operation)
       ? [{ ...developerPass, select: ['--include-operation-id', operation] }]
-      : [{ name: 'stateless', phases: 'examples,coverage,fuzzing', select: ['--include-operation-id', operation] }]
+      : [
+          {
+            name: 'stateless',
+            phases: 'examples,coverage,fuzzing',
+            select: ['--include-operation-id', operation],
+            seed,
+          },
+        ]
     : [
-        // The shared lane's links on their own: in the pass over every operation Schemathesis spends its budget
-        // where it pleases, so this pass proves each of the lane's links (create 202 and 200 to read, list to
-        // read) is followed. It runs first, on a database without shared-lane launches, where Hypothesis explores
-        // the lane's scenarios further (after the stateless pass it stopped short of the replay link); its own
-        // configuration file gives it a larger scenario budget.
-        {
-          name: 'stateful-shared-lane',
-          phases: 'stateful',
-          select: ['--include-operation-id-regex', sharedLaneLinked],
-          config: sharedLaneConfig,
-        },
-        { name: 'stateless', phases: 'examples,coverage,fuzzing', select: [] as string[] },
-        {
-          name: 'stateful',
-          phases: 'stateful',
-          select: ['--include-operation-id-regex', `^(${implemented.sort().join('|')})$`],
-        },
+        sharedLanePass(seed),
+        v4LanePass(seed),
+        { name: 'stateless', phases: 'examples,coverage,fuzzing', select: [], seed },
+        statefulPass(seed),
         // The developer API document, on its own listener: every operation, no key.
         developerPass,
+        // In CI a second seed, drawn at the start, runs the stateful passes again: new scenarios every run.
+        ...(randomSeed ? [sharedLanePass(randomSeed), v4LanePass(randomSeed), statefulPass(randomSeed)] : []),
       ];
+  // The driver stages its launches beside the shared-lane pass; the V4 lane's pass waits for it, so its lists and the
+  // finalized feed hold launches in every status the driver reached.
+  const staging = operation ? Promise.resolve() : driver.stage();
   for (const pass of passes) {
+    if (pass.name === 'stateful-v4-lane') {
+      step('waiting for the lifecycle driver to stage its launches on the devnet');
+      await staging;
+    }
     step(
-      `Schemathesis ${pass.name} pass${operation ? ` of ${operation} alone` : ''}: phases ${pass.phases} (seed ${seed}, ${maxExamples} examples per operation, every check)`,
+      `Schemathesis ${pass.name} pass${operation ? ` of ${operation} alone` : ''}: phases ${pass.phases} (seed ${pass.seed}, ${maxExamples} examples per operation, every check)`,
     );
-    const st = spawnSync(
-      join(root, '.venv/bin/st'),
-      [
-        '--config-file',
-        pass.config ?? stConfig,
-        'run',
-        pass.spec ?? join(root, 'generated/openapi/service.bundled.json'),
-        '--url',
-        pass.url ?? url,
-        '--phases',
-        pass.phases,
-        ...pass.select,
-        '--seed',
-        seed,
-        '--max-examples',
-        maxExamples,
-        // One worker: with two threads, CPython 3.11's ast.parse (reached through Hypothesis' lambda descriptions)
-        // can fail with "AST constructor recursion depth mismatch", an interpreter race, not a finding.
-        '--workers',
-        '1',
-        '--no-color',
-        '--report',
-        'junit,json',
-        '--report-dir',
-        join(out, 'reports'),
-        '--report-junit-path',
-        join(out, `reports/schemathesis-${pass.name}-junit.xml`),
-        '--report-json-path',
-        join(out, `reports/schemathesis-${pass.name}.json`),
-      ],
-      {
-        cwd: root,
-        stdio: ['ignore', 'pipe', 'inherit'],
-        env: { ...process.env, CONFORMANCE_API_KEY: allScopes, CONFORMANCE_PARTNER_KEY: partnerRoot },
-        maxBuffer: 256 * 1024 * 1024,
-      },
-    );
-    const stOutput = st.stdout.toString();
-    process.stdout.write(reframeBanners(stOutput));
+    const args = [
+      '--config-file',
+      pass.config ?? stConfig,
+      'run',
+      pass.spec ?? join(root, 'generated/openapi/service.bundled.json'),
+      '--url',
+      pass.url ?? url,
+      '--phases',
+      pass.phases,
+      ...pass.select,
+      '--seed',
+      pass.seed,
+      '--max-examples',
+      maxExamples,
+      // One worker: with two threads, CPython 3.11's ast.parse (reached through Hypothesis' lambda descriptions)
+      // can fail with "AST constructor recursion depth mismatch", an interpreter race, not a finding.
+      '--workers',
+      '1',
+      '--no-color',
+      '--report',
+      pass.lane === undefined && pass.phases === 'stateful' ? 'junit,json,ndjson' : 'junit,json',
+      '--report-dir',
+      join(out, 'reports'),
+      // The event stream names every link a scenario followed (listed after the pass). Not for the lanes' passes:
+      // it carries every create body, and serializing those doubled their time; they report their counts.
+      ...(pass.lane === undefined && pass.phases === 'stateful'
+        ? ['--report-ndjson-path', join(out, `reports/schemathesis-${pass.name}.ndjson`)]
+        : []),
+      '--report-junit-path',
+      join(out, `reports/schemathesis-${pass.name}-junit.xml`),
+      '--report-json-path',
+      join(out, `reports/schemathesis-${pass.name}.json`),
+    ];
+    const st = await runSchemathesis(args, {
+      ...process.env,
+      CONFORMANCE_API_KEY: allScopes,
+      CONFORMANCE_PARTNER_KEY: partnerRoot,
+    });
+    process.stdout.write(reframeBanners(st.stdout));
     const linkLine = /API Links:\s+(\d+) covered \/ (\d+) selected \/ (\d+) total/;
-    if (pass.name === 'stateful') links = linkLine.exec(stOutput);
-    if (pass.name === 'stateful-shared-lane') sharedLaneLinks = linkLine.exec(stOutput);
-    if (st.status !== 0) failed = true;
+    if (pass.name === 'stateful') links = linkLine.exec(st.stdout);
+    if (pass.lane === undefined && pass.phases === 'stateful') {
+      const followed = linksFollowed(join(out, `reports/schemathesis-${pass.name}.ndjson`));
+      console.log(`links followed in the ${pass.name} pass (${followed.length}):`);
+      for (const link of followed) console.log(`  ${link.id}${link.inferred ? ' (inferred)' : ''}`);
+      // A lane's links are counted by its own pass, once.
+      const ofLanes = (id: string) => laneLinkPaths.some((path) => id.includes(path));
+      if (pass.seed === seed) for (const link of followed) if (!ofLanes(link.id)) followedLinks.add(link.id);
+    }
+    const covered = linkLine.exec(st.stdout);
+    if (pass.lane !== undefined && pass.seed === seed) laneLinksFollowed += Number(covered?.[1] ?? 0);
+    if (pass.name === 'stateful-shared-lane') sharedLaneLinks = linkLine.exec(st.stdout);
+    if (st.status !== 0) {
+      failed = true;
+      reproductions.push(reproduction(pass, args));
+    }
     passNames.push(pass.name);
     reports.push(JSON.parse(readFileSync(join(out, `reports/schemathesis-${pass.name}.json`), 'utf8')) as StReport);
+    if (pass.name === 'stateful') {
+      step('lifecycle driver: every launch awaiting the wallet handed off and finalized, every launch read again');
+      await driver.finish();
+    }
   }
+  await staging;
 
   for (const language of operation ? [] : ['python', 'go']) {
     step(`${language} clients generated from the specs: one authenticated call, and the developer API's token list`);
@@ -300,8 +443,11 @@ try {
     clientResults.push(`${language}: ${r.status === 0 ? 'ok' : `FAILED (exit ${r.status})`} ${line}`);
   }
 } finally {
-  step(`stopping the server (pid ${child.pid})`);
+  step(`stopping the server (pid ${child.pid}) and the devnets`);
+  serverCpuSeconds = cpuSecondsOf(child.pid);
   await stopServer(child);
+  await devnet.stop();
+  await baseDevnet.stop();
 }
 
 const failures = reports.flatMap((r) => r.failures).reduce((n, f) => n + f.count, 0);
@@ -309,28 +455,48 @@ const errors = reports.flatMap((r) => r.errors).length;
 const stateless = reports[passNames.indexOf('stateless')];
 const developer = reports[passNames.indexOf('developer')];
 // One operation alone has no stateful pass, so no links to cover.
-if (!operation && (!links || Number(links[1]) === 0)) failed = true;
+const linksFollowedInAll = followedLinks.size + laneLinksFollowed;
+if (!operation && linksFollowedInAll < minimumLinksCovered) failed = true;
 if (!operation && (!sharedLaneLinks || sharedLaneLinks[1] !== sharedLaneLinks[2])) failed = true;
+const lifecycle = driver.report;
+const missingStatuses = operation ? [] : driverStatuses.filter((s) => !lifecycle.statuses.has(s));
+if (lifecycle.problems.length > 0 || missingStatuses.length > 0) failed = true;
 step('summary');
+console.log(`seeds: ${seed}${randomSeed ? ` and the random ${randomSeed}` : ''}`);
 console.log(`operations covered: ${stateless?.operations.tested ?? 0} of ${stateless?.operations.total ?? 0}`);
 console.log(
   `developer API operations covered: ${developer?.operations.tested ?? 0} of ${developer?.operations.total ?? 0}`,
+);
+// Wall time depends on what else the machine runs; the CPU the server spent does not.
+console.log(
+  `time: ${Math.round((Date.now() - startedAt) / 1000)} s wall; the server used ${serverCpuSeconds ?? '?'} s of CPU`,
 );
 console.log(`cases run: ${reports.reduce((n, r) => n + r.test_cases.generated, 0)}`);
 const phaseStatus = reports.flatMap((r) => Object.entries(r.phases).filter(([, v]) => v.status !== 'skip'));
 console.log(`phases: ${phaseStatus.map(([p, v]) => `${p} ${v.status}`).join(', ')}`);
 console.log(
-  `stateful links covered: ${links ? `${links[1]} of ${links[2]} selected (${links[3]} in the spec)` : 'none reported'}`,
+  `links followed by the stateful passes (fixed seed): ${linksFollowedInAll} of ${links?.[3] ?? '?'} (declared and inferred; the lanes' passes ${laneLinksFollowed}, the pass over every operation ${followedLinks.size} more; at least ${minimumLinksCovered} required)`,
+);
+console.log(
+  `stateful pass over every operation: ${links ? `${links[1]} of ${links[2]} selected links covered` : 'none reported'}`,
 );
 console.log(
   `shared-lane links covered: ${sharedLaneLinks ? `${sharedLaneLinks[1]} of ${sharedLaneLinks[2]} selected` : 'none reported'}`,
 );
+if (!operation) {
+  console.log(`V4 launch statuses read and checked against the spec: ${statusLine(lifecycle)}`);
+  for (const status of missingStatuses) console.log(`lifecycle: no launch was read in ${status}`);
+  for (const problem of lifecycle.problems) console.log(`lifecycle problem: ${problem}`);
+}
 for (const f of reports.flatMap((r) => r.failures))
   console.log(`failure ${f.code} ${f.title} x${f.count}: ${f.operations.join(', ')}`);
 for (const line of clientResults) console.log(`client ${line}`);
-console.log(`failures: ${failures + errors + (failed && failures + errors === 0 ? 1 : 0)}`);
+for (const line of reproductions) console.log(line);
+console.log(
+  `failures: ${failures + errors + lifecycle.problems.length + (failed && failures + errors + lifecycle.problems.length === 0 ? 1 : 0)}`,
+);
 console.log(`reports: ${join(out, 'reports')}`);
-const failing = reports.reduce((n, r) => n + r.test_cases.with_failures, 0) + errors;
+const failing = reports.reduce((n, r) => n + r.test_cases.with_failures, 0) + errors + lifecycle.problems.length;
 const cases = reports.reduce((n, r) => n + r.test_cases.generated, 0);
 const clientFailures = clientResults.filter((line) => line.includes('FAILED')).length;
 writeFileSync(
@@ -338,6 +504,79 @@ writeFileSync(
   `conformance: ${cases - failing + clientResults.length - clientFailures} passed, ${failing + clientFailures} failed\n`,
 );
 process.exit(failed ? 1 : 0);
+
+/** One Schemathesis run: which document, where, which phases and operations, and its seed. */
+interface Pass {
+  name: string;
+  /** The lane a lane's stateful pass covers. */
+  lane?: 'shared' | 'v4';
+  phases: string;
+  select: string[];
+  seed: string;
+  config?: string;
+  spec?: string;
+  url?: string;
+}
+
+/** Runs `st` without blocking this process (the lifecycle driver works meanwhile); resolves its exit and stdout. */
+function runSchemathesis(args: string[], env: NodeJS.ProcessEnv): Promise<{ status: number | null; stdout: string }> {
+  return new Promise((resolve, reject) => {
+    const st = spawn(join(root, '.venv/bin/st'), args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], env });
+    const chunks: Buffer[] = [];
+    st.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+    st.once('error', reject);
+    st.once('close', (status) => resolve({ status, stdout: Buffer.concat(chunks).toString() }));
+  });
+}
+
+/** The CPU seconds (user + system) a running process has used so far, from /proc (Linux); undefined elsewhere. */
+function cpuSecondsOf(pid: number | undefined): number | undefined {
+  try {
+    // The fields after the command name (which may hold spaces) start at the state, field 3: utime is 14, stime 15.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return Math.round((Number(fields[11]) + Number(fields[12])) / 100);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The links a stateful pass followed, from its NDJSON event stream: every recorded case reached through a link whose
+ * parameters were extracted (what Schemathesis counts as covered), by the link's full name.
+ */
+function linksFollowed(ndjsonPath: string): Array<{ id: string; inferred: boolean }> {
+  const followed = new Map<string, boolean>();
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) {
+      for (const item of value) visit(item);
+      return;
+    }
+    if (value === null || typeof value !== 'object') return;
+    const node = value as {
+      transition?: { id?: string; is_inferred?: boolean } | null;
+      is_transition_applied?: boolean;
+    };
+    if (node.is_transition_applied && typeof node.transition?.id === 'string') {
+      followed.set(node.transition.id, node.transition.is_inferred === true);
+    }
+    for (const child of Object.values(node)) visit(child);
+  };
+  for (const line of readFileSync(ndjsonPath, 'utf8').split('\n')) if (line.trim()) visit(JSON.parse(line));
+  return [...followed.entries()].map(([id, inferred]) => ({ id, inferred })).sort((a, b) => a.id.localeCompare(b.id));
+}
+
+/**
+ * How to run a failed pass again: the whole run on its seed, and the exact Schemathesis command against a running
+ * stack (the keys come from the environment, as here).
+ */
+function reproduction(pass: Pass, args: string[]): string {
+  const quoted = args.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
+  return [
+    `reproduce the ${pass.name} pass (seed ${pass.seed}):`,
+    `  CONFORMANCE_SEED=${pass.seed} make conformance`,
+    `  or against a running stack: CONFORMANCE_API_KEY=<wallet key> CONFORMANCE_PARTNER_KEY=<partner root> .venv/bin/st ${quoted}`,
+  ].join('\n');
+}
 
 /**
  * Schemathesis frames its section titles pytest-style ("==== No issues found in 39.02s ===="). CI reads a

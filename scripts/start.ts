@@ -7,6 +7,7 @@
  * layer's deployment document. The devnets stop with the server.
  */
 import { fileURLToPath } from 'node:url';
+import { stopAnvilAtExit } from '../src/devnet/anvil.ts';
 import { baseDevnetDefaultPort, baseDevnetServerEnv, startBaseDevnet } from '../src/devnet/base-devnet.ts';
 import { devnetServerEnv, startDevnet } from '../src/devnet/devnet.ts';
 
@@ -15,17 +16,6 @@ function portOf(name: string, fallback: number): number {
   if (!Number.isInteger(port) || port < 1 || port > 65535)
     throw new Error(`${name} must be a port, got ${process.env[name]}`);
   return port;
-}
-
-/** Stops an anvil process group when this process exits, however it exits. */
-function stopAtExit(anvilPid: number): void {
-  process.on('exit', () => {
-    try {
-      process.kill(-anvilPid, 'SIGTERM');
-    } catch {
-      // Already gone.
-    }
-  });
 }
 
 if (process.env.CHAIN_1_RPC_URLS && !process.env.BASE_DEPLOYMENT_PATH) {
@@ -38,7 +28,7 @@ if (!process.env.CHAIN_4663_RPC_URLS) {
   console.log(JSON.stringify({ level: 'info', msg: 'starting the chain-4663 devnet', port }));
   const devnet = await startDevnet({ port, outputDir });
   const { deployment } = devnet;
-  stopAtExit(devnet.anvilPid);
+  stopAnvilAtExit(devnet.anvilPid);
   // The devnet's values; an explicitly set variable wins (CHAIN_4663_RPC_URLS is unset on this path).
   for (const [name, value] of Object.entries(devnetServerEnv(deployment, outputDir))) process.env[name] ??= value;
   console.log(
@@ -61,7 +51,7 @@ if (!process.env.CHAIN_1_RPC_URLS) {
   console.log(JSON.stringify({ level: 'info', msg: 'starting the base-layer devnet', port, chainId: 1 }));
   const baseDevnet = await startBaseDevnet({ port, outputDir });
   const { deployment } = baseDevnet;
-  stopAtExit(baseDevnet.anvilPid);
+  stopAnvilAtExit(baseDevnet.anvilPid);
   // CHAIN_1_RPC_URLS is unset on this path; BASE_DEPLOYMENT_PATH alone would name another chain's document.
   Object.assign(process.env, baseDevnetServerEnv(deployment, outputDir));
   console.log(

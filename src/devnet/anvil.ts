@@ -53,6 +53,20 @@ export async function startAnvil(
 }
 
 /**
+ * Stops an anvil process group (startDevnet's and startBaseDevnet's anvilPid) when this process exits, however it
+ * exits: `make start` (scripts/start.ts) and `make conformance` (conformance/run.ts) leave no chain behind.
+ */
+export function stopAnvilAtExit(anvilPid: number): void {
+  process.on('exit', () => {
+    try {
+      process.kill(-anvilPid, 'SIGTERM');
+    } catch {
+      // Already gone.
+    }
+  });
+}
+
+/**
  * The port anvil reports once it listens ("Listening on 127.0.0.1:<port>"); its further output (one line per RPC
  * call) is read and dropped so the pipe never fills. Rejects when anvil exits first: the named port is taken.
  */
