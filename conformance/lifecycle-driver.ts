@@ -159,6 +159,18 @@ export function lifecycleDriver(options: DriverOptions) {
     return (await until(launch.launchId, minedStatuses)) !== undefined;
   };
 
+  /** Sends the exact wallet transaction of a launch whose graph is already deployed: it must fail as reverted. */
+  const revertsOnChain = async (launch: Launch): Promise<void> => {
+    const tx = launch.walletTransaction;
+    if (!tx || tx.from.toLowerCase() !== anvilAccount0) return;
+    await send(tx);
+    const failed = await until(launch.launchId, ['failed']);
+    if (failed && failed.failure?.code !== 'WALLET_TRANSACTION_REVERTED')
+      report.problems.push(
+        `launch ${launch.launchId} failed with ${failed.failure?.code}, not WALLET_TRANSACTION_REVERTED`,
+      );
+  };
+
   const labels = ['finalized', 'posted', 'soft-confirmed', 'mismatch', 'awaiting-wallet'] as const;
   const staged = new Map<string, Launch>();
 
@@ -205,11 +217,24 @@ export function lifecycleDriver(options: DriverOptions) {
       await deliverExampleSources(await listAll());
       const all = await listAll();
       const handedOff: string[] = [];
+      // The spec's two V4 examples (4.1.0 and the frozen 4.0.0) pack the same project, so they bind one graph: only
+      // the first of them on chain deploys it, and the exact transaction of the other then reverts on chain. That
+      // launch must fail with WALLET_TRANSACTION_REVERTED; its failed resource is read and checked like any other.
+      const exampleIntents = new Set(options.exampleRequests.map((r) => r.launchIntentHash));
+      let exampleGraphDeployed = false;
       // An `authorized` launch is one tracker poll from the wallet handoff: it is waited for, not left behind.
       for (const launch of all.filter((l) => l.status === 'authorized' || l.status === 'awaiting_wallet_signature')) {
         const current = await until(launch.launchId, [...waitingStatuses, ...minedStatuses]);
-        if (current?.status === 'awaiting_wallet_signature' && (await handOff(current)))
+        if (current?.status !== 'awaiting_wallet_signature') continue;
+        const example = exampleIntents.has(current.launchIntentHash);
+        if (example && exampleGraphDeployed) {
+          await revertsOnChain(current);
+          continue;
+        }
+        if (await handOff(current)) {
           handedOff.push(launch.launchId);
+          exampleGraphDeployed ||= example;
+        }
       }
       if (handedOff.length > 0) await mine(blocksToFinalize);
       for (const launchId of handedOff) await until(launchId, ['finalized']);
