@@ -286,43 +286,28 @@ try {
     url: developersUrl,
     seed,
   };
-  // The shared lane's links on their own: in the pass over every operation Schemathesis spends its budget where it
-  // pleases, so this pass proves each of the lane's links (create 202 and 200 to read, list to read) is followed. It
-  // runs first, on a database without shared-lane launches. Its one Idempotency-Key makes the replay link certain
-  // (laneConfig), so a small budget covers every link: with one launch per intent, 1000 scenarios ran to the end of
-  // the budget (over six minutes) where 200 covered every link in about two minutes, and 80 still cover them.
-  const sharedLanePass = (passSeed: string): Pass => ({
-    name: passSeed === seed ? 'stateful-shared-lane' : `stateful-shared-lane-seed-${passSeed}`,
-    lane: 'shared',
-    phases: 'stateful',
-    select: ['--include-operation-id-regex', sharedLaneLinked],
-    config: laneConfig(
-      passSeed === seed ? 'shared-lane' : `shared-lane-seed-${passSeed}`,
-      'createMultiRoleCustomLaunch',
-      80,
-      passSeed,
-    ),
-    seed: passSeed,
-  });
-  // The V4 lane's links on their own, for the same reason: the pass over every operation spent its whole budget on
-  // the V1-V3, module and subkey operations and never reached a V4 one. It runs once the lifecycle driver has staged
-  // its launches (the lists and the finalized feed then hold launches from `authorized` to `finalized`) and before the
-  // stateless pass creates the spec's V4 examples, so their first create here is admitted (202) and its links are
-  // followed: a later create of the same intent under another key is 409 LAUNCH_INTENT_CONFLICT.
-  const v4LanePass = (passSeed: string): Pass => ({
-    name: passSeed === seed ? 'stateful-v4-lane' : `stateful-v4-lane-seed-${passSeed}`,
-    lane: 'v4',
-    phases: 'stateful',
-    select: ['--include-operation-id-regex', v4LaneLinked],
-    config: laneConfig(
-      passSeed === seed ? 'v4-lane' : `v4-lane-seed-${passSeed}`,
-      // Its 27 KB create bodies make each scenario costly: 200 scenarios took over four minutes beside the vitest suite.
-      'createCustomLaunchV4',
-      80,
-      passSeed,
-    ),
-    seed: passSeed,
-  });
+  // Each lane's links on their own: in the pass over every operation Schemathesis spends its budget where it pleases
+  // (it never reached a V4 or shared-lane operation), so a lane's pass proves its links (create 202 and 200 to read,
+  // list to read) are followed. Its one Idempotency-Key makes the replay link certain (laneConfig), so a small budget
+  // does: with one launch per intent, 1000 scenarios ran over six minutes where 200 covered the shared lane's links in
+  // about two, and 80 still cover them; the V4 lane's 27 KB create bodies made 200 take over four minutes beside the
+  // vitest suite. The shared lane's pass runs first, on a database without shared-lane launches; the V4 lane's once
+  // the lifecycle driver has staged its launches (the lists and the finalized feed then hold launches from
+  // `authorized` to `finalized`) and before the stateless pass creates the spec's V4 examples, so their first create
+  // here is admitted (202): a later create of the same intent under another key is 409 LAUNCH_INTENT_CONFLICT.
+  const lanePass = (lane: 'shared' | 'v4', passSeed: string): Pass => {
+    const tag = lane === 'shared' ? 'shared-lane' : 'v4-lane';
+    const suffix = passSeed === seed ? '' : `-seed-${passSeed}`;
+    const create = lane === 'shared' ? 'createMultiRoleCustomLaunch' : 'createCustomLaunchV4';
+    return {
+      name: `stateful-${tag}${suffix}`,
+      lane,
+      phases: 'stateful',
+      select: ['--include-operation-id-regex', lane === 'shared' ? sharedLaneLinked : v4LaneLinked],
+      config: laneConfig(`${tag}${suffix}`, create, 80, passSeed),
+      seed: passSeed,
+    };
+  };
   const statefulPass = (passSeed: string): Pass => ({
     name: passSeed === seed ? 'stateful' : `stateful-seed-${passSeed}`,
     phases: 'stateful',
@@ -341,14 +326,14 @@ try {
           },
         ]
     : [
-        sharedLanePass(seed),
-        v4LanePass(seed),
+        lanePass('shared', seed),
+        lanePass('v4', seed),
         { name: 'stateless', phases: 'examples,coverage,fuzzing', select: [], seed },
         statefulPass(seed),
         // The developer API document, on its own listener: every operation, no key.
         developerPass,
         // In CI a second seed, drawn at the start, runs the stateful passes again: new scenarios every run.
-        ...(randomSeed ? [sharedLanePass(randomSeed), v4LanePass(randomSeed), statefulPass(randomSeed)] : []),
+        ...(randomSeed ? [lanePass('shared', randomSeed), lanePass('v4', randomSeed), statefulPass(randomSeed)] : []),
       ];
   // The driver stages its launches beside the shared-lane pass; the V4 lane's pass waits for it, so its lists and the
   // finalized feed hold launches in every status the driver reached.
