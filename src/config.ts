@@ -24,6 +24,11 @@ export interface Config {
   admissionPerDay: number;
   /** Requests per minute per route and credential (or client address for public routes). Project design. */
   routeBudgetPerMinute: number;
+  /**
+   * Server processes on the one port and SQLite file (WORKERS, 1 to 64, default 1): 1 is one plain process; more
+   * runs a node:cluster primary with that many workers (src/server/cluster.ts).
+   */
+  workers: number;
   /** Body byte limit of V4 JSON routes. Project design: fits 16 targets of 24 KiB runtime code plus a 1 MiB image. */
   v4BodyLimitBytes: number;
   /** Whole V3 request limit (8,388,608 bytes by default; spec/schemas/custom-launch-capabilities.v3.schema.json). */
@@ -284,7 +289,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     validateResponses: env.VALIDATE_RESPONSES ? env.VALIDATE_RESPONSES === 'true' : inCi,
     admissionPerHour: intInRange(env, 'ADMISSION_PER_HOUR', 120, 1, 1_000_000),
     admissionPerDay: intInRange(env, 'ADMISSION_PER_DAY', 500, 1, 1_000_000),
-    routeBudgetPerMinute: int(env, 'ROUTE_BUDGET_PER_MINUTE', 600),
+    ...processes(env),
     v4BodyLimitBytes: int(env, 'V4_BODY_LIMIT_BYTES', 4 * 1024 * 1024),
     v3BodyLimitBytes: 8_388_608,
     modulesLimits: {
@@ -345,6 +350,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       state: discoveryState(env),
     },
     ...timeouts(env),
+  };
+}
+
+/** How many server processes serve the file, and each route's budget across them (docs/configuration.md). */
+function processes(env: NodeJS.ProcessEnv): Pick<Config, 'workers' | 'routeBudgetPerMinute'> {
+  return {
+    routeBudgetPerMinute: int(env, 'ROUTE_BUDGET_PER_MINUTE', 600),
+    workers: intInRange(env, 'WORKERS', 1, 1, 64),
   };
 }
 

@@ -248,7 +248,7 @@ function runOperation(op: RoutedOperation, budgets: RouteBudgets): RequestHandle
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
       const s = state(res);
-      budgets.take(op.operationId, s.principal?.keyId ?? req.socket.remoteAddress ?? 'unknown');
+      await budgets.take(op.operationId, s.principal?.keyId ?? req.socket.remoteAddress ?? 'unknown');
       const ctx: OperationContext = {
         operationId: op.operationId,
         requestId: s.requestId,

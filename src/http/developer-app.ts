@@ -171,9 +171,9 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
 
 /** One read: its budget, then the body with its ETag and caching headers, or 304 when the client's copy is current. */
 function serveRead(operationId: string, read: DeveloperRead, budgets: RouteBudgets): RequestHandler {
-  return (req: Request, res: Response, next: NextFunction) => {
+  return async (req: Request, res: Response, next: NextFunction) => {
     try {
-      budgets.take(operationId, req.socket.remoteAddress ?? 'unknown');
+      await budgets.take(operationId, req.socket.remoteAddress ?? 'unknown');
       const body = read(req.query as Record<string, unknown>);
       // res.json writes exactly JSON.stringify(body) (no replacer or spacing is set), so the tag names the sent bytes.
       const etag = strongEtag(JSON.stringify(body));

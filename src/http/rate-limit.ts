@@ -1,21 +1,28 @@
 import type { Principal } from '../auth/keys.ts';
+import { primaryWindows } from '../cluster/route-windows.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { type Db, unsyncedImmediate } from '../store/db.ts';
 import { statement } from '../store/statements.ts';
 
+/** The whole seconds left (at least 1) in a window that started at `startMs`: the Retry-After header's value. */
+function secondsLeft(startMs: number, lengthMs: number, nowMs: number): number {
+  return Math.max(1, Math.ceil((startMs + lengthMs - nowMs) / 1000));
+}
+
 /** 429 RATE_LIMITED for a window that started at `startMs`, with the seconds left in it (the Retry-After header). */
 function overBudget(startMs: number, lengthMs: number, nowMs: number, message?: string): ApiError {
   return new ApiError('RATE_LIMITED', {
-    retryAfterSeconds: Math.max(1, Math.ceil((startMs + lengthMs - nowMs) / 1000)),
+    retryAfterSeconds: secondsLeft(startMs, lengthMs, nowMs),
     ...(message ? { message } : {}),
   });
 }
 
 /**
- * Fixed-window request counters, one per key, each with its own window length, in this process's memory: each
- * server process counts its own requests, and a restart opening fresh windows costs at most one window's budget.
+ * Fixed-window request counters, one per key, each with its own window length, in this process's memory (a plain
+ * server process's route budgets, and a cluster primary's for all its workers); a restart opening fresh windows costs
+ * at most one window's budget.
  */
-class FixedWindows {
+export class FixedWindows {
   private windows = new Map<string, { start: number; length: number; count: number }>();
 
   constructor(private readonly now: () => number = Date.now) {}
@@ -25,6 +32,13 @@ class FixedWindows {
    * window (the Retry-After header) and `message`.
    */
   take(key: string, limit: number, windowMs: number, message?: string): void {
+    const retryAfterSeconds = this.count(key, limit, windowMs);
+    if (retryAfterSeconds > 0)
+      throw new ApiError('RATE_LIMITED', { retryAfterSeconds, ...(message ? { message } : {}) });
+  }
+
+  /** Counts one request against `limit` per `windowMs`: 0 when counted, else the seconds left in the full window. */
+  count(key: string, limit: number, windowMs: number): number {
     const now = this.now();
     let w = this.windows.get(key);
     if (!w || now - w.start >= w.length) {
@@ -32,8 +46,9 @@ class FixedWindows {
       w = { start: now, length: windowMs, count: 0 };
       this.windows.set(key, w);
     }
-    if (w.count >= limit) throw overBudget(w.start, w.length, now, message);
+    if (w.count >= limit) return secondsLeft(w.start, w.length, now);
     w.count++;
+    return 0;
   }
 
   private sweep(now: number): void {
@@ -99,11 +114,14 @@ class StoredWindows {
 /**
  * Per-route request budgets: a fixed one-minute window per (operation, caller). The caller is the credential for
  * authenticated routes and the client address for public ones. The number is configuration
- * (ROUTE_BUDGET_PER_MINUTE). Counted per server process (FixedWindows): a guard of each listener, so n processes on
- * one file admit up to n times the number (responses.yaml TooManyRequests says so).
+ * (ROUTE_BUDGET_PER_MINUTE). Exact per server: a plain process counts in its memory (FixedWindows); the workers of a
+ * cluster (WORKERS > 1) count in their primary's memory over IPC (src/cluster/route-windows.ts), so the cluster
+ * admits exactly the number, on the primary's clock. Separately started server processes on one file each count
+ * their own (responses.yaml TooManyRequests says so).
  */
 export class RouteBudgets {
   private readonly windows: FixedWindows;
+  private readonly primary = primaryWindows();
 
   constructor(
     private readonly perMinute: number,
@@ -112,9 +130,19 @@ export class RouteBudgets {
     this.windows = new FixedWindows(now);
   }
 
-  /** Counts one request; throws 429 RATE_LIMITED with the seconds left in the window when over budget. */
-  take(operationId: string, caller: string): void {
-    this.windows.take(`${operationId}\u0000${caller}`, this.perMinute, 60_000);
+  /**
+   * Counts one request; throws (or, in a cluster worker, rejects with) 429 RATE_LIMITED with the seconds left in the
+   * window when over budget. Callers await it: it settles at once outside a cluster.
+   */
+  take(operationId: string, caller: string): undefined | Promise<void> {
+    const key = `${operationId}\u0000${caller}`;
+    if (!this.primary) {
+      this.windows.take(key, this.perMinute, 60_000);
+      return undefined;
+    }
+    return this.primary.take(key, this.perMinute, 60_000).then((retryAfterSeconds) => {
+      if (retryAfterSeconds > 0) throw new ApiError('RATE_LIMITED', { retryAfterSeconds });
+    });
   }
 }
 

@@ -482,4 +482,18 @@ export const migrations: ReadonlyArray<{ version: number; name: string; sql: str
       ) STRICT;
     `,
   },
+  {
+    version: 17,
+    name: 'process leases: one process on the file runs the background work',
+    sql: `
+      -- A named lease (src/cluster/lease.ts): the owner (host:pid:uuid) runs the background workers until expires_ms,
+      -- renewing it a third of a lease before; another process takes it once it has expired, or at once when the
+      -- owner was a process of this host that no longer exists.
+      CREATE TABLE process_leases (
+        name       TEXT PRIMARY KEY,
+        owner      TEXT NOT NULL,
+        expires_ms INTEGER NOT NULL
+      ) STRICT;
+    `,
+  },
 ];
