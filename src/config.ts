@@ -355,10 +355,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
 /** How many server processes serve the file, and each route's budget across them (docs/configuration.md). */
 function processes(env: NodeJS.ProcessEnv): Pick<Config, 'workers' | 'routeBudgetPerMinute'> {
-  return {
-    routeBudgetPerMinute: int(env, 'ROUTE_BUDGET_PER_MINUTE', 600),
-    workers: intInRange(env, 'WORKERS', 1, 1, 64),
-  };
+  const workers = intInRange(env, 'WORKERS', 1, 1, 64);
+  // Each process would open its own empty in-memory database: there would be no one file to share.
+  if (workers > 1 && env.DATABASE_PATH === ':memory:')
+    throw new Error('WORKERS above 1 needs DATABASE_PATH to be a file');
+  return { routeBudgetPerMinute: int(env, 'ROUTE_BUDGET_PER_MINUTE', 600), workers };
 }
 
 /** The listeners' timeouts and the chain reads' timings (docs/configuration.md). */

@@ -5,6 +5,11 @@
  * one message, and come back as one.
  */
 import cluster, { type Worker } from 'node:cluster';
+import { ApiError } from '../errors/api-error.ts';
+
+/** What a count waiting on a primary that is gone answers: the retryable 503 (the worker is stopping too). */
+const primaryGone = () =>
+  new ApiError('UNAVAILABLE', { message: 'The server is restarting; retry after Retry-After.' });
 
 /** One count a worker asks for: [id, key, limit, windowMs]. */
 type Ask = [number, string, number, number];
@@ -37,7 +42,7 @@ class PrimaryWindows {
       }
     });
     process.on('disconnect', () => {
-      for (const p of this.pending.values()) p.reject(new Error('the cluster primary is gone'));
+      for (const p of this.pending.values()) p.reject(primaryGone());
       this.pending.clear();
     });
   }
@@ -54,7 +59,8 @@ class PrimaryWindows {
     const asks = this.queue;
     this.queue = [];
     if (!process.connected || !process.send) {
-      for (const [id] of asks) this.pending.get(id)?.reject(new Error('the cluster primary is gone'));
+      for (const [id] of asks) this.pending.get(id)?.reject(primaryGone());
+      for (const [id] of asks) this.pending.delete(id);
       return;
     }
     process.send({ routeWindows: asks } satisfies AskMessage);

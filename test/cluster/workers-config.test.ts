@@ -19,6 +19,16 @@ describe('WORKERS: the number of server processes on one port and file (1 to 64,
     if (typeof want === 'number') expect(load().workers).toBe(want);
     else expect(load).toThrow(want);
   });
+
+  it.each([
+    ['1', ':memory:', true],
+    ['2', ':memory:', false],
+    ['2', '/tmp/one-file.sqlite', true],
+  ])('WORKERS=%s with DATABASE_PATH=%s accepted: %s', (workers, databasePath, accepted) => {
+    const load = () => loadConfig({ WORKERS: workers, DATABASE_PATH: databasePath });
+    if (accepted) expect(load).not.toThrow();
+    else expect(load).toThrow('WORKERS above 1 needs DATABASE_PATH to be a file');
+  });
 });
 
 describe('the wait before a replacement worker is forked', () => {
