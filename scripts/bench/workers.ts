@@ -82,32 +82,85 @@ async function startServer(databasePath: string, workers: number): Promise<Serve
   };
 }
 
-/** One measured GET load against `server` as a figure with the workers' and the primary's CPU per request. */
-async function getFigure(server: Server, workers: number, path: string, apiKey: string): Promise<BenchFigure> {
-  const load = { url: `${server.url}${path}`, connections, headers: { Authorization: `Bearer ${apiKey}` } };
-  await autocannon({ ...load, duration: 1 });
+/** The sums of a server's measured slices: answers, seconds, the worst p99, and CPU ms of its processes. */
+interface Tally {
+  requests: number;
+  seconds: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+  serverCpuMs: number;
+  primaryCpuMs: number;
+}
+
+/** One measured slice of GET load against `server`, added to `tally`. */
+async function measureSlice(
+  server: Server,
+  workers: number,
+  load: Omit<Parameters<typeof autocannon>[0], 'duration'>,
+  duration: number,
+  tally: Tally,
+): Promise<void> {
   const primaryPid = server.primary.pid as number;
   const served = () => server.servers.reduce((sum, pid) => sum + cpuMs(pid), 0);
   const before = { servers: served(), primary: workers > 1 ? cpuMs(primaryPid) : 0 };
-  process.stderr.write(`  GET with WORKERS=${workers}: ${seconds} s\n`);
-  const r = await autocannon({ ...load, duration: seconds });
-  const answered = r.requests.total || Number.NaN;
-  const perRequest = (ms: number) => Math.round((ms / answered) * 1000) / 1000;
+  process.stderr.write(`  GET with WORKERS=${workers}: ${duration} s\n`);
+  const r = await autocannon({ ...load, duration });
+  tally.requests += r.requests.total;
+  tally.seconds += duration;
+  tally.p99 = Math.max(tally.p99, r.latency.p99);
+  tally.non2xx += r.non2xx;
+  tally.errors += r.errors + r.timeouts;
+  tally.serverCpuMs += served() - before.servers;
+  if (workers > 1) tally.primaryCpuMs += cpuMs(primaryPid) - before.primary;
+}
+
+/** A server's figure from its tally, with the serving processes' and the primary's CPU ms per request. */
+function figureOf(workers: number, t: Tally): BenchFigure {
+  const perRequest = (ms: number) => (t.requests === 0 ? Number.NaN : Math.round((ms / t.requests) * 1000) / 1000);
   return {
     id: `workers.get.${workers}`,
     label: `GET: app getCustomLaunchV4, WORKERS=${workers}`,
-    value: Math.round(r.requests.average),
+    value: Math.round(t.requests / t.seconds),
     unit: 'req/s',
     detail: {
-      p99: r.latency.p99,
-      averageMs: r.latency.average,
-      requests: r.requests.total,
-      non2xx: r.non2xx,
-      errors: r.errors + r.timeouts,
-      serverCpuMsPerRequest: perRequest(served() - before.servers),
-      primaryCpuMsPerRequest: workers > 1 ? perRequest(cpuMs(primaryPid) - before.primary) : 0,
+      p99: t.p99,
+      requests: t.requests,
+      non2xx: t.non2xx,
+      errors: t.errors,
+      serverCpuMsPerRequest: perRequest(t.serverCpuMs),
+      primaryCpuMsPerRequest: perRequest(t.primaryCpuMs),
     },
   };
+}
+
+/**
+ * The GET of `path` against each server, measured in alternating slices (WORKERS=1, WORKERS=2, and again) after a
+ * warm-up of each, so a change in the shared machine's load falls on both alike.
+ */
+async function alternate(servers: Array<[number, Server]>, path: string, apiKey: string): Promise<BenchFigure[]> {
+  const load = (server: Server) => ({
+    url: `${server.url}${path}`,
+    connections,
+    headers: { Authorization: `Bearer ${apiKey}` },
+  });
+  const tallies = servers.map(() => ({
+    requests: 0,
+    seconds: 0,
+    p99: 0,
+    non2xx: 0,
+    errors: 0,
+    serverCpuMs: 0,
+    primaryCpuMs: 0,
+  }));
+  for (const [, server] of servers) await autocannon({ ...load(server), duration: 1 });
+  const slices = seconds >= 2 ? 2 : 1;
+  for (let slice = 0; slice < slices; slice++) {
+    for (const [i, [workers, server]] of servers.entries()) {
+      await measureSlice(server, workers, load(server), Math.ceil(seconds / slices), tallies[i] as Tally);
+    }
+  }
+  return servers.map(([workers], i) => figureOf(workers, tallies[i] as Tally));
 }
 
 /** Mints the bench's wallet key into the file and stores one launch through `server`: the key and the GET's path. */
@@ -133,25 +186,32 @@ async function seed(databasePath: string, server: Server): Promise<{ apiKey: str
   return { apiKey, path: `${v4}/${launchId}` };
 }
 
-/** Runs the section: WORKERS=1, then WORKERS=2, each its own `src/main.ts` process over one file. */
+/** Runs the section: a WORKERS=1 process and a WORKERS=2 cluster over one file, measured in alternating slices. */
 export async function run(): Promise<BenchSection> {
   const dir = mkdtempSync(join(tmpdir(), 'custom-launch-bench-workers-'));
   const databasePath = join(dir, 'bench.sqlite');
-  let running: Server | undefined;
+  const running: Server[] = [];
   try {
-    running = await startServer(databasePath, 1);
-    const { apiKey, path } = await seed(databasePath, running);
-    const one = await getFigure(running, 1, path, apiKey);
-    await running.stop();
-    running = await startServer(databasePath, 2);
-    const two = await getFigure(running, 2, path, apiKey);
+    const one = await startServer(databasePath, 1);
+    running.push(one);
+    const { apiKey, path } = await seed(databasePath, one);
+    const two = await startServer(databasePath, 2);
+    running.push(two);
     const section: BenchSection = {
       name: 'workers',
-      figures: [one, two],
+      figures: await alternate(
+        [
+          [1, one],
+          [2, two],
+        ],
+        path,
+        apiKey,
+      ),
       ratios: [],
       notes: [
-        `${connections} connections, ${seconds} s each after a 1 s warm-up; validateResponses=false`,
-        'each run a real src/main.ts process (tsx) over the same SQLite file, launch and key; route budgets counted',
+        `${connections} connections, ${seconds} s each in two alternating slices after a 1 s warm-up each`,
+        'a real src/main.ts (tsx) with WORKERS=1 and one with WORKERS=2 over the same SQLite file, launch and key',
+        'validateResponses=false; route budgets counted (the cluster counts in its primary over IPC)',
         'serverCpuMsPerRequest: the serving processes; primaryCpuMsPerRequest: the cluster primary (budget IPC)',
       ],
     };
@@ -162,7 +222,7 @@ export async function run(): Promise<BenchSection> {
     );
     return section;
   } finally {
-    await running?.stop();
+    for (const server of running.reverse()) await server.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }
