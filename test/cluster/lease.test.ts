@@ -122,3 +122,47 @@ describe('holders of one lease on two connections', () => {
     expect(leaseRow(a, 'work')).toBeUndefined();
   });
 });
+
+describe('a holder that cannot keep its lease', () => {
+  const running = new Set<string>();
+  const work = (name: string) => () => {
+    running.add(name);
+    return async () => {
+      running.delete(name);
+    };
+  };
+
+  it('stops its work once the lease was taken from it', async () => {
+    const db = open('taken.sqlite');
+    const holder = holdLease({ db, name: 'work', owner: 'elsewhere:1:a', leaseMs: 300, start: work('taken') });
+    await pollUntil(() => running.has('taken'), Boolean);
+    db.prepare("UPDATE process_leases SET owner = 'elsewhere:1:z', expires_ms = ?").run(Date.now() + 60_000);
+    await pollUntil(
+      () => running.has('taken'),
+      (r) => !r,
+      1_000,
+    );
+    expect(holder.holding()).toBe(false);
+    await holder.stop();
+    expect(leaseRow(db, 'work')?.owner).toBe('elsewhere:1:z');
+  });
+
+  it('stops its work before its lease expires while the file stays locked, and resumes once it is free', async () => {
+    open('locked.sqlite').close();
+    const db = open('locked.sqlite');
+    const locker = open('locked.sqlite');
+    const holder = holdLease({ db, name: 'work', owner: 'elsewhere:1:a', leaseMs: 600, start: work('locked') });
+    await pollUntil(() => running.has('locked'), Boolean);
+    locker.exec('BEGIN IMMEDIATE');
+    const expiresMs = leaseRow(locker, 'work')?.expires_ms as number;
+    await pollUntil(
+      () => running.has('locked'),
+      (r) => !r,
+      2_000,
+    );
+    expect(Date.now()).toBeLessThan(expiresMs);
+    locker.exec('COMMIT');
+    await pollUntil(() => running.has('locked'), Boolean, 2_000);
+    await holder.stop();
+  });
+});
