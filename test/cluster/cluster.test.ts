@@ -110,7 +110,7 @@ describe('WORKERS=2: one port, one SQLite file, two server processes', () => {
     }
   });
 
-  it('runs the background work in the lease holder only, and the lease moves within one lease when it is killed', async () => {
+  it('holds the background lease in one worker, and it moves to another within one lease when its holder is killed with SIGKILL', async () => {
     const workers = childPids(primary);
     const holder = await pollUntil(holderPid, (pid) => pid !== undefined);
     expect(workers).toContain(holder);
