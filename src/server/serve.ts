@@ -4,6 +4,7 @@
  * the background workers while it holds the file's background lease (src/cluster/lease.ts). Stops cleanly on
  * SIGINT/SIGTERM, and when the cluster primary it belongs to is gone.
  */
+import cluster from 'node:cluster';
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import { hostname } from 'node:os';
@@ -158,6 +159,7 @@ export async function serve(config: Config): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
-  // A cluster worker whose primary is gone has nobody handing it connections: it stops too.
+  // A cluster worker whose primary is gone has nobody handing it connections (and writing to it fails): it stops too.
   process.on('disconnect', () => stop('disconnect'));
+  cluster.worker?.on('error', () => stop('disconnect'));
 }
