@@ -22,13 +22,16 @@ const serverSide = [
   'errors',
   'admin',
   'devnet',
+  'cluster',
+  'server',
   'config.ts',
   'main.ts',
 ] as const;
 
 /**
  * For each top entry of `src/`, the top entries it must not import. The arrows that remain point down:
- * cli → client → core/solidity/spec; http → domain → chain/store → core; nothing imports cli, http or main.
+ * cli → client → core/solidity/spec; main → server → http → domain → chain/store → core; cluster (the process
+ * lease and the cluster's route counters) sits beside store; nothing imports cli, server or main.
  */
 export const forbidden: Record<string, readonly string[]> = {
   core: [...serverSide, 'client', 'cli', 'solidity', 'spec'],
@@ -36,15 +39,17 @@ export const forbidden: Record<string, readonly string[]> = {
   spec: [...serverSide, 'client', 'cli'],
   client: [...serverSide, 'cli'],
   cli: serverSide,
-  chain: ['domain', 'http', 'store', 'auth', 'admin', 'client', 'cli', 'main.ts'],
-  store: ['domain', 'chain', 'http', 'auth', 'admin', 'client', 'cli', 'main.ts'],
-  errors: ['domain', 'chain', 'http', 'store', 'auth', 'admin', 'client', 'cli', 'main.ts'],
-  auth: ['domain', 'chain', 'http', 'admin', 'client', 'cli', 'main.ts'],
-  domain: ['http', 'admin', 'client', 'cli', 'main.ts'],
-  devnet: ['domain', 'http', 'store', 'auth', 'admin', 'client', 'cli', 'main.ts'],
-  http: ['admin', 'client', 'cli', 'main.ts'],
-  admin: ['http', 'client', 'cli', 'main.ts'],
-  'config.ts': ['domain', 'http', 'store', 'auth', 'admin', 'client', 'cli', 'main.ts'],
+  chain: ['domain', 'http', 'store', 'auth', 'admin', 'client', 'cli', 'cluster', 'server', 'main.ts'],
+  store: ['domain', 'chain', 'http', 'auth', 'admin', 'client', 'cli', 'cluster', 'server', 'main.ts'],
+  errors: ['domain', 'chain', 'http', 'store', 'auth', 'admin', 'client', 'cli', 'cluster', 'server', 'main.ts'],
+  auth: ['domain', 'chain', 'http', 'admin', 'client', 'cli', 'cluster', 'server', 'main.ts'],
+  domain: ['http', 'admin', 'client', 'cli', 'server', 'main.ts'],
+  devnet: ['domain', 'http', 'store', 'auth', 'admin', 'client', 'cli', 'cluster', 'server', 'main.ts'],
+  http: ['admin', 'client', 'cli', 'server', 'main.ts'],
+  cluster: ['domain', 'chain', 'http', 'auth', 'admin', 'client', 'cli', 'server', 'main.ts'],
+  server: ['admin', 'client', 'cli', 'main.ts'],
+  admin: ['http', 'client', 'cli', 'cluster', 'server', 'main.ts'],
+  'config.ts': ['domain', 'http', 'store', 'auth', 'admin', 'client', 'cli', 'cluster', 'server', 'main.ts'],
 };
 
 /** npm packages a folder must not import (the web framework stays in `src/http` and `src/main.ts`). */

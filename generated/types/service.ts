@@ -4728,7 +4728,7 @@ export type components = {
                 "application/json": components["schemas"]["ApiError"];
             };
         };
-        /** @description Rate limit (RATE_LIMITED). Retry the same bytes after Retry-After. Project design: a partner credential's budgets are counted in the service's store, exactly across every server process serving it; the per-route budget (ROUTE_BUDGET_PER_MINUTE) is counted by each server process on its own. */
+        /** @description Rate limit (RATE_LIMITED). Retry the same bytes after Retry-After. Project design: a partner credential's budgets are counted in the service's store, exactly across every server process serving it; the per-route budget (ROUTE_BUDGET_PER_MINUTE) is counted once per started service: a WORKERS=N cluster counts it in its primary, exactly across its workers, and separately started servers on one file each count their own. */
         TooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
