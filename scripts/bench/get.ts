@@ -1,0 +1,61 @@
+/*
+ * Section `get`: the validated GET of one launch (getCustomLaunchV4, spec/openapi/paths/v4-custom-launches.yaml) on
+ * the app, beside the framework floor (Express 5 and express-openapi-validator over the same spec, fixed bytes, no
+ * auth or budgets) and the bare node:http read of the same row, each its own process, 32 connections,
+ * BENCH_SECONDS each after a warm-up.
+ */
+
+import { freshIntent } from '../soak/requests.ts';
+import { connections, exampleCreate, loadFigure, seconds, warmUp } from './harness.ts';
+import { type BenchSection, ratioOf } from './report.ts';
+import type { ServerProcess } from './server-process.ts';
+import { benchFolder, seedLaunch, startAppServer, startFloorServer, v4, validateResponses } from './servers.ts';
+
+/** Runs the section: the three servers measured one after another while all three run. */
+export async function run(): Promise<BenchSection> {
+  const folder = benchFolder('get');
+  const servers: ServerProcess[] = [];
+  try {
+    const app = await startAppServer(folder.dir);
+    servers.push(app);
+    const bodies = await seedLaunch(app, freshIntent(exampleCreate).bytes);
+    const floor = await startFloorServer('express', folder.dir, bodies, app.databasePath);
+    servers.push(floor);
+    const bare = await startFloorServer('bare', folder.dir, bodies, app.databasePath);
+    servers.push(bare);
+    const headers = { Authorization: `Bearer ${app.walletKey}` };
+    const load = (server: ServerProcess) => ({
+      url: `${server.url}${v4}/${bodies.launchId}`,
+      connections,
+      duration: seconds,
+      headers,
+    });
+    for (const server of servers) await warmUp(load(server));
+    const section: BenchSection = {
+      name: 'get',
+      figures: [
+        await loadFigure('get.bare', 'GET: bare node:http, one indexed read', bare, load(bare)),
+        await loadFigure('get.floor', 'GET: framework floor (Express 5 + validator)', floor, load(floor)),
+        await loadFigure('get.app', 'GET: app getCustomLaunchV4', app, load(app)),
+      ],
+      ratios: [],
+      notes: [
+        `${connections} connections, ${seconds} s each after a warm-up; each server its own process`,
+        `validateResponses=${validateResponses} on the app and the floor; row of ${bodies.getBytes.length} bytes`,
+      ],
+    };
+    section.ratios.push(
+      ratioOf(section, 'get.app/floor', 'GET app / floor (req/s)', 'get.app', 'get.floor', { target: '>= 0.9' }),
+      ratioOf(section, 'get.app/floor.p99', 'GET app / floor (p99)', 'get.app', 'get.floor', {
+        detail: 'p99',
+        target: '<= 1.3',
+      }),
+      ratioOf(section, 'get.app/bare', 'GET app / bare (req/s)', 'get.app', 'get.bare'),
+      ratioOf(section, 'get.floor/bare', 'GET floor / bare (req/s)', 'get.floor', 'get.bare'),
+    );
+    return section;
+  } finally {
+    for (const server of servers.reverse()) await server.stop();
+    folder.remove();
+  }
+}
