@@ -133,7 +133,7 @@ export async function loadFigure(
   server: Pick<ServerProcess, 'pid' | 'cpuMs'> | null,
   options: Parameters<Autocannon>[0],
 ): Promise<BenchFigure> {
-  process.stderr.write(`  ${label}: ${options.connections} connections, ${options.duration} s\n`);
+  process.stderr.write(`  ${label}: ${options.duration} s\n`);
   const rss = server ? sampleRss(server.pid) : null;
   const cpuBefore = server?.cpuMs() ?? 0;
   const r = await autocannon(options);
