@@ -217,6 +217,12 @@ function listeningUrl(
   });
 }
 
+/** The process group of `pid` (field 5 of /proc/<pid>/stat), or null when the process is gone. */
+export function groupOf(pid: number): number | null {
+  const stat = readProc(`/proc/${pid}/stat`);
+  return stat ? Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) : null;
+}
+
 /** Pids of processes whose command line holds `anvil` and `--port <port>` (a devnet a bench run started). */
 export function anvilsOnPort(port: number): number[] {
   const pids: number[] = [];
