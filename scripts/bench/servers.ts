@@ -6,10 +6,10 @@
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { mintPartnerRoot, mintWalletKey, rootBudgetMaxima, walletScopes } from '../../src/auth/keys.ts';
 import { openDatabase } from '../../src/store/db.ts';
-import { type ServerProcess, spawnServer } from './server-process.ts';
+import { projectRoot, type ServerProcess, spawnServer } from './server-process.ts';
 
 /** The devnet's first funded account: the launch wallet of the spec's V4 example request. */
 export const benchWallet = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
@@ -53,6 +53,17 @@ export function serverEnv(
   };
 }
 
+/**
+ * BENCH_PROFILE=1: the node flags that make a server write a CPU profile as it exits, under
+ * build/profiles/<section>-<server>/ (the section read from the name of its folder `dir`), for
+ * scripts/bench/profile-summary.ts.
+ */
+function profileFlags(dir: string, server: string): string[] {
+  if (process.env.BENCH_PROFILE !== '1') return [];
+  const section = /^custom-launch-bench-([a-z]+)-/.exec(basename(dir))?.[1] ?? 'bench';
+  return ['--cpu-prof', `--cpu-prof-dir=${join(projectRoot, 'build', 'profiles', `${section}-${server}`)}`];
+}
+
 /** A temporary folder of one section (its SQLite files, the floors' fixed bodies), removed by `remove`. */
 export function benchFolder(name: string): { dir: string; remove(): void } {
   const dir = mkdtempSync(join(tmpdir(), `custom-launch-bench-${name}-`));
@@ -87,7 +98,7 @@ export async function startAppServer(dir: string, env: Record<string, string> = 
   }
   const server = await spawnServer({
     command: process.execPath,
-    args: ['--import', 'tsx', 'src/main.ts'],
+    args: [...profileFlags(dir, 'app'), '--import', 'tsx', 'src/main.ts'],
     env: serverEnv(databasePath, env),
     listening: 'custom-launch-api listening',
   });
@@ -117,7 +128,7 @@ export async function startFloorServer(
   writeFileSync(createPath, bodies.createBytes);
   return spawnServer({
     command: process.execPath,
-    args: ['--import', 'tsx', 'scripts/bench/floor.ts'],
+    args: [...profileFlags(dir, `floor-${kind}`), '--import', 'tsx', 'scripts/bench/floor.ts'],
     env: serverEnv(databasePath, {
       BENCH_FLOOR: kind,
       BENCH_FLOOR_LAUNCH_ID: bodies.launchId,
