@@ -5,12 +5,20 @@
  * the same bytes into a table of its own, one synchronous=FULL WAL transaction each. The app's 202s are checked
  * against the launches its file holds after the run.
  */
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { openReadOnlyDatabase } from '../../src/store/db.ts';
 import { connections, createBodySupply, createRequest, loadFigure, seconds, warmUp, warmupSeconds } from './harness.ts';
 import { type BenchFigure, type BenchSection, ratioOf } from './report.ts';
-import type { ServerProcess } from './server-process.ts';
-import { benchFolder, seedLaunch, startAppServer, startFloorServer, v4, validateResponses } from './servers.ts';
+import {
+  type AppServer,
+  inBenchFolder,
+  seedLaunch,
+  startAppServer,
+  startFloorServer,
+  v4,
+  validateResponses,
+} from './servers.ts';
 
 /** Distinct bodies made ahead per second of load (BENCH_CREATE_RATE, default 1000): above what a create reaches. */
 const bodiesPerSecond = Number(process.env.BENCH_CREATE_RATE ?? '1000');
@@ -55,7 +63,7 @@ function rawSqliteFigure(path: string, body: (i: number) => string): BenchFigure
 }
 
 /** The app's create figure, with its 202s, the launches its file gained, and what else makes it doubtful. */
-async function appFigure(app: ServerProcess & { databasePath: string; walletKey: string }, fresh: () => string) {
+async function appFigure(app: AppServer, fresh: () => string): Promise<BenchFigure> {
   const before = storedLaunches(app.databasePath);
   const create = createRequest(v4, app.walletKey, fresh);
   const figure = await loadFigure('create.app', 'create: app createCustomLaunchV4', app, {
@@ -77,16 +85,12 @@ async function appFigure(app: ServerProcess & { databasePath: string; walletKey:
 }
 
 /** Runs the section: the floor, then the app, then the raw SQLite loop. */
-export async function run(): Promise<BenchSection> {
-  const folder = benchFolder('create');
-  const servers: ServerProcess[] = [];
-  try {
-    const app = await startAppServer(folder.dir);
-    servers.push(app);
+export function run(): Promise<BenchSection> {
+  return inBenchFolder('create', async (dir, keep) => {
+    const app = keep(await startAppServer(dir));
     const supply = createBodySupply((seconds + warmupSeconds) * bodiesPerSecond);
     const bodies = await seedLaunch(app, supply.fresh());
-    const floor = await startFloorServer('express', folder.dir, bodies, app.databasePath);
-    servers.push(floor);
+    const floor = keep(await startFloorServer('express', dir, bodies, app.databasePath));
     let cycled = 0;
     const floorLoad = {
       url: floor.url,
@@ -97,13 +101,12 @@ export async function run(): Promise<BenchSection> {
     await warmUp(floorLoad);
     await warmUp({ ...floorLoad, url: app.url, requests: [createRequest(v4, app.walletKey, supply.fresh).request] });
     const figures = [await loadFigure('create.floor', 'create: framework floor, no-op 202', floor, floorLoad)];
-    figures.push(await appFigure(app, supply.fresh));
-    const late = supply.madeLate();
-    if (late > 0) {
-      const app = figures[1] as BenchFigure;
-      app.warnings = [...(app.warnings ?? []), `${late} bodies were made while timing (raise BENCH_CREATE_RATE)`];
+    const appCreate = await appFigure(app, supply.fresh);
+    if (supply.madeLate() > 0) {
+      const late = `${supply.madeLate()} bodies were made while timing (raise BENCH_CREATE_RATE)`;
+      appCreate.warnings = [...(appCreate.warnings ?? []), late];
     }
-    figures.push(rawSqliteFigure(`${folder.dir}/raw.sqlite`, supply.cycle));
+    figures.push(appCreate, rawSqliteFigure(join(dir, 'raw.sqlite'), supply.cycle));
     const section: BenchSection = {
       name: 'create',
       figures,
@@ -122,8 +125,5 @@ export async function run(): Promise<BenchSection> {
       ratioOf(section, 'create.floor/raw', 'create floor / raw SQLite', 'create.floor', 'create.rawSqlite'),
     );
     return section;
-  } finally {
-    for (const server of servers.reverse()) await server.stop();
-    folder.remove();
-  }
+  });
 }

@@ -9,28 +9,22 @@ import { freshIntent } from '../soak/requests.ts';
 import { connections, exampleCreate, loadFigure, seconds, warmUp } from './harness.ts';
 import { type BenchSection, ratioOf } from './report.ts';
 import type { ServerProcess } from './server-process.ts';
-import { benchFolder, seedLaunch, startAppServer, startFloorServer, v4, validateResponses } from './servers.ts';
+import { inBenchFolder, seedLaunch, startAppServer, startFloorServer, v4, validateResponses } from './servers.ts';
 
 /** Runs the section: the three servers measured one after another while all three run. */
-export async function run(): Promise<BenchSection> {
-  const folder = benchFolder('get');
-  const servers: ServerProcess[] = [];
-  try {
-    const app = await startAppServer(folder.dir);
-    servers.push(app);
+export function run(): Promise<BenchSection> {
+  return inBenchFolder('get', async (dir, keep) => {
+    const app = keep(await startAppServer(dir));
     const bodies = await seedLaunch(app, freshIntent(exampleCreate).bytes);
-    const floor = await startFloorServer('express', folder.dir, bodies, app.databasePath);
-    servers.push(floor);
-    const bare = await startFloorServer('bare', folder.dir, bodies, app.databasePath);
-    servers.push(bare);
-    const headers = { Authorization: `Bearer ${app.walletKey}` };
+    const floor = keep(await startFloorServer('express', dir, bodies, app.databasePath));
+    const bare = keep(await startFloorServer('bare', dir, bodies, app.databasePath));
     const load = (server: ServerProcess) => ({
       url: `${server.url}${v4}/${bodies.launchId}`,
       connections,
       duration: seconds,
-      headers,
+      headers: { Authorization: `Bearer ${app.walletKey}` },
     });
-    for (const server of servers) await warmUp(load(server));
+    for (const server of [bare, floor, app]) await warmUp(load(server));
     const section: BenchSection = {
       name: 'get',
       figures: [
@@ -54,8 +48,5 @@ export async function run(): Promise<BenchSection> {
       ratioOf(section, 'get.floor/bare', 'GET floor / bare (req/s)', 'get.floor', 'get.bare'),
     );
     return section;
-  } finally {
-    for (const server of servers.reverse()) await server.stop();
-    folder.remove();
-  }
+  });
 }

@@ -8,7 +8,7 @@ import type { CustomLaunchCreateRequestV4 } from '../../generated/types/service.
 import { bindRequestHashes } from '../../src/core/request-hashes.ts';
 import { connections, exampleCreate, loadFigure, seconds, warmUp } from './harness.ts';
 import { type BenchFigure, type BenchSection, withTarget } from './report.ts';
-import { benchFolder, startAppServer, v4 } from './servers.ts';
+import { inBenchFolder, startAppServer, v4 } from './servers.ts';
 
 /** Runtime code bytes of each target: 24 KiB, the EIP-170 limit. */
 export const runtimeBytes = 24_576;
@@ -52,10 +52,9 @@ export function maximalRequest(): string {
 }
 
 /** Runs the section: the 1-connection figure, then the 32-connection one, then the two targets read from them. */
-export async function run(): Promise<BenchSection> {
-  const folder = benchFolder('preflight');
-  const app = await startAppServer(folder.dir);
-  try {
+export function run(): Promise<BenchSection> {
+  return inBenchFolder('preflight', async (dir, keep) => {
+    const app = keep(await startAppServer(dir));
     const body = maximalRequest();
     const load = (n: number) => ({
       url: `${app.url}${v4}/preflight`,
@@ -97,8 +96,5 @@ export async function run(): Promise<BenchSection> {
         'CPU per request: the larger of the 1- and 32-connection loads, server process utime+stime over answered requests',
       ],
     };
-  } finally {
-    await app.stop();
-    folder.remove();
-  }
+  });
 }

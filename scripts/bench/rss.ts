@@ -10,7 +10,7 @@ import { type Autocannon, autocannon, createBodySupply, createRequest, figureOf,
 import { maximalRequest } from './preflight.ts';
 import { type BenchFigure, type BenchSection, ratioOf, withTarget } from './report.ts';
 import { sampleRss } from './server-process.ts';
-import { type AppServer, benchFolder, seedLaunch, startAppServer, v4 } from './servers.ts';
+import { type AppServer, inBenchFolder, seedLaunch, startAppServer, v4 } from './servers.ts';
 
 const rssSeconds = Number(process.env.BENCH_RSS_SECONDS ?? '60');
 if (!Number.isInteger(rssSeconds) || rssSeconds < 1)
@@ -75,10 +75,9 @@ function mixedLoads(app: AppServer, launchId: string, fresh: () => string) {
 }
 
 /** Runs the section: idle RSS, then the mixed load with RSS sampled throughout. */
-export async function run(): Promise<BenchSection> {
-  const folder = benchFolder('rss');
-  const app = await startAppServer(folder.dir);
-  try {
+export function run(): Promise<BenchSection> {
+  return inBenchFolder('rss', async (dir, keep) => {
+    const app = keep(await startAppServer(dir));
     // Idle: after start, before any request, once the start-up work has settled.
     await new Promise((resolve) => setTimeout(resolve, 2000));
     const idle = app.rssMb();
@@ -109,8 +108,5 @@ export async function run(): Promise<BenchSection> {
     };
     section.ratios.push(ratioOf(section, 'rss.peak/idle', 'RSS peak / idle', 'rss.peak', 'rss.idle'));
     return section;
-  } finally {
-    await app.stop();
-    folder.remove();
-  }
+  });
 }

@@ -49,7 +49,8 @@ function describe(f: BenchFigure, detail?: string): string {
   if (d.p50 !== undefined) parts.push(`p50 ${round(d.p50)} ms`);
   if (d.p99 !== undefined) parts.push(`p99 ${round(d.p99)} ms`);
   if (d.cpuMsPerRequest !== undefined) parts.push(`cpu ${round(d.cpuMsPerRequest)} ms/req`);
-  if (d.non2xx) parts.push(`${d.non2xx} non-2xx`);
+  if (d.status202 !== undefined) parts.push(`202: ${d.status202}, non-2xx: ${d.non2xx ?? 0}`);
+  else if (d.non2xx) parts.push(`${d.non2xx} non-2xx`);
   return parts.join(', ');
 }
 
@@ -59,7 +60,9 @@ function printTable(sections: BenchSection[]): void {
     rows.push([`[${section.name}]`, '', '', '', '']);
     const byId = new Map(section.figures.map((f) => [f.id, f]));
     for (const f of section.figures) {
-      rows.push([f.label, describe(f), '', f.target ?? '', f.met === undefined ? '' : f.met ? 'yes' : 'NO']);
+      // A figure with warnings is flagged in the table; the warnings follow it.
+      const label = f.warnings?.length ? `! ${f.label}` : f.label;
+      rows.push([label, describe(f), '', f.target ?? '', f.met === undefined ? '' : f.met ? 'yes' : 'NO']);
     }
     for (const r of section.ratios) {
       const a = byId.get(r.figure);

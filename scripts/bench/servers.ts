@@ -64,10 +64,25 @@ function profileFlags(dir: string, server: string): string[] {
   return ['--cpu-prof', `--cpu-prof-dir=${join(projectRoot, 'build', 'profiles', `${section}-${server}`)}`];
 }
 
-/** A temporary folder of one section (its SQLite files, the floors' fixed bodies), removed by `remove`. */
-export function benchFolder(name: string): { dir: string; remove(): void } {
+/** What a section's body keeps to be stopped: a server it started, handed back unchanged. */
+export type Keep = <S extends ServerProcess>(server: S) => S;
+
+/**
+ * Runs a section's `body` in a new temporary folder (its SQLite files, the floors' fixed bodies); every server the
+ * body passes to `keep` is stopped, the last started first, and the folder removed, however the body ends.
+ */
+export async function inBenchFolder<T>(name: string, body: (dir: string, keep: Keep) => Promise<T>): Promise<T> {
   const dir = mkdtempSync(join(tmpdir(), `custom-launch-bench-${name}-`));
-  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+  const servers: ServerProcess[] = [];
+  try {
+    return await body(dir, (server) => {
+      servers.push(server);
+      return server;
+    });
+  } finally {
+    for (const server of servers.reverse()) await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** A running app process with a wallet key (every wallet scope on 4663) and a partner root at the budget maxima. */

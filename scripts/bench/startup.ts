@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { type BenchFigure, type BenchSection, withTarget } from './report.ts';
 import { anvilsOnPort, freePort, groupOf, projectRoot, spawnServer, stopGroup } from './server-process.ts';
-import { benchFolder, serverEnv } from './servers.ts';
+import { inBenchFolder, serverEnv } from './servers.ts';
 
 const npmStarts = 3;
 
@@ -82,16 +82,13 @@ async function makeStartFigure(dir: string, notes: string[]): Promise<BenchFigur
 }
 
 /** Runs the section: `npm start` three times, then `make start` once. */
-export async function run(): Promise<BenchSection> {
-  const folder = benchFolder('startup');
+export function run(): Promise<BenchSection> {
   const notes: string[] = [
     'spawn to the "custom-launch-api listening" line, DEVELOPERS_PORT=off, PORT=0; npm start: one new SQLite file for its three runs (the first creates it); make start: a new file',
   ];
-  try {
-    const figures = [await npmStartFigure(folder.dir)];
-    figures.push(await makeStartFigure(folder.dir, notes));
+  return inBenchFolder('startup', async (dir) => {
+    const figures = [await npmStartFigure(dir)];
+    figures.push(await makeStartFigure(dir, notes));
     return { name: 'startup', figures, ratios: [], notes };
-  } finally {
-    folder.remove();
-  }
+  });
 }
