@@ -45,6 +45,8 @@ export type Autocannon = (options: {
   requests?: AutocannonRequest[];
   /** Requests per second across all connections (no limit when absent). */
   overallRate?: number;
+  /** Seconds a request may wait for its answer before it counts as a timeout (autocannon's default: 10). */
+  timeout?: number;
 }) => Promise<AutocannonResult>;
 export const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
@@ -159,6 +161,7 @@ export function figureOf(
   };
   for (const [status, { count }] of Object.entries(r.statusCodeStats ?? {})) detail[`status${status}`] = count;
   if (server) {
+    detail.cpuMs = server.cpuMs;
     detail.cpuMsPerRequest = answered === 0 ? Number.NaN : Math.round((server.cpuMs / answered) * 100) / 100;
     detail.rssPeakMb = server.rssPeakMb;
   }

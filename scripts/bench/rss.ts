@@ -16,6 +16,8 @@ const rssSeconds = Number(process.env.BENCH_RSS_SECONDS ?? '60');
 if (!Number.isInteger(rssSeconds) || rssSeconds < 1)
   throw new Error(`BENCH_RSS_SECONDS must be a positive integer, got "${process.env.BENCH_RSS_SECONDS}"`);
 const createRate = Number(process.env.BENCH_RSS_CREATE_RATE ?? '50');
+/** A slow answer under this load is a latency to report, not a timeout: autocannon waits 30 s for each. */
+const timeout = 30;
 
 /** The four loads of the mix, each an autocannon run against `app`. */
 function mixedLoads(app: AppServer, launchId: string, fresh: () => string) {
@@ -30,6 +32,7 @@ function mixedLoads(app: AppServer, launchId: string, fresh: () => string) {
         url: app.url,
         connections: 16,
         duration: rssSeconds,
+        timeout,
         requests: [
           { method: 'GET', path: `${v4}/${launchId}`, headers: wallet },
           { method: 'GET', path: `${v4}?limit=20`, headers: wallet },
@@ -43,6 +46,7 @@ function mixedLoads(app: AppServer, launchId: string, fresh: () => string) {
         url: app.url,
         connections: 8,
         duration: rssSeconds,
+        timeout,
         overallRate: createRate,
         requests: [create.request],
       },
@@ -54,6 +58,7 @@ function mixedLoads(app: AppServer, launchId: string, fresh: () => string) {
         url: `${app.url}${v4}/preflight`,
         connections: 8,
         duration: rssSeconds,
+        timeout,
         method: 'POST',
         headers: { ...wallet, 'Content-Type': 'application/json' },
         body: maximalRequest(),
@@ -66,6 +71,7 @@ function mixedLoads(app: AppServer, launchId: string, fresh: () => string) {
         url: `${app.url}${v4}?limit=20`,
         connections: 2,
         duration: rssSeconds,
+        timeout,
         overallRate: 20,
         headers: partner,
       },
