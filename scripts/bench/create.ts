@@ -8,7 +8,17 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { openReadOnlyDatabase } from '../../src/store/db.ts';
-import { connections, createBodySupply, createRequest, loadFigure, seconds, warmUp, warmupSeconds } from './harness.ts';
+import {
+  connections,
+  createBodySupply,
+  createRequest,
+  inRounds,
+  loadFigure,
+  rounds,
+  seconds,
+  warmUp,
+  warmupSeconds,
+} from './harness.ts';
 import { type BenchFigure, type BenchSection, ratioOf } from './report.ts';
 import {
   type AppServer,
@@ -88,7 +98,7 @@ async function appFigure(app: AppServer, fresh: () => string): Promise<BenchFigu
 export function run(): Promise<BenchSection> {
   return inBenchFolder('create', async (dir, keep) => {
     const app = keep(await startAppServer(dir));
-    const supply = createBodySupply((seconds + warmupSeconds) * bodiesPerSecond);
+    const supply = createBodySupply((seconds * rounds + warmupSeconds) * bodiesPerSecond);
     const bodies = await seedLaunch(app, supply.fresh());
     const floor = keep(await startFloorServer('express', dir, bodies, app.databasePath));
     let cycled = 0;
@@ -100,19 +110,21 @@ export function run(): Promise<BenchSection> {
     };
     await warmUp(floorLoad);
     await warmUp({ ...floorLoad, url: app.url, requests: [createRequest(v4, app.walletKey, supply.fresh).request] });
-    const figures = [await loadFigure('create.floor', 'create: framework floor, no-op 202', floor, floorLoad)];
-    const appCreate = await appFigure(app, supply.fresh);
+    const [floorCreate, appCreate] = (await inRounds([
+      () => loadFigure('create.floor', 'create: framework floor, no-op 202', floor, floorLoad),
+      () => appFigure(app, supply.fresh),
+    ])) as [BenchFigure, BenchFigure];
     if (supply.madeLate() > 0) {
       const late = `${supply.madeLate()} bodies were made while timing (raise BENCH_CREATE_RATE)`;
       appCreate.warnings = [...(appCreate.warnings ?? []), late];
     }
-    figures.push(appCreate, rawSqliteFigure(join(dir, 'raw.sqlite'), supply.cycle));
+    const figures = [floorCreate, appCreate, rawSqliteFigure(join(dir, 'raw.sqlite'), supply.cycle)];
     const section: BenchSection = {
       name: 'create',
       figures,
       ratios: [],
       notes: [
-        `${connections} connections, ${seconds} s each after a warm-up; app and floor each their own process`,
+        `${connections} connections, ${seconds} s each after a warm-up, the median of ${rounds} round(s) taken in turn; app and floor each their own process`,
         `body: the spec's V4 example with a distinct intent per request (${supply.cycle(0).length} bytes); ` +
           `validateResponses=${validateResponses}`,
       ],

@@ -6,7 +6,7 @@
  */
 
 import { freshIntent } from '../soak/requests.ts';
-import { connections, exampleCreate, loadFigure, seconds, warmUp } from './harness.ts';
+import { connections, exampleCreate, inRounds, loadFigure, rounds, seconds, warmUp } from './harness.ts';
 import { type BenchSection, ratioOf } from './report.ts';
 import type { ServerProcess } from './server-process.ts';
 import { inBenchFolder, seedLaunch, startAppServer, startFloorServer, v4, validateResponses } from './servers.ts';
@@ -27,14 +27,14 @@ export function run(): Promise<BenchSection> {
     for (const server of [bare, floor, app]) await warmUp(load(server));
     const section: BenchSection = {
       name: 'get',
-      figures: [
-        await loadFigure('get.bare', 'GET: bare node:http, one indexed read', bare, load(bare)),
-        await loadFigure('get.floor', 'GET: framework floor (Express 5 + validator)', floor, load(floor)),
-        await loadFigure('get.app', 'GET: app getCustomLaunchV4', app, load(app)),
-      ],
+      figures: await inRounds([
+        () => loadFigure('get.bare', 'GET: bare node:http, one indexed read', bare, load(bare)),
+        () => loadFigure('get.floor', 'GET: framework floor (Express 5 + validator)', floor, load(floor)),
+        () => loadFigure('get.app', 'GET: app getCustomLaunchV4', app, load(app)),
+      ]),
       ratios: [],
       notes: [
-        `${connections} connections, ${seconds} s each after a warm-up; each server its own process`,
+        `${connections} connections, ${seconds} s each after a warm-up, the median of ${rounds} round(s) taken in turn; each server its own process`,
         `validateResponses=${validateResponses} on the app and the floor; row of ${bodies.getBytes.length} bytes`,
       ],
     };

@@ -144,6 +144,28 @@ export async function loadFigure(
   return figureOf(id, label, r, server ? { cpuMs, rssPeakMb: rss?.peak() ?? 0 } : null);
 }
 
+/** How many times each compared load runs, the servers taking turns (BENCH_ROUNDS, default 1). */
+export const rounds = Number(process.env.BENCH_ROUNDS ?? '1');
+if (!Number.isInteger(rounds) || rounds < 1)
+  throw new Error(`BENCH_ROUNDS must be a positive integer, got "${process.env.BENCH_ROUNDS}"`);
+
+/**
+ * Runs each of `loads` BENCH_ROUNDS times, taking turns (a change in the machine's load falls on all of them alike),
+ * and answers for each the round of median value, with every round's value in its detail (`round1`, `round2` ...).
+ */
+export async function inRounds(loads: Array<() => Promise<BenchFigure>>): Promise<BenchFigure[]> {
+  const taken: BenchFigure[][] = loads.map(() => []);
+  for (let round = 0; round < rounds; round++) {
+    for (const [i, load] of loads.entries()) taken[i]?.push(await load());
+  }
+  return taken.map((figures) => {
+    const median = [...figures].sort((a, b) => a.value - b.value)[Math.floor((figures.length - 1) / 2)] as BenchFigure;
+    if (figures.length === 1) return median;
+    const values = Object.fromEntries(figures.map((f, i) => [`round${i + 1}`, f.value]));
+    return { ...median, detail: { ...median.detail, ...values } };
+  });
+}
+
 /** A figure of one autocannon result, with the server's CPU and RSS over the run when measured. */
 export function figureOf(
   id: string,
