@@ -1,18 +1,13 @@
 /*
  * What the benchmarks under scripts/bench share: autocannon (typed here: it ships no declarations), the duration
- * from BENCH_SECONDS, loopback servers of the real app, one figure per load (with the CPU time and peak RSS of the
+ * from BENCH_SECONDS, the rounds and the warm-up, one figure per load (with the CPU time and peak RSS of the
  * server process that answered it), and the distinct create bodies a durable create needs. Benchmarks print; they
  * never assert a number.
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { Server } from 'node:http';
 import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
 import type { CustomLaunchCreateRequestV4 } from '../../generated/types/service.ts';
-import type { Config } from '../../src/config.ts';
-import { createApp } from '../../src/http/app.ts';
-import { type Db, openDatabase } from '../../src/store/db.ts';
 import { freshIntent } from '../soak/requests.ts';
 import type { BenchFigure } from './report.ts';
 import { type ServerProcess, sampleRss } from './server-process.ts';
@@ -54,66 +49,6 @@ export const connections = 32;
 export const seconds = Number(process.env.BENCH_SECONDS ?? '10');
 if (!Number.isInteger(seconds) || seconds < 1)
   throw new Error(`BENCH_SECONDS must be a positive integer, got "${process.env.BENCH_SECONDS}"`);
-export interface Running {
-  url: string;
-  close(): Promise<void>;
-}
-
-export async function listen(server: Server): Promise<string> {
-  server.listen(0, '127.0.0.1');
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', () => resolve());
-    server.once('error', reject);
-  });
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
-export function closeServer(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  });
-}
-
-/** The real app over its own connection to the shared SQLite file. */
-export async function startApp(config: Config): Promise<Running & { db: Db }> {
-  const db = openDatabase(config.databasePath);
-  const server = createApp({ db, config }).listen(0, '127.0.0.1');
-  const url = await listen(server);
-  return {
-    url,
-    db,
-    close: async () => {
-      await closeServer(server);
-      db.close();
-    },
-  };
-}
-
-export interface Figure {
-  scenario: string;
-  requestsPerSecond: number;
-  p99Ms: number;
-  averageLatencyMs: number;
-  total: number;
-  errors: number;
-  non2xx: number;
-}
-
-export async function measure(scenario: string, options: Parameters<Autocannon>[0]): Promise<Figure> {
-  process.stderr.write(`running ${scenario} for ${seconds} s ...\n`);
-  const r = await autocannon(options);
-  return {
-    scenario,
-    requestsPerSecond: r.requests.average,
-    p99Ms: r.latency.p99,
-    averageLatencyMs: r.latency.average,
-    total: r.requests.total,
-    errors: r.errors + r.timeouts,
-    non2xx: r.non2xx,
-  };
-}
-
 /** Seconds of unmeasured load a server gets before its figure is taken (BENCH_WARMUP_SECONDS, default 1; 0: none). */
 export const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? '1');
 if (!Number.isInteger(warmupSeconds) || warmupSeconds < 0)
