@@ -75,9 +75,12 @@ unit: install
 conformance: install $(VENV_STAMP)
 	CONFORMANCE_OPERATION='$(OPERATION)' npx tsx conformance/run.ts
 
-## Throughput and p99 figures (not a test): validated GET-by-id and create vs a bare node:http GET.
+## Performance figures (not a test; docs/performance.md): every section of scripts/bench/run.ts (the GET and the
+## durable create beside the framework floor, the bare read and raw SQLite, the maximal preflight, the scanner beside a
+## byte loop, WORKERS, a million rows, RSS under mixed load, start-up), each server its own process, one table and
+## build/bench.json. BENCH_SECONDS per load (default 10); BENCH_ONLY=get,create runs only those sections.
 bench: install
-	npm run bench
+	npx tsx scripts/bench/run.ts
 
 ## Ten minutes (SOAK_SECONDS) of mixed traffic at 32 connections (SOAK_CONNECTIONS) against the `make start` stack on
 ## its own ports, launches driven through the lifecycle on the devnet; figures in build/soak.json (docs/soak.md).

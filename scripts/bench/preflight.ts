@@ -1,21 +1,20 @@
 /*
- * Preflight throughput and p99 for a maximal request: 16 graph targets of 24 KiB runtime code each (the EIP-170
- * limit), on loopback with 32 connections for BENCH_SECONDS (default 10). Prints figures; never fails on them.
+ * Section `preflight`: preflightCustomLaunchV4 (spec/openapi/paths/v4-custom-launches-preflight.yaml) of a maximal
+ * request, 16 graph targets of 24 KiB runtime code each (the EIP-170 limit), on the app as its own process: at 1
+ * connection (p50, p99) and at 32, each BENCH_SECONDS, with the server process's CPU milliseconds per request.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { type Hex, keccak256 } from 'viem';
 import type { CustomLaunchCreateRequestV4 } from '../../generated/types/service.ts';
-import { mintWalletKey } from '../../src/auth/keys.ts';
-import { loadConfig } from '../../src/config.ts';
 import { bindRequestHashes } from '../../src/core/request-hashes.ts';
-import { connections, measure, seconds, startApp } from './harness.ts';
+import { connections, exampleCreate, loadFigure, seconds } from './harness.ts';
+import { type BenchFigure, type BenchSection, withTarget } from './report.ts';
+import { inBenchFolder, startAppServer, v4 } from './servers.ts';
 
-const runtimeBytes = 24_576;
+/** Runtime code bytes of each target: 24 KiB, the EIP-170 limit. */
+export const runtimeBytes = 24_576;
 
 /** 24 KiB of code-shaped bytes: PUSH immediates, arithmetic, jump destinations; deterministic per target. */
-function runtimeCode(seed: number): Hex {
+export function runtimeCode(seed: number): Hex {
   const out = Buffer.alloc(runtimeBytes);
   let x = seed * 2654435761;
   let i = 0;
@@ -35,10 +34,12 @@ function runtimeCode(seed: number): Hex {
   return `0x${out.toString('hex')}` as Hex;
 }
 
-function maximalRequest(): string {
-  const request = JSON.parse(
-    readFileSync(new URL('../../spec/examples/custom-launch-create-request.v4.json', import.meta.url), 'utf8'),
-  ) as CustomLaunchCreateRequestV4;
+/**
+ * The maximal preflight request: the spec's V4 example grown to 16 graph targets, each of 24 KiB of runtime code,
+ * every hash bound again (about 806 KB of JSON).
+ */
+export function maximalRequest(): string {
+  const request: CustomLaunchCreateRequestV4 = structuredClone(exampleCreate);
   const targets = request.graphBundle.targets;
   for (let i = targets.length; i < 16; i++) {
     targets.push({ targetId: `auxiliary-${i}`, role: 'auxiliary', runtimeBytecode: '0x00', runtimeCodeHash: '0x' });
@@ -50,39 +51,68 @@ function maximalRequest(): string {
   return JSON.stringify(bindRequestHashes(request));
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'custom-launch-bench-preflight-'));
-const config = {
-  ...loadConfig({}),
-  databasePath: join(dir, 'bench.sqlite'),
-  validateResponses: false,
-  routeBudgetPerMinute: 1_000_000_000,
-};
-const app = await startApp(config);
-try {
-  const { apiKey } = mintWalletKey(app.db, {
-    wallet: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266',
-    scopes: ['custom-launch:create'],
-    chains: ['4663'],
+/** Maximal preflights sent one at a time before the figures are taken. */
+const warmupRequests = 8;
+
+/** Server CPU milliseconds per answered request over several loads together. */
+function cpuPerRequest(loads: BenchFigure[]): number {
+  let cpuMs = 0;
+  let requests = 0;
+  for (const { detail } of loads) {
+    cpuMs += detail?.cpuMs ?? 0;
+    requests += detail?.requests ?? 0;
+  }
+  return requests === 0 ? Number.NaN : Math.round((cpuMs / requests) * 100) / 100;
+}
+
+/** Runs the section: the 1-connection figure, then the 32-connection one, then the two targets read from them. */
+export function run(): Promise<BenchSection> {
+  return inBenchFolder('preflight', async (dir, keep) => {
+    const app = keep(await startAppServer(dir));
+    const body = maximalRequest();
+    const load = (n: number) => ({
+      url: `${app.url}${v4}/preflight`,
+      connections: n,
+      duration: seconds,
+      method: 'POST',
+      headers: { Authorization: `Bearer ${app.walletKey}`, 'Content-Type': 'application/json' },
+      body,
+    });
+    // A warm-up by count, not by time: at a few hundred ms each, a second of warm-up would be only a few requests.
+    for (let i = 0; i < warmupRequests; i++) {
+      const answer = await fetch(`${app.url}${v4}/preflight`, { method: 'POST', headers: load(1).headers, body });
+      if (answer.status !== 200) throw new Error(`preflight warm-up answered ${answer.status}: ${await answer.text()}`);
+    }
+    const one = await loadFigure('preflight.one', 'preflight maximal: 1 connection', app, load(1));
+    const many = await loadFigure(
+      'preflight.many',
+      `preflight maximal: ${connections} connections`,
+      app,
+      load(connections),
+    );
+    const cpu = cpuPerRequest([one, many]);
+    const figures: BenchFigure[] = [
+      one,
+      many,
+      withTarget({ id: 'preflight.cpu', label: 'preflight: server CPU per request', value: cpu, unit: 'ms' }, '<= 15'),
+      withTarget(
+        {
+          id: 'preflight.p99',
+          label: 'preflight: p99 at 1 connection',
+          value: one.detail?.p99 ?? Number.NaN,
+          unit: 'ms',
+        },
+        '<= 25',
+      ),
+    ];
+    return {
+      name: 'preflight',
+      figures,
+      ratios: [],
+      notes: [
+        `maximal request: 16 targets x ${runtimeBytes} bytes of runtime code, ${Buffer.byteLength(body)} bytes of JSON; ${seconds} s per load`,
+        'CPU per request: server process utime+stime over the requests answered in both loads',
+      ],
+    };
   });
-  const body = maximalRequest();
-  console.log(
-    `preflight of a maximal request: 16 targets x ${runtimeBytes} bytes of runtime code, ${Buffer.byteLength(body)} bytes of JSON; ` +
-      `${connections} connections, ${seconds} s, response validation off`,
-  );
-  const figure = await measure('app POST preflight (maximal request)', {
-    url: `${app.url}/v4/chains/4663/custom-launches/preflight`,
-    connections,
-    duration: seconds,
-    method: 'POST',
-    headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-    body,
-  });
-  console.log(
-    `${figure.scenario}: ${figure.requestsPerSecond} req/s, p99 ${figure.p99Ms} ms, ` +
-      `average ${figure.averageLatencyMs} ms, ${figure.total} requests, ${figure.errors} errors, ${figure.non2xx} non-2xx`,
-  );
-  console.log(JSON.stringify({ bodyBytes: Buffer.byteLength(body), ...figure }));
-} finally {
-  await app.close();
-  rmSync(dir, { recursive: true, force: true });
 }

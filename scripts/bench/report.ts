@@ -14,6 +14,12 @@ export interface BenchFigure {
   unit: 'req/s' | 'ms' | 'MB/s' | 'MB' | 's' | 'calls' | 'rows/s';
   /** Further figures of the same measurement (p50, p99, errors, non-2xx, CPU ms per request ...). */
   detail?: Record<string, number>;
+  /** An absolute target for `value` (`<= 250` for an RSS in MB), when the figure has no baseline to stand beside. */
+  target?: string;
+  /** Whether `value` meets `target` on this run (absent without a target). */
+  met?: boolean;
+  /** What makes the figure doubtful on this run (answers that were not 2xx, bodies made while timing ...). */
+  warnings?: string[];
 }
 
 /** `figure / baseline` for two figures of the same run, beside the target it is read against (if any). */
@@ -60,10 +66,20 @@ export function ratioOf(
   const value = b === 0 ? Number.NaN : Math.round((a / b) * 1000) / 1000;
   const ratio: BenchRatio = { id, label, figure, baseline, value };
   if (options.target) {
-    const m = /^(>=|<=)\s*([0-9.]+)$/.exec(options.target);
-    if (!m) throw new Error(`bench ratio ${id}: target must be ">= x" or "<= x", got ${options.target}`);
     ratio.target = options.target;
-    ratio.met = m[1] === '>=' ? value >= Number(m[2]) : value <= Number(m[2]);
+    ratio.met = meets(value, options.target, `bench ratio ${id}`);
   }
   return ratio;
+}
+
+/** Whether `value` meets a target written `>= x` or `<= x`; `what` names the figure or ratio in the error. */
+export function meets(value: number, target: string, what: string): boolean {
+  const m = /^(>=|<=)\s*([0-9.]+)$/.exec(target);
+  if (!m) throw new Error(`${what}: target must be ">= x" or "<= x", got ${target}`);
+  return m[1] === '>=' ? value >= Number(m[2]) : value <= Number(m[2]);
+}
+
+/** A figure with an absolute target (no baseline), checked on this run. */
+export function withTarget(figure: BenchFigure, target: string): BenchFigure {
+  return { ...figure, target, met: meets(figure.value, target, `bench figure ${figure.id}`) };
 }
