@@ -18,6 +18,7 @@ import { predictGraphTarget } from '../../core/create2.ts';
 import { authorizedOnward } from '../../core/launch-statuses.ts';
 import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
+import { oncePerKey } from '../lanes/tracker-poll.ts';
 import type { FindingCode } from '../launches/finding-codes.ts';
 import { storedRequest } from '../launches/launch-resource.ts';
 import { awaitPermitReissue, failUndecidedPermitReissues, launchFailure } from '../launches/permit-reissue.ts';
@@ -83,21 +84,6 @@ async function pollBlocks(
     if (intent) calls.set(intent, [...(calls.get(intent) ?? []), tx]);
   }
   return { from, to, stamps, calls };
-}
-
-/** `read` answered once per height for the poll: every launch mined at one height shares one read. */
-function onePerHeight(read: (height: bigint) => Promise<Hex | null>): (height: bigint) => Promise<Hex | null> {
-  const answers = new Map<bigint, Promise<Hex | null>>();
-  return (height) => {
-    let answer = answers.get(height);
-    if (!answer) {
-      answer = read(height);
-      // A failed read fails every launch at the height for this poll; each records it, none throws unhandled.
-      answer.catch(() => {});
-      answers.set(height, answer);
-    }
-    return answer;
-  };
 }
 
 /** Statuses the tracker follows: from the bound wallet transaction to finality. */
@@ -191,7 +177,7 @@ export class LaunchTracker {
     // One launch's failed poll neither stops the others nor changes its status: it is shown and retried next poll.
     const failures = new Map<TrackedRow, unknown>();
     const { searches, mined } = this.sortRows(rows, failures);
-    const hashAt = onePerHeight((height) => this.deps.observer.agreedBlockHash(height));
+    const hashAt = oncePerKey((height: bigint) => this.deps.observer.agreedBlockHash(height));
     await this.followSearches(searches, head, hashAt, failures);
     for (const { row, evidence } of mined) {
       await this.followMined(row, evidence, checkpoints, hashAt).catch((err: unknown) => failures.set(row, err));
