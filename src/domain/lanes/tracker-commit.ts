@@ -65,7 +65,10 @@ export interface LaneTrackerContext<Chain> {
   chain: Chain;
   now: () => number;
   workerId: string;
-  /** Blocks scanned per launch and poll at most, so one far-behind launch cannot stall the others. */
+  /**
+   * Blocks read per poll at most, from the lowest search cursor on, for every launch at once: a poll after a long
+   * outage stays bounded; a launch searched further waits until the range reaches its cursor.
+   */
   maxBlocksPerPoll: number;
 }
 

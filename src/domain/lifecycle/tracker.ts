@@ -142,7 +142,10 @@ export class LaunchTracker {
       workerId: string;
       /** The interval between polls (LIFECYCLE_TRACKER_POLL_MS), also the wait shown after a failed one. */
       pollMs: number;
-      /** Blocks scanned per launch and poll at most, so one far-behind launch cannot stall the others. */
+      /**
+       * Blocks read per poll at most, from the lowest search cursor on, for every launch at once: a poll after a long
+       * outage stays bounded; a launch searched further waits until the range reaches its cursor.
+       */
       maxBlocksPerPoll?: number;
       /** How long an expired permit's reissue decision is awaited (PERMIT_REISSUE_DECISION_WINDOW_MS). */
       permitReissueDecisionWindowMs: number;
