@@ -336,4 +336,49 @@ describe('the RPC cost of one tracker poll', () => {
       expect(reverted.failure_json).toContain('WALLET_TRANSACTION_REVERTED');
     });
   }, 60_000);
+
+  it('V4: the reorg check reads each mined height once a poll, the same with 100 and with 300 mined launches', async () => {
+    const head = await reader.getBlockNumber({ cacheTime: 0 });
+    const heights = [head - 1n, head];
+    const hashes = await Promise.all(heights.map(async (n) => (await reader.getBlock({ blockNumber: n })).hash));
+    const soft = db.prepare(
+      "UPDATE launches SET status = 'sequencer_soft_confirmed', chain_evidence_json = ? WHERE launch_id = ?",
+    );
+    const counts = [];
+    for (const total of [100, 300]) {
+      // Every launch still searched has searched to the head: this poll reads no block range.
+      db.prepare('UPDATE launches SET tracked_to_block = ? WHERE tracked_to_block IS NOT NULL').run(Number(head));
+      const mined = (
+        db.prepare("SELECT COUNT(*) AS n FROM launches WHERE status = 'sequencer_soft_confirmed'").get() as {
+          n: number;
+        }
+      ).n;
+      const more = awaitingIds(v4).slice(0, total - mined);
+      db.transaction(() => {
+        more.forEach((id, i) => {
+          const at = i % 2;
+          const evidence = {
+            transactionHash: `0x${'cd'.repeat(32)}`,
+            blockNumber: String(heights[at]),
+            blockHash: hashes[at],
+            finalizedAt: null,
+          };
+          soft.run(JSON.stringify(evidence), id);
+        });
+      })();
+      a.resetCounts();
+      b.resetCounts();
+      await v4.tick();
+      counts.push({ a: a.counts(), b: b.counts() });
+    }
+    // Both heads, both checkpoints and one block read per mined height on each provider; no log query.
+    for (const { a: first, b: second } of counts) {
+      expect(first).toEqual({ eth_getBlockByNumber: 3 + heights.length });
+      expect(second).toEqual({ eth_getBlockByNumber: 3 + heights.length });
+    }
+    const held = db.prepare("SELECT COUNT(*) AS n FROM launches WHERE status = 'sequencer_soft_confirmed'").get() as {
+      n: number;
+    };
+    expect(held.n).toBe(300);
+  }, 60_000);
 });
