@@ -3,7 +3,13 @@ import { baseLaunchRouterAbi, devnetUsdAbi } from '../../generated/contracts/abi
 import type { BaseDeployment } from './base-deployment.ts';
 import { chain1 } from './chain.ts';
 import { fundingTokenReader, type TokenEip712Domain, type ViemFundingToken } from './funding-token.ts';
-import { type LaneCall, LaneLaunchChain, type LaneSimulation, permitOfLaunchCalldata } from './lane-launch-chain.ts';
+import {
+  type LaneCall,
+  LaneLaunchChain,
+  type LaneSimulation,
+  type LaneStampEvent,
+  permitOfLaunchCalldata,
+} from './lane-launch-chain.ts';
 import type { ObservedTransaction } from './launch-observer.ts';
 import type { LaunchPermit } from './launch-permit.ts';
 
@@ -109,16 +115,26 @@ export class BaseLaunchChain extends LaneLaunchChain {
 
   /** The router's LaunchStamped events for one launch intent in blocks [from, to], each with its transaction. */
   async stamps(launchIntentHash: Hex, from: bigint, to: bigint): Promise<BaseStamp[]> {
+    return this.stampsOf(await this.stampEvents(from, to), launchIntentHash);
+  }
+
+  /** The router's LaunchStamped events of every launch intent in blocks [from, to] (one log query). */
+  async stampEvents(from: bigint, to: bigint): Promise<Array<LaneStampEvent<BaseStamp>>> {
     const logs = parseEventLogs({
       abi: baseLaunchRouterAbi,
       logs: await this.routerLogs(from, to),
       eventName: 'LaunchStamped',
     });
-    return (await this.stampedWithTransactions(logs, launchIntentHash)).map(({ log, transaction }) => ({
-      transaction,
-      token: log.args.token,
-      hook: log.args.hook,
-      poolId: log.args.poolId,
+    return logs.map((log) => ({
+      launchIntentHash: log.args.launchIntentHash,
+      transactionHash: log.transactionHash,
+      blockNumber: log.blockNumber,
+      withTransaction: (transaction) => ({
+        transaction,
+        token: log.args.token,
+        hook: log.args.hook,
+        poolId: log.args.poolId,
+      }),
     }));
   }
 

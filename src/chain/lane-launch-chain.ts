@@ -16,7 +16,7 @@ import {
 import { isExecutionRevert, noneOn, ProviderDisagreement, sameOnBoth } from './chain-failure.ts';
 import type { ContractBinding } from './deployment-document.ts';
 import type { Checkpoint } from './launch-chain.ts';
-import { type ObservedTransaction, observedTransactionOf } from './launch-observer.ts';
+import { blocksWithTransactions, type ObservedTransaction, observedTransactionOf } from './launch-observer.ts';
 import type { LaunchPermit } from './launch-permit.ts';
 import { describeRevert, revertDataOf } from './revert.ts';
 import { readTokenDecimals } from './token-decimals.ts';
@@ -44,6 +44,15 @@ export function permitOfLaunchCalldata(abi: Abi, data: Hex): LaunchPermit | null
   } catch {
     return null;
   }
+}
+
+/** A router's stamp event of a launch intent, before its transaction is read (only for the launch it names). */
+export interface LaneStampEvent<Stamp> {
+  launchIntentHash: Hex;
+  transactionHash: Hex;
+  blockNumber: bigint;
+  /** The lane's stamp: the event's public output with the transaction both providers answer for it. */
+  withTransaction(transaction: ObservedTransaction): Stamp;
 }
 
 /** Where a lane's chain is read: its chain, two provider URLs and the setting that names them. */
@@ -150,14 +159,21 @@ export abstract class LaneLaunchChain {
     }
   }
 
-  /** Mined transactions from `wallet` to the router in blocks [from, to] (block by block). */
+  /** Mined transactions from `wallet` to the router in blocks [from, to] (routerTransactions, filtered). */
   async walletTransactions(wallet: Address, from: bigint, to: bigint): Promise<ObservedTransaction[]> {
+    return (await this.routerTransactions(from, to)).filter((tx) => tx.from.toLowerCase() === wallet.toLowerCase());
+  }
+
+  /**
+   * Mined transactions to the router in blocks [from, to], in chain order, on the first provider: one block read
+   * (with its transactions) per block, whatever the number of wallets followed.
+   */
+  async routerTransactions(from: bigint, to: bigint): Promise<ObservedTransaction[]> {
+    const router = this.router.toLowerCase();
     const found: ObservedTransaction[] = [];
-    for (let n = from; n <= to; n++) {
-      const block = await this.clients[0].getBlock({ blockNumber: n, includeTransactions: true });
+    for (const block of await blocksWithTransactions(this.clients[0], from, to)) {
       for (const tx of block.transactions) {
-        if (tx.from.toLowerCase() !== wallet.toLowerCase() || tx.to?.toLowerCase() !== this.router.toLowerCase())
-          continue;
+        if (tx.to?.toLowerCase() !== router) continue;
         const seen = observedTransactionOf(tx);
         if (seen) found.push(seen);
       }
@@ -202,16 +218,22 @@ export abstract class LaneLaunchChain {
     return this.clients[0].getLogs({ address: this.router, fromBlock: from, toBlock: to });
   }
 
+  /**
+   * The stamp events of every launch intent in blocks [from, to] (one log query), each to be completed with its
+   * transaction only for the launch it names.
+   */
+  abstract stampEvents(from: bigint, to: bigint): Promise<Array<LaneStampEvent<unknown>>>;
+
   /** The decoded stamp events of one launch intent, each with its mined transaction (events without one are left). */
-  protected async stampedWithTransactions<L extends { args: { launchIntentHash: Hex }; transactionHash: Hex }>(
-    logs: readonly L[],
+  protected async stampsOf<Stamp>(
+    events: ReadonlyArray<LaneStampEvent<Stamp>>,
     launchIntentHash: Hex,
-  ): Promise<Array<{ log: L; transaction: ObservedTransaction }>> {
-    const found: Array<{ log: L; transaction: ObservedTransaction }> = [];
-    for (const log of logs) {
-      if (log.args.launchIntentHash.toLowerCase() !== launchIntentHash.toLowerCase()) continue;
-      const transaction = await this.transaction(log.transactionHash);
-      if (transaction) found.push({ log, transaction });
+  ): Promise<Stamp[]> {
+    const found: Stamp[] = [];
+    for (const event of events) {
+      if (event.launchIntentHash.toLowerCase() !== launchIntentHash.toLowerCase()) continue;
+      const transaction = await this.transaction(event.transactionHash);
+      if (transaction) found.push(event.withTransaction(transaction));
     }
     return found;
   }

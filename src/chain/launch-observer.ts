@@ -26,6 +26,14 @@ export interface ObservedTransaction {
   blockHash: Hex;
 }
 
+/** A router's LaunchStamped event: the launch intent it stamped and the transaction that emitted it. */
+export interface ObservedStamp {
+  router: Hex;
+  launchIntentHash: Hex;
+  transactionHash: Hex;
+  blockNumber: bigint;
+}
+
 /** What the post-authorization tracker reads from chain 4663; one implementation over viem, two providers. */
 export interface LaunchObserver {
   /** The latest block both providers have reached (the lower of their heads): its number and timestamp (seconds). */
@@ -38,10 +46,16 @@ export interface LaunchObserver {
    * error when one cannot be read: one provider's word is never taken for the chain's.
    */
   agreedBlockHash(number: bigint): Promise<Hex | null>;
-  /** Transactions of the router's LaunchStamped events for one launch intent in [from, to]. */
-  stampTransactions(router: Hex, launchIntentHash: Hex, from: bigint, to: bigint): Promise<Hex[]>;
-  /** Transactions from `wallet` to `router` mined in [from, to] (block by block). */
-  walletTransactionsTo(wallet: Hex, router: Hex, from: bigint, to: bigint): Promise<ObservedTransaction[]>;
+  /**
+   * The LaunchStamped events of the `routers` in blocks [from, to], in chain order, on the first provider: one log
+   * query for every launch intent (the tracker hands each launch the stamps of its own intent).
+   */
+  routerStamps(routers: readonly Hex[], from: bigint, to: bigint): Promise<ObservedStamp[]>;
+  /**
+   * The transactions to any of the `routers` mined in blocks [from, to], in chain order, on the first provider: one
+   * block read (with its transactions) per block, whatever the number of wallets followed.
+   */
+  routerTransactions(routers: readonly Hex[], from: bigint, to: bigint): Promise<ObservedTransaction[]>;
   /**
    * A transaction as both providers answer it (null when neither has it mined); throws ProviderDisagreement when
    * they answer differently.
@@ -127,18 +141,21 @@ export function viemLaunchObserver(rpcUrls: readonly string[], options: { timeou
     },
     agreedCode: (address, blockNumber) =>
       agreed((c) => c.getCode({ address, blockNumber }).then((code) => (code ?? '0x').toLowerCase() as Hex)),
-    stampTransactions: async (router, launchIntentHash, from, to) => {
-      const logs = await first.getLogs({ address: router, fromBlock: from, toBlock: to });
-      return parseEventLogs({ abi: launchStampRouterAbi, logs, eventName: 'LaunchStamped' })
-        .filter((l) => l.args.launchIntentHash.toLowerCase() === launchIntentHash.toLowerCase())
-        .map((l) => l.transactionHash);
+    routerStamps: async (routers, from, to) => {
+      const logs = await first.getLogs({ address: [...routers], fromBlock: from, toBlock: to });
+      return parseEventLogs({ abi: launchStampRouterAbi, logs, eventName: 'LaunchStamped' }).map((l) => ({
+        router: l.address,
+        launchIntentHash: l.args.launchIntentHash,
+        transactionHash: l.transactionHash,
+        blockNumber: l.blockNumber,
+      }));
     },
-    walletTransactionsTo: async (wallet, router, from, to) => {
+    routerTransactions: async (routers, from, to) => {
+      const wanted = new Set(routers.map((r) => r.toLowerCase()));
       const found: ObservedTransaction[] = [];
-      for (let n = from; n <= to; n++) {
-        const block = await first.getBlock({ blockNumber: n, includeTransactions: true });
+      for (const block of await blocksWithTransactions(first, from, to)) {
         for (const tx of block.transactions) {
-          if (tx.from.toLowerCase() !== wallet.toLowerCase() || tx.to?.toLowerCase() !== router.toLowerCase()) continue;
+          if (!tx.to || !wanted.has(tx.to.toLowerCase())) continue;
           const seen = observedTransactionOf(tx);
           if (seen) found.push(seen);
         }
@@ -164,6 +181,22 @@ export function viemLaunchObserver(rpcUrls: readonly string[], options: { timeou
       return sameOnBoth(`the receipt of ${hash}`, receipts);
     },
   };
+}
+
+/** Blocks read at once while a range is fetched: a far-behind poll is not one request at a time, nor a flood. */
+const blockReadsAtOnce = 8;
+
+/** The blocks [from, to] with their transactions, in order, on one provider: one block read per block. */
+export async function blocksWithTransactions(client: PublicClient, from: bigint, to: bigint) {
+  const blocks = [];
+  for (let start = from; start <= to; start += BigInt(blockReadsAtOnce)) {
+    const numbers: bigint[] = [];
+    for (let n = start; n <= to && n < start + BigInt(blockReadsAtOnce); n++) numbers.push(n);
+    blocks.push(
+      ...(await Promise.all(numbers.map((n) => client.getBlock({ blockNumber: n, includeTransactions: true })))),
+    );
+  }
+  return blocks;
 }
 
 /** The permit's checkpoint block in an exact wallet transaction's router calldata: the tracker scans after it. */

@@ -4,7 +4,13 @@ import { multiRoleEconomicsAbi } from '../core/multi-role-graph.ts';
 import { chain4663 } from './chain.ts';
 import { isExecutionRevert } from './chain-failure.ts';
 import { type CallbackVerdict, probeHookCallbacks } from './hook-probe.ts';
-import { type LaneCall, LaneLaunchChain, type LaneSimulation, permitOfLaunchCalldata } from './lane-launch-chain.ts';
+import {
+  type LaneCall,
+  LaneLaunchChain,
+  type LaneSimulation,
+  type LaneStampEvent,
+  permitOfLaunchCalldata,
+} from './lane-launch-chain.ts';
 import type { ObservedTransaction } from './launch-observer.ts';
 import type { LaunchPermit } from './launch-permit.ts';
 import type { MultiRoleDeployment } from './multi-role-deployment.ts';
@@ -98,15 +104,21 @@ export class MultiRoleLaunchChain extends LaneLaunchChain {
 
   /** The router's MultiRoleLaunchStamped events for one launch intent in blocks [from, to], each with its transaction. */
   async stamps(launchIntentHash: Hex, from: bigint, to: bigint): Promise<MultiRoleStamp[]> {
+    return this.stampsOf(await this.stampEvents(from, to), launchIntentHash);
+  }
+
+  /** The router's MultiRoleLaunchStamped events of every launch intent in blocks [from, to] (one log query). */
+  async stampEvents(from: bigint, to: bigint): Promise<Array<LaneStampEvent<MultiRoleStamp>>> {
     const logs = parseEventLogs({
       abi: multiRoleLaunchRouterAbi,
       logs: await this.routerLogs(from, to),
       eventName: 'MultiRoleLaunchStamped',
     });
-    return (await this.stampedWithTransactions(logs, launchIntentHash)).map(({ log, transaction }) => ({
-      transaction,
-      tokenHook: log.args.tokenHook,
-      poolId: log.args.poolId,
+    return logs.map((log) => ({
+      launchIntentHash: log.args.launchIntentHash,
+      transactionHash: log.transactionHash,
+      blockNumber: log.blockNumber,
+      withTransaction: (transaction) => ({ transaction, tokenHook: log.args.tokenHook, poolId: log.args.poolId }),
     }));
   }
 

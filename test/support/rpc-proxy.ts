@@ -21,8 +21,12 @@ export interface RpcProxy {
   url: string;
   /** Sets the fault for every request from now on (held answers of a previous `hang` are released first). */
   fault(fault: RpcFault): void;
-  /** How many requests of `method` the proxy answered or held since the last fault change. */
+  /** How many requests of `method` the proxy answered or held since the last fault change (or resetCounts). */
   count(method: string): number;
+  /** Every method's count since the last fault change (or resetCounts), by method name. */
+  counts(): Record<string, number>;
+  /** Starts every count from zero again, the fault unchanged. */
+  resetCounts(): void;
   close(): Promise<void>;
 }
 
@@ -176,6 +180,8 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
       if (fault.kind === 'down') for (const s of sockets) s.resetAndDestroy();
     },
     count: (method) => counts.get(method) ?? 0,
+    counts: () => Object.fromEntries(counts),
+    resetCounts: () => counts.clear(),
     close: async () => {
       release();
       for (const s of sockets) s.destroy();

@@ -1,4 +1,6 @@
 import type { Address, Hex } from 'viem';
+import type { BaseStamp } from '../../chain/base-launch-chain.ts';
+import type { LanePoll } from '../lanes/tracker-poll.ts';
 import { findLaneSubmission } from '../lanes/tracker-submission.ts';
 import { baseLayerFindingCodes } from './finding-codes.ts';
 import type { BaseLaunchRow } from './launch-store.ts';
@@ -50,6 +52,6 @@ function cancel(ctx: BaseTrackerContext, row: BaseLaunchRow, message: string): v
  * authorized: the lane-neutral search for the exact transaction's stamp (findLaneSubmission), with the funding
  * window and nonce checked once every block up to the head was searched.
  */
-export function findSubmission(ctx: BaseTrackerContext, row: BaseLaunchRow): Promise<void> {
-  return findLaneSubmission(ctx, baseTrackedLane, row, (tracked, head) => checkFundingExpiry(ctx, tracked, head));
+export function findSubmission(ctx: BaseTrackerContext, row: BaseLaunchRow, poll: LanePoll<BaseStamp>): Promise<void> {
+  return findLaneSubmission(ctx, baseTrackedLane, row, poll, (tracked, head) => checkFundingExpiry(ctx, tracked, head));
 }

@@ -1,7 +1,8 @@
+import type { BaseStamp } from '../../chain/base-launch-chain.ts';
 import { LaneTracker } from '../lanes/tracker.ts';
+import type { LanePoll } from '../lanes/tracker-poll.ts';
 import { followLaneSubmitted } from '../lanes/tracker-submission.ts';
 import type { BaseLaunchRow, BaseLaunchStatus } from './launch-store.ts';
-import { baseJobTables } from './lifecycle-jobs.ts';
 import { type BaseTrackerContext, baseTrackedLane } from './tracker-commit.ts';
 import { checkFundingExpiry, findSubmission } from './tracker-submission.ts';
 
@@ -25,17 +26,17 @@ export const trackedBaseStatuses: readonly BaseLaunchStatus[] = [
  * providers (a mismatch is a reorg: back to `authorized`), then `finalized` once the block is at or below both
  * providers' `finalized` tag, which writes the v3_finalized_feed row.
  */
-export class BaseLayerTracker extends LaneTracker<BaseLaunchRow> {
+export class BaseLayerTracker extends LaneTracker<BaseLaunchRow, BaseStamp> {
   constructor(private readonly ctx: BaseTrackerContext) {
-    super({ name: 'base-layer', ctx, tables: baseJobTables, trackedStatuses: trackedBaseStatuses });
+    super({ name: 'base-layer', ctx, lane: baseTrackedLane, trackedStatuses: trackedBaseStatuses });
   }
 
-  protected async follow(row: BaseLaunchRow): Promise<void> {
+  protected async follow(row: BaseLaunchRow, poll: LanePoll<BaseStamp>): Promise<void> {
     if (row.status === 'awaiting_funding_authorization') {
       await checkFundingExpiry(this.ctx, row, null);
       return;
     }
-    if (row.status === 'authorized') return findSubmission(this.ctx, row);
-    if (row.status === 'submitted') return followLaneSubmitted(this.ctx, baseTrackedLane, row);
+    if (row.status === 'authorized') return findSubmission(this.ctx, row, poll);
+    if (row.status === 'submitted') return followLaneSubmitted(this.ctx, baseTrackedLane, row, poll);
   }
 }

@@ -1,4 +1,5 @@
 import type { Address, Hex } from 'viem';
+import type { LaneStampEvent } from '../../chain/lane-launch-chain.ts';
 import type { ObservedTransaction } from '../../chain/launch-observer.ts';
 import type { LaunchPermit } from '../../chain/launch-permit.ts';
 import type { Db } from '../../store/db.ts';
@@ -47,8 +48,12 @@ export interface LaneTrackedChain<Stamp extends LaneStamp> {
   finalizedHeight(): Promise<bigint>;
   /** The hash both providers answer at a height (null: neither has a block); ProviderDisagreement when they differ. */
   agreedBlockHash(number: bigint): Promise<Hex | null>;
-  stamps(launchIntentHash: Hex, from: bigint, to: bigint): Promise<Stamp[]>;
-  walletTransactions(wallet: Address, from: bigint, to: bigint): Promise<ObservedTransaction[]>;
+  /** The router's stamp events of every launch intent in [from, to] (one log query). */
+  stampEvents(from: bigint, to: bigint): Promise<Array<LaneStampEvent<Stamp>>>;
+  /** The transactions to the router mined in [from, to] (one block read per block). */
+  routerTransactions(from: bigint, to: bigint): Promise<ObservedTransaction[]>;
+  /** A mined transaction as both providers answer it (null: neither has it); ProviderDisagreement when they differ. */
+  transaction(hash: Hex): Promise<ObservedTransaction | null>;
   receiptStatus(hash: Hex): Promise<'success' | 'reverted' | null>;
   /** A launched token's decimals(), or null when it does not answer one (readTokenDecimals). */
   tokenDecimals(token: Address): Promise<number | null>;
@@ -60,7 +65,10 @@ export interface LaneTrackerContext<Chain> {
   chain: Chain;
   now: () => number;
   workerId: string;
-  /** Blocks scanned per launch and poll at most, so one far-behind launch cannot stall the others. */
+  /**
+   * Blocks read per poll at most, from the lowest search cursor on, for every launch at once: a poll after a long
+   * outage stays bounded; a launch searched further waits until the range reaches its cursor.
+   */
   maxBlocksPerPoll: number;
 }
 

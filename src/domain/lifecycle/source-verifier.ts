@@ -14,6 +14,7 @@ import { graphTargetsOf } from '../../core/request-hashes.ts';
 import type { SolidityBuild, SolidityBuildSettings } from '../../solidity/compile-contracts.ts';
 import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
+import { oncePerKey } from '../lanes/tracker-poll.ts';
 import { storedRequest } from '../launches/launch-resource.ts';
 import { pollUntilStopped } from './poll-loop.ts';
 
@@ -28,6 +29,16 @@ type Outcome =
       protectedBuildDigest: string;
       finalizedBytecodeDigest: string;
     };
+
+/** A block hash as both providers answer it at a height (null: unreadable or not alike), read once per pass. */
+type BlockHashRead = (height: bigint) => Promise<Hex | null>;
+
+/** A component's target as the launch bound it: its verification binding, its address and its compiled contract. */
+interface BoundTarget {
+  binding: CustomLaunchCreateRequestV4['verificationBundle']['targets'][number];
+  address: Hex;
+  compiled: SolidityBuild['contracts'][string][string];
+}
 
 interface DueRow {
   launch_id: string;
@@ -113,7 +124,10 @@ export class SourceVerifier {
       `SELECT launch_id, item_json, verify_attempts FROM finalized_feed
        WHERE verify_next_at IS NOT NULL AND verify_next_at <= ? ORDER BY verify_next_at, seq`,
     ).all(at) as DueRow[];
-    for (const row of due) await this.attempt(row);
+    // The first check of a finalized block is shared by every launch of the pass at that height; the check after the
+    // code reads (codesAtFinalized) is each attempt's own.
+    const heldAt = oncePerKey((height: bigint) => this.deps.observer.agreedBlockHash(height).catch(() => null));
+    for (const row of due) await this.attempt(row, heldAt);
     return due.length;
   }
 
@@ -122,10 +136,11 @@ export class SourceVerifier {
     return pollUntilStopped('source verifier', () => this.tick(), pollMs);
   }
 
-  private async attempt(row: DueRow): Promise<void> {
+  private async attempt(row: DueRow, heldAt: BlockHashRead): Promise<void> {
     const item = JSON.parse(row.item_json) as FinalizedItem;
     const open = item.sourceVerification.components.filter((c) => !final(c));
-    const outcomes = open.length > 0 ? await this.outcomes(row.launch_id, item, open) : new Map<string, Outcome>();
+    const outcomes =
+      open.length > 0 ? await this.outcomes(row.launch_id, item, open, heldAt) : new Map<string, Outcome>();
     this.record(row, item, outcomes);
   }
 
@@ -134,6 +149,7 @@ export class SourceVerifier {
     launchId: string,
     item: FinalizedItem,
     open: SourceVerificationComponentV1[],
+    heldAt: BlockHashRead,
   ): Promise<Map<string, Outcome>> {
     const all = (outcome: Outcome) => new Map(open.map((c) => [c.targetId, outcome]));
     const request = storedRequest(this.deps.db, launchId);
@@ -152,46 +168,65 @@ export class SourceVerifier {
       }
       this.builds.set(launchId, build);
     }
-    // The finalized block must still be the one finality named, on both providers: read once per attempt.
-    const blockHeld = await this.finalizedBlockHeld(item);
+    const built = build;
     const targets = graphTargetsOf(request);
+    const boundTarget = (targetId: string): BoundTarget | null => {
+      const address = targets.find((t) => t.targetId === targetId)?.address;
+      const binding = request.verificationBundle.targets.find((t) => t.targetId === targetId);
+      const compiled = binding ? built.contracts[binding.sourcePath]?.[binding.contractName] : undefined;
+      return binding && address && compiled ? { binding, address, compiled } : null;
+    };
+    const bound = new Map(open.map((c) => [c.targetId, boundTarget(c.targetId)]));
+    // Every target's code is read before the block is checked again: one check after the reads, not one per target.
+    const codes = await this.codesAtFinalized(item, bound, heldAt);
     const outcomes = new Map<string, Outcome>();
     for (const component of open) {
-      const address = targets.find((t) => t.targetId === component.targetId)?.address;
+      const target = bound.get(component.targetId);
       outcomes.set(
         component.targetId,
-        await this.verifyTarget(component.targetId, address, blockHeld, request, build, item),
+        await this.verifyTarget(component.targetId, target, codes, request, built, item),
       );
     }
     return outcomes;
   }
 
-  /** The block at the finalized height is still the one finality named, on both providers. */
-  private async finalizedBlockHeld(item: FinalizedItem): Promise<boolean> {
-    const blockHash = await this.deps.observer.agreedBlockHash(BigInt(item.blockNumber)).catch(() => null);
-    return blockHash?.toLowerCase() === item.blockHash.toLowerCase();
+  /**
+   * The runtime code of each bound target at the finalized block, on both providers, by target id; none when the
+   * block at the finalized height is not the one finality named, before the reads or after them (the code is read by
+   * height: had the block been replaced meanwhile, the code would be the new block's, never a verdict on the
+   * finalized one). A code that cannot be read alike on both is null.
+   */
+  private async codesAtFinalized(
+    item: FinalizedItem,
+    bound: Map<string, BoundTarget | null>,
+    heldAt: BlockHashRead,
+  ): Promise<Map<string, Hex | null>> {
+    const codes = new Map<string, Hex | null>();
+    const height = BigInt(item.blockNumber);
+    const named = item.blockHash.toLowerCase();
+    if ((await heldAt(height))?.toLowerCase() !== named) return codes;
+    for (const [targetId, target] of bound) {
+      if (!target) continue;
+      codes.set(targetId, await this.deps.observer.agreedCode(target.address, height).catch(() => null));
+    }
+    if (codes.size === 0) return codes;
+    const after = await this.deps.observer.agreedBlockHash(height).catch(() => null);
+    return after?.toLowerCase() === named ? codes : new Map();
   }
 
   private async verifyTarget(
     targetId: string,
-    address: Hex | undefined,
-    blockHeld: boolean,
+    target: BoundTarget | null | undefined,
+    codes: Map<string, Hex | null>,
     request: ReturnType<typeof storedRequest>,
     build: SolidityBuild,
     item: FinalizedItem,
   ): Promise<Outcome> {
-    const binding = request.verificationBundle.targets.find((t) => t.targetId === targetId);
-    const compiled = binding ? build.contracts[binding.sourcePath]?.[binding.contractName] : undefined;
-    if (!binding || !address || !compiled) return { status: 'needs_attention', reasonCode: 'TARGET_NOT_IN_BUILD' };
+    if (!target) return { status: 'needs_attention', reasonCode: 'TARGET_NOT_IN_BUILD' };
+    const { binding, address, compiled } = target;
     // The code at the address the router's factory put the target, at the finalized block, on both providers.
-    const code = blockHeld
-      ? await this.deps.observer.agreedCode(address, BigInt(item.blockNumber)).catch(() => null)
-      : null;
-    // The code is read by height: had the block been replaced since the attempt checked it, the code would be the
-    // new block's (empty, after a reorganisation), never a verdict on the finalized one.
-    if (code === null || !(await this.finalizedBlockHeld(item))) {
-      return { status: 'retrying', reasonCode: 'FINALIZED_CODE_UNAVAILABLE' };
-    }
+    const code = codes.get(targetId) ?? null;
+    if (code === null) return { status: 'retrying', reasonCode: 'FINALIZED_CODE_UNAVAILABLE' };
     const builtCodeHash = keccak256(compiled.deployedBytecode as Hex);
     const finalizedCodeHash = keccak256(code);
     if (code === '0x' || builtCodeHash !== finalizedCodeHash) {

@@ -1,4 +1,4 @@
-import type { Hex } from 'viem';
+import { type Hex, isAddress } from 'viem';
 import type {
   CustomLaunchCreateRequestV4,
   CustomLaunchFailureV4,
@@ -9,6 +9,7 @@ import { ProviderDisagreement } from '../../chain/chain-failure.ts';
 import {
   type LaunchObserver,
   launchIntentOfCalldata,
+  type ObservedStamp,
   type ObservedTransaction,
   permitCheckpointOf,
 } from '../../chain/launch-observer.ts';
@@ -17,6 +18,7 @@ import { predictGraphTarget } from '../../core/create2.ts';
 import { authorizedOnward } from '../../core/launch-statuses.ts';
 import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
+import { oncePerKey } from '../lanes/tracker-poll.ts';
 import type { FindingCode } from '../launches/finding-codes.ts';
 import { storedRequest } from '../launches/launch-resource.ts';
 import { awaitPermitReissue, failUndecidedPermitReissues, launchFailure } from '../launches/permit-reissue.ts';
@@ -30,6 +32,59 @@ type Finding = CustomLaunchResourceV4['findings'][number];
 type FinalizedItem = CustomLaunchFinalizedListV4['launches'][number];
 type FinalityPolicyRef = FinalizedItem['finalityPolicy'];
 type Status = CustomLaunchResourceV4['status'];
+
+type Head = { number: bigint; timestamp: bigint };
+type Checkpoints = { safe: bigint; finalized: bigint };
+
+/** A launch awaiting its exact transaction: searched in the blocks after `cursor` for what names `intent`. */
+interface Search {
+  row: TrackedRow;
+  exact: WalletTransaction;
+  cursor: bigint;
+  /** The launch intent as router calldata and events carry it: 0x and lower-case hex. */
+  intent: Hex;
+}
+
+/** What one poll read of blocks [from, to], for every launch searched: stamps and router calls by intent. */
+interface BlockScan {
+  from: bigint;
+  to: bigint;
+  stamps: Map<string, ObservedStamp[]>;
+  calls: Map<string, ObservedTransaction[]>;
+}
+
+/**
+ * Reads the blocks after the lowest search cursor up to the head, at most `maxBlocks` of them, once for every
+ * launch searched: one log query for the routers' LaunchStamped events and one read of each block's transactions to
+ * the routers, grouped by the launch intent they name (a router call names it in its calldata). Null when every
+ * launch was searched to the head.
+ */
+async function pollBlocks(
+  observer: LaunchObserver,
+  searches: readonly Search[],
+  head: Head,
+  maxBlocks: number,
+): Promise<BlockScan | null> {
+  // The lowest cursor (bigint: no Math.min); launches searched further ignore what lies before their own cursor.
+  let lowest = head.number;
+  for (const search of searches) if (search.cursor < lowest) lowest = search.cursor;
+  const from = lowest + 1n;
+  const last = from + BigInt(maxBlocks) - 1n;
+  const to = head.number < last ? head.number : last;
+  if (from > to) return null;
+  const routers = [...new Set(searches.map((s) => s.exact.to.toLowerCase() as Hex))];
+  const stamps = new Map<string, ObservedStamp[]>();
+  for (const stamp of await observer.routerStamps(routers, from, to)) {
+    const intent = stamp.launchIntentHash.toLowerCase();
+    stamps.set(intent, [...(stamps.get(intent) ?? []), stamp]);
+  }
+  const calls = new Map<string, ObservedTransaction[]>();
+  for (const tx of await observer.routerTransactions(routers, from, to)) {
+    const intent = launchIntentOfCalldata(tx.input)?.toLowerCase();
+    if (intent) calls.set(intent, [...(calls.get(intent) ?? []), tx]);
+  }
+  return { from, to, stamps, calls };
+}
 
 /** Statuses the tracker follows: from the bound wallet transaction to finality. */
 export const trackedStatuses: readonly Status[] = authorizedOnward.filter((status) => status !== 'finalized');
@@ -87,14 +142,22 @@ export class LaunchTracker {
       workerId: string;
       /** The interval between polls (LIFECYCLE_TRACKER_POLL_MS), also the wait shown after a failed one. */
       pollMs: number;
-      /** Blocks scanned per launch and poll at most, so one far-behind launch cannot stall the others. */
+      /**
+       * Blocks read per poll at most, from the lowest search cursor on, for every launch at once: a poll after a long
+       * outage stays bounded; a launch searched further waits until the range reaches its cursor.
+       */
       maxBlocksPerPoll?: number;
       /** How long an expired permit's reissue decision is awaited (PERMIT_REISSUE_DECISION_WINDOW_MS). */
       permitReissueDecisionWindowMs: number;
     },
   ) {}
 
-  /** One poll over every tracked launch. Resolves the number of launches examined. */
+  /**
+   * One poll over every tracked launch. Resolves the number of launches examined. The chain is read once for all of
+   * them: the head and the checkpoints, then the blocks after the lowest search cursor (one log query for the
+   * routers' stamps, one read per block), each launch handed only what names it (pollBlocks); per-launch reads only
+   * for the launches those blocks name, and each mined launch's block hash read once per height.
+   */
   async tick(): Promise<number> {
     failUndecidedPermitReissues(this.deps.db, this.deps.now(), this.deps.workerId);
     const rows = statement(
@@ -105,27 +168,26 @@ export class LaunchTracker {
          AND wallet_transaction_json IS NOT NULL ORDER BY seq`,
     ).all(...trackedStatuses) as TrackedRow[];
     if (rows.length === 0) return 0;
-    let head: { number: bigint; timestamp: bigint };
-    let checkpoints: { safe: bigint; finalized: bigint };
+    let head: Head;
+    let checkpoints: Checkpoints;
     try {
       head = await this.deps.observer.head();
       checkpoints = await this.deps.observer.checkpoints();
     } catch (err) {
-      for (const row of rows) this.recordPoll(row, err);
+      this.recordPolls(rows.map((row) => [row, err]));
       throw err;
     }
     // One launch's failed poll neither stops the others nor changes its status: it is shown and retried next poll.
-    let failed: unknown;
-    for (const row of rows) {
-      try {
-        await this.follow(row, head, checkpoints);
-        this.recordPoll(row, null);
-      } catch (err) {
-        this.recordPoll(row, err);
-        failed ??= err;
-      }
+    const failures = new Map<TrackedRow, unknown>();
+    const { searches, mined } = this.sortRows(rows, failures);
+    const hashAt = oncePerKey((height: bigint) => this.deps.observer.agreedBlockHash(height));
+    await this.followSearches(searches, head, hashAt, failures);
+    for (const { row, evidence } of mined) {
+      await this.followMined(row, evidence, checkpoints, hashAt).catch((err: unknown) => failures.set(row, err));
     }
-    if (failed !== undefined) throw failed;
+    this.recordPolls(rows.map((row) => [row, failures.has(row) ? failures.get(row) : null]));
+    const [failed] = failures.values();
+    if (failures.size > 0) throw failed;
     return rows.length;
   }
 
@@ -135,64 +197,110 @@ export class LaunchTracker {
   }
 
   /**
-   * Shows a poll's outcome in the launch's lifecycleQueue without touching its status: a failed poll is `retry_wait`
-   * with one more attempt, its transient code and the next poll's time (the tracker's fixed interval is its backoff);
-   * a successful poll after failures clears them. The permit's expiry bounds the wait (checkExpiry).
+   * Hands an `authorized` launch off to its wallet, then parts the launches: those still searched for their exact
+   * transaction (with their search cursor and intent) and those whose transaction is mined. A row that cannot be read
+   * is a failure of its own.
    */
-  private recordPoll(row: TrackedRow, err: unknown): void {
-    const nowMs = this.deps.now();
-    const at = new Date(nowMs).toISOString();
-    if (err === null) {
-      statement(
-        this.deps.db,
-        `UPDATE lifecycle_jobs SET state = 'idle', attempt = 0, next_attempt_ms = NULL, last_error_code = NULL,
-           updated_at = ? WHERE launch_id = ? AND state = 'retry_wait'`,
-      ).run(at, row.launch_id);
-      return;
+  private sortRows(
+    rows: TrackedRow[],
+    failures: Map<TrackedRow, unknown>,
+  ): { searches: Search[]; mined: Array<{ row: TrackedRow; evidence: ChainEvidence }> } {
+    const searches: Search[] = [];
+    const mined: Array<{ row: TrackedRow; evidence: ChainEvidence }> = [];
+    for (const row of rows) {
+      try {
+        const exact = JSON.parse(row.wallet_transaction_json) as WalletTransaction;
+        if (row.status === 'authorized') {
+          this.commit(row, { through: ['awaiting_wallet_signature'] });
+          row.status = 'awaiting_wallet_signature';
+        }
+        const evidence = row.chain_evidence_json ? (JSON.parse(row.chain_evidence_json) as ChainEvidence) : null;
+        if (evidence?.blockNumber && evidence.blockHash) {
+          mined.push({ row, evidence });
+          continue;
+        }
+        if (!isAddress(exact.to, { strict: false }))
+          throw new Error(`launch ${row.launch_id}: the router is no address`);
+        searches.push({
+          row,
+          exact,
+          cursor: BigInt(row.tracked_to_block ?? Number(permitCheckpointOf(exact.data as Hex))),
+          intent: `0x${row.launch_intent_hash.replace(/^sha256:/, '')}`.toLowerCase() as Hex,
+        });
+      } catch (err) {
+        failures.set(row, err);
+      }
     }
-    statement(
-      this.deps.db,
-      `UPDATE lifecycle_jobs SET state = 'retry_wait', attempt = MIN(attempt + 1, ?), next_attempt_ms = ?,
-         last_error_code = ?, updated_at = ? WHERE launch_id = ?`,
-    ).run(maxShownAttempt, nowMs + this.deps.pollMs, classifyStepFailure(err).code, at, row.launch_id);
+    return { searches, mined };
   }
 
-  private async follow(
-    row: TrackedRow,
-    head: { number: bigint; timestamp: bigint },
-    checkpoints: { safe: bigint; finalized: bigint },
+  /**
+   * The search of every launch awaiting its exact transaction over one block range read once (pollBlocks): each
+   * launch is handed what names it; the launches nothing names only move their cursor on (in one transaction), and
+   * a launch whose search reached the head has its permit's expiry checked after that.
+   */
+  private async followSearches(
+    searches: Search[],
+    head: Head,
+    hashAt: (height: bigint) => Promise<Hex | null>,
+    failures: Map<TrackedRow, unknown>,
   ): Promise<void> {
-    const exact = JSON.parse(row.wallet_transaction_json) as WalletTransaction;
-    if (row.status === 'authorized') {
-      this.commit(row, { through: ['awaiting_wallet_signature'] });
-      row.status = 'awaiting_wallet_signature';
-    }
-    const evidence = row.chain_evidence_json ? (JSON.parse(row.chain_evidence_json) as ChainEvidence) : null;
-    if (evidence?.blockNumber && evidence.blockHash) {
-      await this.followMined(row, evidence, checkpoints);
+    if (searches.length === 0) return;
+    let scan: BlockScan | null;
+    try {
+      scan = await pollBlocks(this.deps.observer, searches, head, this.deps.maxBlocksPerPoll ?? 500);
+    } catch (err) {
+      for (const { row } of searches) failures.set(row, err);
       return;
     }
-    await this.findTransaction(row, exact, head);
+    const advanced: Array<{ row: TrackedRow; to: bigint }> = [];
+    const atHead: Search[] = [];
+    for (const search of searches) {
+      // A launch already searched past what this poll read waits; one searched to the head has only its expiry.
+      if (scan === null || search.cursor >= scan.to) {
+        if (search.cursor >= head.number) atHead.push(search);
+        continue;
+      }
+      try {
+        if (await this.findTransaction(search, scan, hashAt)) continue;
+        advanced.push({ row: search.row, to: scan.to });
+        if (scan.to === head.number) atHead.push(search);
+      } catch (err) {
+        failures.set(search.row, err);
+      }
+    }
+    this.advanceSearches(advanced);
+    // Only once every block up to the head was searched: after an outage the exact transaction may lie further on.
+    for (const search of atHead) {
+      if (failures.has(search.row)) continue;
+      try {
+        this.checkExpiry(search.row, search.exact, head);
+      } catch (err) {
+        failures.set(search.row, err);
+      }
+    }
   }
 
-  /** Before a mined exact transaction: the stamp event, then other wallet transactions, then the permit's expiry. */
+  /**
+   * Before a mined exact transaction: the stamp event of the launch's intent among the blocks read, then the
+   * wallet's other launch calls naming it. Resolves true when the launch was stamped (accepted or failed): its search
+   * is over.
+   */
   private async findTransaction(
-    row: TrackedRow,
-    exact: WalletTransaction,
-    head: { number: bigint; timestamp: bigint },
-  ): Promise<void> {
-    const { observer } = this.deps;
-    const from = BigInt(row.tracked_to_block ?? Number(permitCheckpointOf(exact.data as Hex))) + 1n;
-    const last = from + BigInt(this.deps.maxBlocksPerPoll ?? 500) - 1n;
-    const to = head.number < last ? head.number : last;
-    if (from > to) return this.checkExpiry(row, exact, head);
-    const intent = `0x${row.launch_intent_hash.replace(/^sha256:/, '')}` as Hex;
-    for (const hash of await observer.stampTransactions(exact.to as Hex, intent, from, to)) {
-      const tx = await observer.transaction(hash);
+    search: Search,
+    scan: BlockScan,
+    hashAt: (height: bigint) => Promise<Hex | null>,
+  ): Promise<boolean> {
+    const { row, exact, cursor, intent } = search;
+    const router = exact.to.toLowerCase();
+    const after = (block: bigint) => block > cursor;
+    for (const stamp of scan.stamps.get(intent) ?? []) {
+      if (stamp.router.toLowerCase() !== router || !after(stamp.blockNumber)) continue;
+      const tx = await this.deps.observer.transaction(stamp.transactionHash);
       if (!tx) continue;
       if (isExactTransaction(tx, exact)) {
         // Accepted only in the block both providers hold at its height: never on one provider's word.
-        if ((await observer.agreedBlockHash(tx.blockNumber))?.toLowerCase() !== tx.blockHash.toLowerCase()) {
+        if ((await hashAt(tx.blockNumber))?.toLowerCase() !== tx.blockHash.toLowerCase()) {
           throw new ProviderDisagreement(`providers disagree on the block holding ${tx.hash}`);
         }
         this.commit(row, {
@@ -203,46 +311,100 @@ export class LaunchTracker {
             blockHash: tx.blockHash,
             finalizedAt: null,
           },
-          trackedTo: to,
+          trackedTo: scan.to,
         });
-        return;
+        return true;
       }
       this.fail(
         row,
         'LAUNCH_STAMPED_BY_OTHER_TRANSACTION',
-        `Transaction ${hash} stamped this launch intent with other bytes than the exact wallet transaction; it is never accepted, and the intent cannot be stamped again.`,
+        `Transaction ${stamp.transactionHash} stamped this launch intent with other bytes than the exact wallet transaction; it is never accepted, and the intent cannot be stamped again.`,
       );
-      return;
+      return true;
     }
-    for (const listed of await observer.walletTransactionsTo(exact.from as Hex, exact.to as Hex, from, to)) {
+    const wallet = exact.from.toLowerCase();
+    for (const listed of scan.calls.get(intent) ?? []) {
       // Only a launch call naming this launch's intent concerns it; the wallet's other launches are their own.
-      if (launchIntentOfCalldata(listed.input)?.toLowerCase() !== intent.toLowerCase()) continue;
-      const tx = await this.confirmed(listed);
-      if (isExactTransaction(tx, exact)) {
-        // The exact bytes without a stamp event: the transaction reverted.
-        const receipt = await observer.receiptStatus(tx.hash);
-        if (receipt?.status === 'reverted') {
-          this.fail(
-            row,
-            'WALLET_TRANSACTION_REVERTED',
-            `The exact wallet transaction ${tx.hash} reverted in block ${tx.blockNumber}.`,
-          );
-          return;
-        }
+      if (listed.from.toLowerCase() !== wallet || listed.to?.toLowerCase() !== router || !after(listed.blockNumber)) {
         continue;
       }
-      this.addFinding(row, {
-        code: 'WALLET_TRANSACTION_MISMATCH',
-        severity: 'warning',
-        targetId: null,
-        message: `Transaction ${tx.hash} from the launch wallet to the router differs from the exact wallet transaction (chain, sender, router, value or calldata) and is never accepted.`,
-      });
-      if (row.status === 'awaiting_wallet_signature')
-        this.commit(row, { through: ['wallet_action_required'], trackedTo: to });
+      if (await this.otherCall(row, exact, listed, scan.to)) return true;
     }
-    this.commit(row, { trackedTo: to });
-    // Only once every block up to the head was searched: after an outage the exact transaction may lie further on.
-    if (to === head.number) await this.checkExpiry(row, exact, head);
+    return false;
+  }
+
+  /**
+   * A launch call from the wallet to the router naming the launch's intent, not stamped: the exact bytes reverted
+   * fail the launch (true); other bytes are never accepted (WALLET_TRANSACTION_MISMATCH, `wallet_action_required`).
+   */
+  private async otherCall(
+    row: TrackedRow,
+    exact: WalletTransaction,
+    listed: ObservedTransaction,
+    to: bigint,
+  ): Promise<boolean> {
+    const tx = await this.confirmed(listed);
+    if (isExactTransaction(tx, exact)) {
+      // The exact bytes without a stamp event: the transaction reverted.
+      const receipt = await this.deps.observer.receiptStatus(tx.hash);
+      if (receipt?.status !== 'reverted') return false;
+      this.fail(
+        row,
+        'WALLET_TRANSACTION_REVERTED',
+        `The exact wallet transaction ${tx.hash} reverted in block ${tx.blockNumber}.`,
+      );
+      return true;
+    }
+    this.addFinding(row, {
+      code: 'WALLET_TRANSACTION_MISMATCH',
+      severity: 'warning',
+      targetId: null,
+      message: `Transaction ${tx.hash} from the launch wallet to the router differs from the exact wallet transaction (chain, sender, router, value or calldata) and is never accepted.`,
+    });
+    if (row.status === 'awaiting_wallet_signature')
+      this.commit(row, { through: ['wallet_action_required'], trackedTo: to });
+    return false;
+  }
+
+  /**
+   * Moves the search cursor of every launch in `advanced` on, in one transaction, each only while the launch still
+   * has the status it was read with (as commit does).
+   */
+  private advanceSearches(advanced: Array<{ row: TrackedRow; to: bigint }>): void {
+    if (advanced.length === 0) return;
+    const { db } = this.deps;
+    const advance = statement(db, 'UPDATE launches SET tracked_to_block = ? WHERE launch_id = ? AND status = ?');
+    db.transaction(() => {
+      for (const { row, to } of advanced) advance.run(Number(to), row.launch_id, row.status);
+    }).immediate();
+  }
+
+  /**
+   * Shows each launch's poll outcome in its lifecycleQueue without touching its status, all in one transaction: a
+   * failed poll is `retry_wait` with one more attempt, its transient code and the next poll's time (the tracker's
+   * fixed interval is its backoff); a successful poll after failures clears them. The permit's expiry bounds the wait
+   * (checkExpiry).
+   */
+  private recordPolls(outcomes: Array<[TrackedRow, unknown]>): void {
+    const { db } = this.deps;
+    const nowMs = this.deps.now();
+    const at = new Date(nowMs).toISOString();
+    const cleared = statement(
+      db,
+      `UPDATE lifecycle_jobs SET state = 'idle', attempt = 0, next_attempt_ms = NULL, last_error_code = NULL,
+         updated_at = ? WHERE launch_id = ? AND state = 'retry_wait'`,
+    );
+    const retrying = statement(
+      db,
+      `UPDATE lifecycle_jobs SET state = 'retry_wait', attempt = MIN(attempt + 1, ?), next_attempt_ms = ?,
+         last_error_code = ?, updated_at = ? WHERE launch_id = ?`,
+    );
+    db.transaction(() => {
+      for (const [row, err] of outcomes) {
+        if (err === null) cleared.run(at, row.launch_id);
+        else retrying.run(maxShownAttempt, nowMs + this.deps.pollMs, classifyStepFailure(err).code, at, row.launch_id);
+      }
+    }).immediate();
   }
 
   /** A transaction one provider's block listed, as both providers answer it: one provider's word moves nothing. */
@@ -254,7 +416,7 @@ export class LaunchTracker {
     return tx;
   }
 
-  private async checkExpiry(row: TrackedRow, exact: WalletTransaction, head: { timestamp: bigint }): Promise<void> {
+  private checkExpiry(row: TrackedRow, exact: WalletTransaction, head: { timestamp: bigint }): void {
     if (head.timestamp * 1000n > BigInt(Date.parse(exact.permitExpiresAt))) {
       awaitPermitReissue(this.deps.db, {
         launchId: row.launch_id,
@@ -271,11 +433,12 @@ export class LaunchTracker {
   private async followMined(
     row: TrackedRow,
     evidence: ChainEvidence,
-    checkpoints: { safe: bigint; finalized: bigint },
+    checkpoints: Checkpoints,
+    hashAt: (height: bigint) => Promise<Hex | null>,
   ): Promise<void> {
     const height = BigInt(evidence.blockNumber as string);
     // Providers that disagree throw (transient, the status holds); another hash or no block on both is a reorg.
-    const hash = await this.deps.observer.agreedBlockHash(height);
+    const hash = await hashAt(height);
     if (hash?.toLowerCase() !== evidence.blockHash?.toLowerCase()) {
       this.addFinding(row, {
         code: 'CHAIN_REORG_DETECTED',

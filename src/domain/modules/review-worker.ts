@@ -104,6 +104,10 @@ export class ModuleReviewWorker {
   /** Whether this worker has looked again at the reviews an earlier configuration could not plan. */
   private replanned = false;
 
+  /**
+   * Plans every waiting review: one read of the waiting reviews with their requests, each planned in memory, and
+   * every outcome written in one transaction (each only while the review keeps the revision read).
+   */
   private planWaiting(): number {
     const { db } = this.deps;
     if (!this.replanned) {
@@ -114,38 +118,51 @@ export class ModuleReviewWorker {
     }
     const waiting = statement(
       db,
-      "SELECT submission_id, revision, plan_json FROM module_reviews WHERE state = 'awaiting_plan' AND plan_json IS NULL",
-    ).all() as Array<Pick<ReviewRow, 'submission_id' | 'revision' | 'plan_json'>>;
+      `SELECT r.submission_id, r.revision, s.request_bytes FROM module_reviews r
+         JOIN module_submissions s ON s.submission_id = r.submission_id
+         WHERE r.state = 'awaiting_plan' AND r.plan_json IS NULL`,
+    ).all() as Array<Pick<ReviewRow, 'submission_id' | 'revision'> & { request_bytes: Buffer }>;
+    if (waiting.length === 0) return 0;
+    const outcomes = waiting.map((row) => ({
+      row,
+      outcome: planOf(
+        JSON.parse(row.request_bytes.toString('utf8')) as ModuleSubmissionRequest,
+        this.deps.quoteEnvironmentSourceDigest ?? null,
+      ),
+    }));
+    const at = new Date(this.deps.now()).toISOString();
+    const queue = statement(
+      db,
+      `UPDATE module_reviews SET state = 'queued', plan_json = ?, revision = revision + 1, updated_at = ?
+         WHERE submission_id = ? AND revision = ?`,
+    );
+    // Waits for a plan; the reason is recorded once per worker start (a restart with that profile plans it).
+    const wait = statement(
+      db,
+      `UPDATE module_reviews SET plan_json = ?, last_error_json = ?, revision = revision + 1, updated_at = ?
+         WHERE submission_id = ? AND revision = ?`,
+    );
     let planned = 0;
-    for (const row of waiting) {
-      const outcome = planOf(this.request(row.submission_id).request, this.deps.quoteEnvironmentSourceDigest ?? null);
-      const at = new Date(this.deps.now()).toISOString();
-      if ('plan' in outcome) {
-        statement(
-          db,
-          `UPDATE module_reviews SET state = 'queued', plan_json = ?, revision = revision + 1, updated_at = ?
-           WHERE submission_id = ? AND revision = ?`,
-        ).run(JSON.stringify(outcome.plan), at, row.submission_id, row.revision);
-        planned++;
-      } else {
-        // Waits for a plan; the reason is recorded once per worker start (a restart with that profile plans it).
-        statement(
-          db,
-          `UPDATE module_reviews SET plan_json = ?, last_error_json = ?, revision = revision + 1, updated_at = ?
-           WHERE submission_id = ? AND revision = ?`,
-        ).run(
+    db.transaction(() => {
+      for (const { row, outcome } of outcomes) {
+        if ('plan' in outcome) {
+          planned += queue.run(JSON.stringify(outcome.plan), at, row.submission_id, row.revision).changes;
+          continue;
+        }
+        const error = {
+          code: 'MODULE_REVIEW_PLAN_UNAVAILABLE' satisfies ReviewErrorCode,
+          message: `No review plan covers ${outcome.unplanned.join('; ')}`.slice(0, 1024),
+          at,
+        };
+        wait.run(
           JSON.stringify({ unplanned: outcome.unplanned }),
-          JSON.stringify({
-            code: 'MODULE_REVIEW_PLAN_UNAVAILABLE' satisfies ReviewErrorCode,
-            message: `No review plan covers ${outcome.unplanned.join('; ')}`.slice(0, 1024),
-            at,
-          }),
+          JSON.stringify(error),
           at,
           row.submission_id,
           row.revision,
         );
       }
-    }
+    }).immediate();
     return planned;
   }
 

@@ -11,6 +11,7 @@ import {
 import { statement } from '../../store/statements.ts';
 import { LaneTracker } from '../lanes/tracker.ts';
 import type { LaneTrackerContext, TrackedLane } from '../lanes/tracker-commit.ts';
+import type { LanePoll } from '../lanes/tracker-poll.ts';
 import { findLaneSubmission, followLaneSubmitted } from '../lanes/tracker-submission.ts';
 import { finalizedPublicLaunch, recordPublicLaunch } from '../public/public-launches.ts';
 import { type MultiRoleLaunchRow, type MultiRoleLaunchStatus, terminalMultiRoleStatuses } from './launch-store.ts';
@@ -83,13 +84,13 @@ export const multiRoleTrackedLane: TrackedLane<MultiRoleLaunchRow, MultiRoleStam
  * `authorized`, the evidence cleared), then `finalized` once the block is at or below both providers' `finalized` tag,
  * which writes the multi_role_finalized_feed row.
  */
-export class MultiRoleTracker extends LaneTracker<MultiRoleLaunchRow> {
+export class MultiRoleTracker extends LaneTracker<MultiRoleLaunchRow, MultiRoleStamp> {
   constructor(private readonly ctx: MultiRoleTrackerContext) {
-    super({ name: 'shared-lane', ctx, tables: multiRoleJobTables, trackedStatuses: trackedMultiRoleStatuses });
+    super({ name: 'shared-lane', ctx, lane: multiRoleTrackedLane, trackedStatuses: trackedMultiRoleStatuses });
   }
 
-  protected async follow(row: MultiRoleLaunchRow): Promise<void> {
-    if (row.status === 'authorized') return findLaneSubmission(this.ctx, multiRoleTrackedLane, row);
-    if (row.status === 'submitted') return followLaneSubmitted(this.ctx, multiRoleTrackedLane, row);
+  protected async follow(row: MultiRoleLaunchRow, poll: LanePoll<MultiRoleStamp>): Promise<void> {
+    if (row.status === 'authorized') return findLaneSubmission(this.ctx, multiRoleTrackedLane, row, poll);
+    if (row.status === 'submitted') return followLaneSubmitted(this.ctx, multiRoleTrackedLane, row, poll);
   }
 }
