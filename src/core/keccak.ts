@@ -61,107 +61,120 @@ const sleb = (n: number): number[] => {
 const section = (id: number, body: number[]) => [id, ...uleb(body.length), ...body];
 const name = (text: string) => [...uleb(text.length), ...Buffer.from(text, 'latin1')];
 
+/** WebAssembly opcodes the permutation uses. */
+const op = { get: 0x20, set: 0x21, xor: 0x85, and: 0x83, rotl: 0x89, i64const: 0x42, load: 0x29, store: 0x37 };
+
+/**
+ * Emits the function body. Locals: 0 the block count (the parameter), 1 the input pointer, 2 the round offset, then
+ * the i64 lanes: a (state), b (after rho and pi), c (column parities) and d (theta's effect per column).
+ */
+class Emitter {
+  readonly code: number[] = [];
+  a = (i: number) => 3 + i;
+  b = (i: number) => 28 + i;
+  c = (i: number) => 53 + i;
+  d = (i: number) => 58 + i;
+  push = (...bytes: number[]) => this.code.push(...bytes);
+  get = (local: number) => this.push(op.get, ...uleb(local));
+  set = (local: number) => this.push(op.set, ...uleb(local));
+  i32 = (value: number) => this.push(0x41, ...sleb(value));
+  rotl = (by: number) => {
+    if (by !== 0) this.push(op.i64const, ...sleb(by), op.rotl);
+  };
+  /** local[index] += by (i32). */
+  add = (index: number, by: number) => {
+    this.get(index);
+    this.i32(by);
+    this.push(0x6a);
+    this.set(index);
+  };
+}
+
+/** One round, fully unrolled: theta, rho and pi (into b), chi (back into a), iota (the round constant at local 2). */
+function emitRound(e: Emitter, offsets: number[]): void {
+  const { a, b, c, d } = e;
+  for (let x = 0; x < 5; x++) {
+    e.get(a(x));
+    for (let y = 1; y < 5; y++) {
+      e.get(a(x + 5 * y));
+      e.push(op.xor);
+    }
+    e.set(c(x));
+  }
+  for (let x = 0; x < 5; x++) {
+    e.get(c((x + 4) % 5));
+    e.get(c((x + 1) % 5));
+    e.rotl(1);
+    e.push(op.xor);
+    e.set(d(x));
+  }
+  for (let x = 0; x < 5; x++) {
+    for (let y = 0; y < 5; y++) {
+      e.get(a(x + 5 * y));
+      e.get(d(x));
+      e.push(op.xor);
+      e.rotl(offsets[x + 5 * y] ?? 0);
+      e.set(b(y + 5 * ((2 * x + 3 * y) % 5)));
+    }
+  }
+  for (let y = 0; y < 5; y++) {
+    for (let x = 0; x < 5; x++) {
+      e.get(b(x + 5 * y));
+      e.get(b(((x + 1) % 5) + 5 * y));
+      e.push(op.i64const, 0x7f, op.xor); // NOT as XOR with -1
+      e.get(b(((x + 2) % 5) + 5 * y));
+      e.push(op.and, op.xor);
+      e.set(a(x + 5 * y));
+    }
+  }
+  e.get(a(0));
+  e.get(2);
+  e.push(op.load, 3, ...uleb(roundConstantsAt), op.xor);
+  e.set(a(0));
+}
+
 /**
  * The module: `absorb(blocks)` XORs that many 136-byte blocks from `inputAt` into the state and permutes after each.
  * The state stays in locals across blocks; the 24 rounds are one loop over a fully unrolled round.
  */
 function keccakModule(): Uint8Array {
-  const op = { get: 0x20, set: 0x21, xor: 0x85, and: 0x83, rotl: 0x89, i64const: 0x42, load: 0x29, store: 0x37 };
-  // Locals: 0 the block count (param), 1 the input pointer, 2 the round offset, 3.. the i64 lanes a, b, c, d.
-  const a = (i: number) => 3 + i;
-  const b = (i: number) => 28 + i;
-  const c = (i: number) => 53 + i;
-  const d = (i: number) => 58 + i;
-  const code: number[] = [];
-  const get = (local: number) => code.push(op.get, ...uleb(local));
-  const set = (local: number) => code.push(op.set, ...uleb(local));
-  const i32 = (value: number) => code.push(0x41, ...sleb(value));
-  const rotl = (by: number) => {
-    if (by !== 0) code.push(op.i64const, ...sleb(by), op.rotl);
-  };
+  const e = new Emitter();
   for (let i = 0; i < 25; i++) {
-    i32(0);
-    code.push(op.load, 3, ...uleb(8 * i));
-    set(a(i));
+    e.i32(0);
+    e.push(op.load, 3, ...uleb(8 * i));
+    e.set(e.a(i));
   }
-  i32(inputAt);
-  set(1);
-  code.push(0x02, 0x40, 0x03, 0x40); // block $done, loop $blocks
-  get(0);
-  code.push(0x45, 0x0d, 1); // no blocks left (i32.eqz, br_if): out
+  e.i32(inputAt);
+  e.set(1);
+  e.push(0x02, 0x40, 0x03, 0x40); // block $done, loop $blocks
+  e.get(0);
+  e.push(0x45, 0x0d, 1); // no blocks left (i32.eqz, br_if): out
   for (let i = 0; i < rate / 8; i++) {
-    get(a(i));
-    get(1);
-    code.push(op.load, 3, ...uleb(8 * i), op.xor);
-    set(a(i));
+    e.get(e.a(i));
+    e.get(1);
+    e.push(op.load, 3, ...uleb(8 * i), op.xor);
+    e.set(e.a(i));
   }
-  i32(0);
-  set(2);
-  code.push(0x03, 0x40); // loop $rounds
-  const offsets = rotationOffsets();
-  for (let x = 0; x < 5; x++) {
-    get(a(x));
-    for (let y = 1; y < 5; y++) {
-      get(a(x + 5 * y));
-      code.push(op.xor);
-    }
-    set(c(x));
-  }
-  for (let x = 0; x < 5; x++) {
-    get(c((x + 4) % 5));
-    get(c((x + 1) % 5));
-    rotl(1);
-    code.push(op.xor);
-    set(d(x));
-  }
-  for (let x = 0; x < 5; x++) {
-    for (let y = 0; y < 5; y++) {
-      get(a(x + 5 * y));
-      get(d(x));
-      code.push(op.xor);
-      rotl(offsets[x + 5 * y] ?? 0);
-      set(b(y + 5 * ((2 * x + 3 * y) % 5)));
-    }
-  }
-  for (let y = 0; y < 5; y++) {
-    for (let x = 0; x < 5; x++) {
-      get(b(x + 5 * y));
-      get(b(((x + 1) % 5) + 5 * y));
-      code.push(op.i64const, 0x7f, op.xor); // NOT as XOR with -1
-      get(b(((x + 2) % 5) + 5 * y));
-      code.push(op.and, op.xor);
-      set(a(x + 5 * y));
-    }
-  }
-  get(a(0));
-  get(2);
-  code.push(op.load, 3, ...uleb(roundConstantsAt), op.xor);
-  set(a(0));
-  // The next round constant; the rounds loop again until all 24 ran (i32.add, i32.ne, br_if, end).
-  get(2);
-  i32(8);
-  code.push(0x6a);
-  set(2);
-  get(2);
-  i32(24 * 8);
-  code.push(0x47, 0x0d, 0, 0x0b);
+  e.i32(0);
+  e.set(2);
+  e.push(0x03, 0x40); // loop $rounds
+  emitRound(e, rotationOffsets());
+  // The next round constant; the rounds loop again until all 24 ran (i32.ne, br_if, end).
+  e.add(2, 8);
+  e.get(2);
+  e.i32(24 * 8);
+  e.push(0x47, 0x0d, 0, 0x0b);
   // The next block (pointer += 136, blocks -= 1), then the blocks loop again (br); end loop, end block.
-  get(1);
-  i32(rate);
-  code.push(0x6a);
-  set(1);
-  get(0);
-  i32(1);
-  code.push(0x6b);
-  set(0);
-  code.push(0x0c, 0, 0x0b, 0x0b);
+  e.add(1, rate);
+  e.add(0, -1);
+  e.push(0x0c, 0, 0x0b, 0x0b);
   for (let i = 0; i < 25; i++) {
-    i32(0);
-    get(a(i));
-    code.push(op.store, 3, ...uleb(8 * i));
+    e.i32(0);
+    e.get(e.a(i));
+    e.push(op.store, 3, ...uleb(8 * i));
   }
-  code.push(0x0b);
-  const body = [2, 2, 0x7f, 60, 0x7e, ...code];
+  e.push(0x0b);
+  const body = [2, 2, 0x7f, 60, 0x7e, ...e.code];
   return Uint8Array.from([
     ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
     ...section(1, [1, 0x60, 1, 0x7f, 0]),
