@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { type Address, BlockNotFoundError, type Hex, keccak256, type PublicClient } from 'viem';
+import { type Address, BlockNotFoundError, type Hex, type PublicClient } from 'viem';
 import type { ExternalContractReference } from '../../generated/types/service.ts';
+import { keccak256Hex } from '../core/keccak.ts';
 
 /**
  * One source-verification record the operator has checked. Public verification services (Sourcify, explorers) lie
@@ -91,14 +92,14 @@ export async function bindExternalReference(
         reasons.push(`provider ${i + 1}: the checkpoint block hash differs`);
         continue;
       }
-      const atCheckpoint = keccak256((await client.getCode({ address, blockNumber: checkpointNumber })) ?? '0x');
+      const atCheckpoint = keccak256Hex((await client.getCode({ address, blockNumber: checkpointNumber })) ?? '0x');
       if (atCheckpoint !== ref.runtimeCodeHash.toLowerCase()) {
         reasons.push(`provider ${i + 1}: the runtime code hash at the checkpoint differs`);
       }
     }
   }
   for (const [i, client] of clients.entries()) {
-    const live = keccak256(((await client.getCode({ address })) ?? '0x') as Hex);
+    const live = keccak256Hex(((await client.getCode({ address })) ?? '0x') as Hex);
     if (live !== ref.runtimeCodeHash.toLowerCase())
       reasons.push(`provider ${i + 1}: the live runtime code hash differs`);
   }

@@ -1,4 +1,5 @@
 import { concat, encodeAbiParameters, getContractAddress, type Hex, hexToBytes, keccak256, toHex } from 'viem';
+import { keccak256Hex } from './keccak.ts';
 
 /** The graph factory's init code for a runtime code: a 12-byte loader, then the code (contracts/GraphFactory.sol). */
 export function graphInitCode(runtimeCode: Hex): Hex {
@@ -11,7 +12,7 @@ export function graphInitCode(runtimeCode: Hex): Hex {
  * keccak256(abi.encode(router, targetSalt)) over the loader init code. A target without a salt uses the zero salt.
  */
 export function predictGraphTarget(factory: Hex, router: Hex, salt: Hex | undefined, runtimeCode: Hex): Hex {
-  return create2Address(factory, router, salt ?? `0x${'0'.repeat(64)}`, keccak256(graphInitCode(runtimeCode)));
+  return create2Address(factory, router, salt ?? `0x${'0'.repeat(64)}`, keccak256Hex(graphInitCode(runtimeCode)));
 }
 
 /** CREATE2 from the factory for a caller's salt: the factory salts with keccak256(abi.encode(caller, salt)). */
@@ -30,7 +31,7 @@ export function addressHookBits(address: Hex): number {
  * 16,384 tries on average). Counts up from `start`, so the result is deterministic.
  */
 export function mineHookSalt(factory: Hex, router: Hex, runtimeCode: Hex, mask: number, start = 0n): Hex {
-  return mineSalt(factory, router, keccak256(graphInitCode(runtimeCode)), mask, start);
+  return mineSalt(factory, router, keccak256Hex(graphInitCode(runtimeCode)), mask, start);
 }
 
 /**

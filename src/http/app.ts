@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
+// Ajv's minLength/maxLength count without walking strings that hold no surrogate pair (before any validator compiles).
+import './ajv-string-length.ts';
 import { authenticate, authenticateModules } from '../auth/authenticate.ts';
 import type { Config } from '../config.ts';
 import { ApiError } from '../errors/api-error.ts';

@@ -100,10 +100,43 @@ function buildOf(serialized: string, outputJson: string, version: string, read: 
   };
 }
 
-/** The pinned solc-js build's long version (the only compiler a protected build uses). */
+let pinnedVersion: string | undefined;
+
+/**
+ * The pinned solc-js build's long version (the only compiler a protected build uses). solc-js is asked in a worker
+ * thread, once per process: loading it costs about 95 MB and two seconds of CPU, which the server's own thread never
+ * pays (this thread waits for the answer; the worker and its memory are gone once it has answered).
+ */
 export function pinnedCompilerVersion(): string {
-  const solc = require('solc') as { version(): string };
-  return longVersion(solc.version());
+  pinnedVersion ??= versionInWorker();
+  return pinnedVersion;
+}
+
+/** How long a version lookup may take before it is reported as failed (loading solc-js takes seconds). */
+const versionTimeoutMs = 120_000;
+
+function versionInWorker(): string {
+  // Int32 0: 0 while waiting, 1 with the version, 2 with an error; Int32 1: the message's byte length; then its bytes.
+  const shared = new SharedArrayBuffer(8 + 4096);
+  const state = new Int32Array(shared, 0, 2);
+  const worker = solcWorker({ version: shared });
+  worker.on('error', () => {});
+  worker.unref();
+  if (Atomics.wait(state, 0, 0, versionTimeoutMs) === 'timed-out') {
+    void worker.terminate();
+    throw new Error(`solc-js did not report its version within ${versionTimeoutMs} ms`);
+  }
+  const text = Buffer.from(new Uint8Array(shared, 8, Atomics.load(state, 1))).toString('utf8');
+  if (Atomics.load(state, 0) !== 1) throw new Error(`solc-js could not be loaded: ${text}`);
+  return longVersion(text);
+}
+
+/**
+ * A worker thread running solc-worker.mjs. It is plain JavaScript, so it starts without the parent's loader flags
+ * (a TypeScript loader would add about 400 ms to every compilation's start).
+ */
+function solcWorker(workerData: object): Worker {
+  return new Worker(new URL('./solc-worker.mjs', import.meta.url), { workerData, execArgv: [] });
 }
 
 /**
@@ -146,7 +179,7 @@ export function compileSolidityIsolated(
  */
 function compileInWorker(serialized: string, read: Record<string, string>, timeoutMs?: number): Promise<SolidityBuild> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL('./solc-worker.mjs', import.meta.url), { workerData: { input: serialized } });
+    const worker = solcWorker({ input: serialized });
     if (timeoutMs !== undefined) {
       const timer = setTimeout(() => {
         reject(new Error(`the compilation ran longer than ${timeoutMs} ms`));
@@ -221,7 +254,7 @@ export function solidityAstsIsolated(
     settings: { evmVersion: settings.evmVersion, outputSelection: { '*': { '': ['ast'] } } },
   });
   return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL('./solc-worker.mjs', import.meta.url), { workerData: { input } });
+    const worker = solcWorker({ input });
     worker.once('message', (m: { output: string }) => {
       const output = JSON.parse(m.output) as {
         errors?: Array<{ severity: string; formattedMessage: string }>;

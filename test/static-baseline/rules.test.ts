@@ -163,6 +163,10 @@ describe('evaluateStaticBaseline over solc fixtures', () => {
     ['0x-less hex', 'f2'],
     ['odd length', '0xf'],
     ['non-hex', '0xzz'],
+    ['non-hex after a valid pair', '0x5bzz'],
+    ['odd length after valid pairs', '0x5b5b5'],
+    ['0x-less hex of four digits', 'f2f2'],
+    ['an upper-case prefix', '0X5b'],
   ])('rejects runtime bytecode that is %s', (_name, runtimeBytecode) => {
     expect(() => evaluateStaticBaseline([target('t', 'token', runtimeBytecode)], config)).toThrow(TypeError);
   });

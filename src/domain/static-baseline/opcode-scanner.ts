@@ -66,14 +66,17 @@ export interface ScanResult {
   embeddedCreationCodes: number[];
 }
 
-const terminators = new Set<number>([
+/** Per opcode: 1 when it ends the reachable code (STOP, JUMP, RETURN, REVERT, INVALID, SELFDESTRUCT). */
+const terminates = new Uint8Array(256);
+for (const opcode of [
   opcodes.STOP,
   opcodes.JUMP,
   opcodes.RETURN,
   opcodes.REVERT,
   opcodes.INVALID,
   opcodes.SELFDESTRUCT,
-]);
+])
+  terminates[opcode] = 1;
 
 /** Sweep state: reachable or not, stored per offset so a sweep stops where another already walked. */
 const reachableBit = 1;
@@ -98,7 +101,8 @@ const unreachableBit = 2;
  *   This over-approximates: data that merely looks like the prologue is treated as code.
  * - A Solidity metadata map met in an unreachable region (an embedded child's own trailer) is skipped as data.
  *
- * Each (offset, reachability) state is walked once, so the scan stays linear in the code length.
+ * Each (offset, reachability) state is walked once, so the scan stays linear in the code length. The hex text of
+ * selectors and addresses is cut from one hex encoding of the code, made at the first hit that needs it.
  *
  * @param code Runtime bytecode.
  * @returns Reachable occurrences of CALLCODE, SELFDESTRUCT and DELEGATECALL, address literals, PUSH4 values.
@@ -117,37 +121,38 @@ export function scanRuntime(code: Uint8Array): ScanResult {
     truncatedPushOffset: null,
     embeddedCreationCodes: [],
   };
-  const visited = new Uint8Array(end);
-  const pending: number[] = [];
-  const queued = new Set<number>();
-  const enqueue = (start: number) => {
-    if (!queued.has(start)) {
-      queued.add(start);
-      pending.push(start);
-    }
-  };
-  sweep(code, end, 0, visited, result, enqueue);
-  for (let start = pending.shift(); start !== undefined; start = pending.shift()) {
+  const sweep = new Sweep(code, end, result);
+  sweep.run(0);
+  for (let start = sweep.pending.shift(); start !== undefined; start = sweep.pending.shift()) {
     result.embeddedCreationCodes.push(start);
-    sweep(code, end, start, visited, result, enqueue);
+    sweep.run(start);
   }
+  if (result.embeddedCreationCodes.length > 0) labelEmbedded(result);
+  return result;
+}
+
+/**
+ * Orders the hits of a scan that swept embedded creation code and labels each with its embedded start. The first
+ * sweep to reach an offset records it, and the parent's sweep often walks into a child through the child's own
+ * JUMPDESTs; so label by position: solc places embedded code after all of the parent's code. (Without embedded code
+ * every hit comes from the one sweep from offset 0, already in order and unlabelled.)
+ */
+function labelEmbedded(result: ScanResult): void {
   const starts = result.embeddedCreationCodes.sort((a, b) => a - b);
-  // The first sweep to reach an offset records it, and the parent's sweep often walks into a child through the
-  // child's own JUMPDESTs; so label by position: solc places embedded code after all of the parent's code.
-  const label = (hit: OpcodeHit) => {
-    hit.embeddedStart = starts.findLast((start) => start <= hit.offset) ?? null;
-  };
   for (const list of [
     result.callcode,
     result.selfdestruct,
     result.delegatecall,
     result.addressLiterals,
     result.selectors,
-  ]) {
+  ] as OpcodeHit[][]) {
     list.sort(byOffset);
-    list.forEach(label);
+    let next = 0;
+    for (const hit of list) {
+      while (next < starts.length && (starts[next] ?? 0) <= hit.offset) next++;
+      hit.embeddedStart = next === 0 ? null : (starts[next - 1] ?? null);
+    }
   }
-  return result;
 }
 
 /**
@@ -202,67 +207,188 @@ export function validJumpDestinations(code: Uint8Array): Set<number> {
   return destinations;
 }
 
-function sweep(
-  code: Uint8Array,
-  end: number,
-  start: number,
-  visited: Uint8Array,
-  result: ScanResult,
-  enqueue: (start: number) => void,
-): void {
-  let reachable = true;
-  let pc = start;
-  while (pc < end) {
-    const bit = reachable ? reachableBit : unreachableBit;
-    if ((visited[pc] ?? 0) & bit) return;
-    visited[pc] = (visited[pc] ?? 0) | bit;
-    const opcode = code[pc] ?? opcodes.STOP;
-    const size = pushSize(opcode);
-    if (!reachable) {
-      if (opcode === opcodes.JUMPDEST) {
-        reachable = true;
-      } else {
-        const skipTo = embeddedMetadataEnd(code, pc, end);
-        if (skipTo !== null) {
-          pc = skipTo;
-          continue;
+/**
+ * The sweeps of one scan: the visited states, the embedded starts still to sweep, and where the code holds solc's
+ * creation prologue (found once, at the first unreachable stretch). A sweep alternates between a reachable stretch
+ * (hits recorded) and an unreachable one (data: only metadata maps and prologues matter there).
+ */
+class Sweep {
+  readonly pending: number[] = [];
+  private readonly visited: Uint8Array;
+  private readonly queued = new Set<number>();
+  private prologues: number[] | null = null;
+  private hexText: string | null = null;
+  private hexCuts = 0;
+
+  constructor(
+    private readonly code: Uint8Array,
+    private readonly end: number,
+    private readonly result: ScanResult,
+  ) {
+    this.visited = new Uint8Array(end);
+  }
+
+  /** Sweeps from `start` as reachable code until the end, truncated data, or a state already walked. */
+  run(start: number): void {
+    for (let pc = this.reachable(start); pc >= 0; pc = this.reachable(pc)) {
+      pc = this.unreachable(pc);
+      if (pc < 0) return;
+    }
+  }
+
+  /**
+   * Walks reachable instructions from `pc`, recording hits, up to and including a terminator.
+   *
+   * @returns The offset after the terminator, or -1 when the sweep stops (end, truncated PUSH, state walked).
+   */
+  private reachable(pc: number): number {
+    const { code, end, visited } = this;
+    while (pc < end) {
+      const seen = visited[pc] ?? 0;
+      if (seen & reachableBit) return -1;
+      visited[pc] = seen | reachableBit;
+      const opcode = code[pc] ?? opcodes.STOP;
+      if (opcode >= opcodes.PUSH1 && opcode <= opcodes.PUSH32) {
+        const next = pc + 1 + opcode - opcodes.PUSH0;
+        if (next > code.length) {
+          this.result.truncatedPushOffset ??= pc;
+          return -1;
         }
-        // Data alignment is arbitrary, so a prologue may start inside what this sweep decodes as an immediate.
-        for (let at = pc; at <= pc + size && at < end; at++) {
-          if (isCreationPrologue(code, at, end)) enqueue(at);
-        }
-        pc += 1 + size;
+        if (opcode === opcodes.PUSH4 || opcode === opcodes.PUSH20 || opcode === opcodes.PUSH32) this.pushed(opcode, pc);
+        pc = next;
         continue;
       }
+      if (opcode >= opcodes.CALLCODE) this.called(opcode, pc);
+      pc++;
+      if (terminates[opcode]) return pc;
     }
-    if (size > 0) {
-      if (pc + 1 + size > code.length) {
-        result.truncatedPushOffset ??= pc;
-        return;
-      }
-      if (opcode === opcodes.PUSH20) {
-        const address = hex(code.subarray(pc + 1, pc + 21));
-        if (isAddress(address))
-          result.addressLiterals.push({ offset: pc, embeddedStart: null, address, opcode: 'PUSH20' });
-      } else if (opcode === opcodes.PUSH32) {
-        const high = code.subarray(pc + 1, pc + 13);
-        const address = hex(code.subarray(pc + 13, pc + 33));
-        if (high.every((b) => b === 0) && isAddress(address)) {
-          result.addressLiterals.push({ offset: pc, embeddedStart: null, address, opcode: 'PUSH32' });
-        }
-      } else if (opcode === opcodes.PUSH4) {
-        result.selectors.push({ offset: pc, embeddedStart: null, selector: hex(code.subarray(pc + 1, pc + 5)) });
-      }
-    } else if (opcode === opcodes.CALLCODE) {
-      result.callcode.push({ offset: pc, embeddedStart: null });
-    } else if (opcode === opcodes.DELEGATECALL) {
-      result.delegatecall.push({ offset: pc, embeddedStart: null });
-    } else if (opcode === opcodes.SELFDESTRUCT) {
-      result.selfdestruct.push({ offset: pc, embeddedStart: null });
-    }
-    if (terminators.has(opcode)) reachable = false;
-    pc += 1 + size;
+    return -1;
   }
+
+  /**
+   * Walks unreachable instructions from `pc` up to a JUMPDEST, skipping embedded metadata maps, and queues every
+   * creation prologue that starts within the bytes it walked (data alignment is arbitrary, so a prologue may start
+   * inside what this sweep decodes as an immediate).
+   *
+   * @returns The offset after the JUMPDEST, reachable again, or -1 when the sweep stops (end, state walked).
+   */
+  private unreachable(pc: number): number {
+    const { code, end, visited } = this;
+    let from = pc;
+    while (pc < end) {
+      const seen = visited[pc] ?? 0;
+      if (seen & unreachableBit) break;
+      visited[pc] = seen | unreachableBit;
+      const opcode = code[pc] ?? opcodes.STOP;
+      if (opcode === opcodes.JUMPDEST) {
+        this.queuePrologues(from, pc - 1);
+        return pc + 1;
+      }
+      if (opcode >= 0xa1 && opcode <= 0xb7) {
+        const skipTo = embeddedMetadataEnd(code, pc, end);
+        if (skipTo !== null) {
+          this.queuePrologues(from, pc - 1);
+          pc = skipTo;
+          from = pc;
+          continue;
+        }
+      }
+      pc += opcode >= opcodes.PUSH1 && opcode <= opcodes.PUSH32 ? 1 + opcode - opcodes.PUSH0 : 1;
+    }
+    this.queuePrologues(from, Math.min(pc, end) - 1);
+    return -1;
+  }
+
+  private pushed(opcode: number, pc: number): void {
+    const { code, result } = this;
+    if (opcode === opcodes.PUSH4) {
+      result.selectors.push({ offset: pc, embeddedStart: null, selector: this.hex(pc + 1, 4) });
+    } else if (opcode === opcodes.PUSH20) {
+      if (isAddress(code, pc + 1)) {
+        result.addressLiterals.push({
+          offset: pc,
+          embeddedStart: null,
+          address: this.hex(pc + 1, 20),
+          opcode: 'PUSH20',
+        });
+      }
+    } else if (isZero(code, pc + 1, 12) && isAddress(code, pc + 13)) {
+      result.addressLiterals.push({
+        offset: pc,
+        embeddedStart: null,
+        address: this.hex(pc + 13, 20),
+        opcode: 'PUSH32',
+      });
+    }
+  }
+
+  private called(opcode: number, pc: number): void {
+    const { result } = this;
+    if (opcode === opcodes.CALLCODE) result.callcode.push({ offset: pc, embeddedStart: null });
+    else if (opcode === opcodes.DELEGATECALL) result.delegatecall.push({ offset: pc, embeddedStart: null });
+    else if (opcode === opcodes.SELFDESTRUCT) result.selfdestruct.push({ offset: pc, embeddedStart: null });
+  }
+
+  /** Queues, in ascending order, each creation prologue starting in `code[from..to]` not queued before. */
+  private queuePrologues(from: number, to: number): void {
+    const { code, end } = this;
+    // Most stretches are a few bytes (a terminator's padding before the next JUMPDEST): look at them directly.
+    if (to - from < shortStretch) {
+      for (let at = from; at <= to; at++) {
+        const byte = code[at];
+        if ((byte === opcodes.PUSH1 || byte === opcodes.PUSH2) && isCreationPrologue(code, at, end)) this.enqueue(at);
+      }
+      return;
+    }
+    this.prologues ??= creationPrologues(code, end);
+    const prologues = this.prologues;
+    let low = 0;
+    let high = prologues.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if ((prologues[middle] ?? 0) < from) low = middle + 1;
+      else high = middle;
+    }
+    for (let i = low; i < prologues.length && (prologues[i] ?? 0) <= to; i++) this.enqueue(prologues[i] ?? 0);
+  }
+
+  private enqueue(start: number): void {
+    if (!this.queued.has(start)) {
+      this.queued.add(start);
+      this.pending.push(start);
+    }
+  }
+
+  /**
+   * Lowercase `0x` hex of `length` code bytes from `from`. Code with many literals has its whole hex text encoded once
+   * and sliced; the first few are encoded one by one, since most code has few.
+   */
+  private hex(from: number, length: number): string {
+    const { code } = this;
+    if (this.hexText === null && this.hexCuts++ < 16) {
+      return `0x${Buffer.from(code.buffer, code.byteOffset + from, length).toString('hex')}`;
+    }
+    this.hexText ??= Buffer.from(code.buffer, code.byteOffset, code.byteLength).toString('hex');
+    return `0x${this.hexText.slice(2 * from, 2 * (from + length))}`;
+  }
+}
+
+/** Unreachable stretches shorter than this are searched for prologues byte by byte, longer ones in one search. */
+const shortStretch = 64;
+
+/** The `PUSH1 0x40 MSTORE` that ends solc's creation prologue. */
+const prologueTail = Buffer.from([opcodes.PUSH1, 0x40, 0x52]);
+
+/** Every offset before `end` where solc's creation prologue starts (`isCreationPrologue`), ascending. */
+function creationPrologues(code: Uint8Array, end: number): number[] {
+  const view = Buffer.from(code.buffer, code.byteOffset, end);
+  const starts: number[] = [];
+  for (let tail = view.indexOf(prologueTail); tail !== -1; tail = view.indexOf(prologueTail, tail + 1)) {
+    // PUSH2 <pointer> ends three bytes before the tail, PUSH1 <pointer> two.
+    if (tail >= 3 && isCreationPrologue(code, tail - 3, end)) starts.push(tail - 3);
+    if (tail >= 2 && isCreationPrologue(code, tail - 2, end)) starts.push(tail - 2);
+  }
+  return starts;
 }
 
 function pushSize(opcode: number): number {
@@ -274,62 +400,64 @@ function findMetadataTrailer(code: Uint8Array): MetadataTrailer | null {
   const length = ((code[code.length - 2] ?? 0) << 8) | (code[code.length - 1] ?? 0);
   const start = code.length - 2 - length;
   if (length === 0 || start < 0) return null;
-  const keys = parseSolidityMetadata(code, start, code.length - 2);
-  return keys ? { start, length, keys } : null;
+  const parsed = parseSolidityMetadata(code, start, code.length - 2);
+  return parsed && parsed.end === code.length - 2 ? { start, length, keys: parsed.keys } : null;
 }
 
-/** End offset of a Solidity metadata map plus its length suffix starting at `at`, or null. */
+/**
+ * End offset of a Solidity metadata map plus its length suffix starting at `at`, or null: a map that parses within
+ * 255 bytes and before the last two bytes of the swept code, followed by the big-endian length it spans. A map's
+ * parse decides where it ends, so only that one offset can carry the suffix.
+ */
 function embeddedMetadataEnd(code: Uint8Array, at: number, end: number): number | null {
-  const header = code[at] ?? 0;
-  if (header < 0xa1 || header > 0xb7) return null;
-  for (let suffix = at + 1; suffix + 2 <= end && suffix - at <= 0xff; suffix++) {
-    const stated = ((code[suffix] ?? 0) << 8) | (code[suffix + 1] ?? 0);
-    if (stated === suffix - at && parseSolidityMetadata(code, at, suffix)) return suffix + 2;
-  }
-  return null;
+  const parsed = parseSolidityMetadata(code, at, Math.min(end - 2, at + 0xff));
+  if (!parsed) return null;
+  const suffix = parsed.end;
+  const stated = ((code[suffix] ?? 0) << 8) | (code[suffix + 1] ?? 0);
+  return stated === suffix - at ? suffix + 2 : null;
 }
 
 const metadataKeys = new Set(['ipfs', 'bzzr0', 'bzzr1', 'solc', 'experimental']);
 
 /**
- * Strictly parses `code[start, end)` as one Solidity metadata CBOR map: a definite map of 1..23 pairs whose keys
- * are distinct known text keys and whose values are byte strings, text strings, booleans or unsigned integers,
- * ending exactly at `end`. Returns the keys, or null when any of that fails.
+ * Strictly parses a Solidity metadata CBOR map at `code[start]` that ends at or before `limit`: a definite map of
+ * 1..23 pairs whose keys are distinct known text keys and whose values are byte strings, text strings, booleans or
+ * unsigned integers. Returns the keys and the offset after the map, or null when any of that fails.
  */
-function parseSolidityMetadata(code: Uint8Array, start: number, end: number): string[] | null {
+function parseSolidityMetadata(code: Uint8Array, start: number, limit: number): { keys: string[]; end: number } | null {
   const header = code[start] ?? 0;
   if (header < 0xa1 || header > 0xb7) return null;
   let pc = start + 1;
-  const item = (): { major: number; value: number; bytes: Uint8Array } | null => {
-    const initial = code[pc];
-    if (initial === undefined || pc >= end) return null;
+  const keys: string[] = [];
+  for (let item = 0; item < 2 * (header - 0xa0); item++) {
+    if (pc >= limit) return null;
+    const initial = code[pc] ?? 0;
     const major = initial >> 5;
     const info = initial & 0x1f;
+    const isKey = item % 2 === 0;
     pc++;
-    if (major === 7) return info === 20 || info === 21 ? { major, value: info, bytes: new Uint8Array() } : null;
+    if (major === 7) {
+      if (isKey || (info !== 20 && info !== 21)) return null;
+      continue;
+    }
     let value: number;
     if (info < 24) value = info;
-    else if (info === 24 && pc + 1 <= end) value = code[pc++] ?? 0;
-    else if (info === 25 && pc + 2 <= end) {
+    else if (info === 24 && pc + 1 <= limit) value = code[pc++] ?? 0;
+    else if (info === 25 && pc + 2 <= limit) {
       value = ((code[pc] ?? 0) << 8) | (code[pc + 1] ?? 0);
       pc += 2;
     } else return null;
-    if (major === 0) return { major, value, bytes: new Uint8Array() };
-    if ((major !== 2 && major !== 3) || pc + value > end) return null;
-    const bytes = code.subarray(pc, pc + value);
+    if (isKey ? major !== 3 : major !== 0 && major !== 2 && major !== 3) return null;
+    if (major === 0) continue;
+    if (pc + value > limit) return null;
+    if (isKey) {
+      const name = Buffer.from(code.buffer, code.byteOffset + pc, value).toString('latin1');
+      if (!metadataKeys.has(name) || keys.includes(name)) return null;
+      keys.push(name);
+    }
     pc += value;
-    return { major, value, bytes };
-  };
-  const keys: string[] = [];
-  for (let pair = 0; pair < header - 0xa0; pair++) {
-    const key = item();
-    if (key?.major !== 3) return null;
-    const name = Buffer.from(key.bytes).toString('latin1');
-    if (!metadataKeys.has(name) || keys.includes(name)) return null;
-    keys.push(name);
-    if (!item()) return null;
   }
-  return pc === end ? keys : null;
+  return { keys, end: pc };
 }
 
 function isCreationPrologue(code: Uint8Array, at: number, end: number): boolean {
@@ -349,13 +477,18 @@ function isCreationPrologue(code: Uint8Array, at: number, end: number): boolean 
   return code[rest] === opcodes.PUSH1 && code[rest + 1] === 0x40 && code[rest + 2] === 0x52;
 }
 
-function isAddress(address: string): boolean {
-  // All zeros is an unfilled immutable; all 0xff is solc's unoptimized address mask.
-  return address !== `0x${'0'.repeat(40)}` && address !== `0x${'f'.repeat(40)}`;
+/** Whether the 20 bytes at `at` are an address: neither all zeros (an unfilled immutable) nor all 0xff (solc's
+ * unoptimized address mask). */
+function isAddress(code: Uint8Array, at: number): boolean {
+  const first = code[at] ?? 0;
+  if (first !== 0 && first !== 0xff) return true;
+  for (let i = at + 1; i < at + 20; i++) if (code[i] !== first) return true;
+  return false;
 }
 
-function hex(bytes: Uint8Array): string {
-  return `0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')}`;
+function isZero(code: Uint8Array, at: number, length: number): boolean {
+  for (let i = at; i < at + length; i++) if (code[i] !== 0) return false;
+  return true;
 }
 
 function byOffset(a: OpcodeHit, b: OpcodeHit): number {
