@@ -19,8 +19,8 @@ import { auth, call } from '../support/http.ts';
 import { multiRoleRequest, multiRoleRequestBytes } from '../support/multi-role-request.ts';
 import { exampleWallet, freshV4Bytes, listenOnLoopback } from '../support/server.ts';
 
-/**
- * Every statement the hot paths prepare, driven over real HTTP on a real SQLite file (the V4, base-layer V3 and shared
+/*
+ * Every statement the hot paths run, driven over real HTTP on a real SQLite file (the V4, base-layer V3 and shared
  * MultiRole V2 lanes' lists and reads, the finalized feeds, the developer API's reads, the key lookup, idempotent
  * writes, and one selection of each tracker), runs on an index: EXPLAIN QUERY PLAN shows no full SCAN of a table that
  * grows with use (the tables of src/store/migrations.ts) and no temporary B-tree ordering a page query. The list
