@@ -420,3 +420,30 @@ describe('query plans of the hot paths', () => {
     for (const table of want) expect([...reached], `${table} is searched by an index`).toContain(table);
   });
 });
+
+describe('the plan check itself', () => {
+  it.each([
+    ['a filter on no indexed column', 'SELECT launch_id FROM launches WHERE profile = ?', ['SCAN launches']],
+    [
+      'a page sorted per request',
+      'SELECT seq FROM finalized_feed ORDER BY finalized_at DESC LIMIT ?',
+      ['SCAN', 'page sort'],
+    ],
+    [
+      'a keyset page over an index',
+      'SELECT seq FROM finalized_feed WHERE chain_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?',
+      [],
+    ],
+    [
+      'a first page walked in index order',
+      'SELECT seq FROM public_launches ORDER BY finalized_at DESC, seq DESC LIMIT ?',
+      [],
+    ],
+    ['a table that stays small', 'SELECT revision FROM v3_rule_sets WHERE reason = ?', []],
+    ['an aliased full scan', 'SELECT l.seq FROM launches l WHERE l.profile = ?', ['SCAN l']],
+  ])('%s', (_name, sql, want) => {
+    const problems = planProblems(plans, sql, growingTables(plans));
+    expect(problems.length > 0).toBe(want.length > 0);
+    for (const fragment of want) expect(problems.join('\n')).toContain(fragment);
+  });
+});
