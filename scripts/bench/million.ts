@@ -239,7 +239,10 @@ async function stop(served: Served): Promise<void> {
   if (served.child.exitCode !== null) return;
   const exited = new Promise<void>((resolve) => served.child.once('exit', () => resolve()));
   served.child.kill('SIGTERM');
+  // A server that does not stop within 10 s is killed, so the bench never hangs on its cleanup.
+  const timer = setTimeout(() => served.child.kill('SIGKILL'), 10_000);
   await exited;
+  clearTimeout(timer);
 }
 
 /** The two pages read of one list: its first page, and the page after the launch halfway down its walk. */
