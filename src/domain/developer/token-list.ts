@@ -89,8 +89,9 @@ function walkFromStart(db: Db, lastSeq: number): Walk {
 }
 
 /**
- * The walk with the rows added since it was built (up to `lastSeq`), when each sorts after its position (the usual case: a launch
- * finalizes after those before it); null when one sorts before it (a history import), so the list is walked again.
+ * The walk with the rows added since it was built (up to `lastSeq`), when each sorts after its position (the usual
+ * case: a launch finalizes after those before it); null when one sorts before it (a history import), so the list is
+ * walked again.
  */
 function extend(db: Db, walk: Walk, lastSeq: number): Walk | null {
   const added = statement(
