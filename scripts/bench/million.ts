@@ -167,7 +167,8 @@ function seed(path: string, template: Template, count: number): { wallS: number;
     // The secondary indexes are built once after the load (a sort) rather than row by row, from their own SQL.
     const indexes = db
       .prepare(
-        "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN ('launches', 'lifecycle_jobs', 'finalized_feed')",
+        `SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL
+           AND tbl_name IN ('launches', 'lifecycle_jobs', 'finalized_feed')`,
       )
       .all() as Array<{ name: string; sql: string }>;
     for (const { name } of indexes) db.exec(`DROP INDEX ${name}`);
@@ -377,8 +378,10 @@ export async function run(): Promise<BenchSection> {
         ),
       ],
       notes: [
-        `${large} and ${small} V4 launches (copies of one real create, request bytes ${requestBytesPerRow} B each), each with its lifecycle job and finalized-feed row; the 1M file ${fileMb} MB`,
-        `pages of ${pageLimit}: the first and the one after the launch halfway down the walk, one connection per server, alternating 1k/1M rounds for ${seconds} s per list`,
+        `${large} and ${small} V4 launches (copies of one real create, request bytes ${requestBytesPerRow} B each), ` +
+          `each with its lifecycle job and finalized-feed row; the ${large} file ${fileMb} MB`,
+        `pages of ${pageLimit}: the first and the one after the launch halfway down the walk, one connection per ` +
+          `server, alternating 1k/1M rounds for ${seconds} s per list`,
         `load average at the end ${loadavg()
           .map((l) => l.toFixed(2))
           .join(' ')}`,

@@ -40,9 +40,9 @@ const smallTables: Array<[table: string, reason: string]> = [
 const wholeWalks: Array<[statement: RegExp, reason: string]> = [
   [
     /FROM public_launches WHERE token_decimals IS NOT NULL AND seq <= \? ORDER BY finalized_at, seq/,
-    'the developer token list is one document of at most maxListedTokens tokens: walked over public_launches_listable ' +
-      'once per connection (or again after a row added before its position), then extended by the added rows only; ' +
-      'the walk stops at the bound',
+    'the developer token list is one document of at most maxListedTokens tokens: walked over ' +
+      'public_launches_listable once per connection (or again after a row added before its position), then ' +
+      'extended by the added rows only; the walk stops at the bound',
   ],
 ];
 
