@@ -90,3 +90,8 @@ soak: install
 
 clean:
 	rm -rf var build
+
+# The million-row scenario alone (scripts/bench/million.ts): list and finalized-feed page p99 at 1k vs 1M stored.
+.PHONY: bench-million
+bench-million: install
+	npx tsx scripts/bench/million.ts

@@ -496,4 +496,18 @@ export const migrations: ReadonlyArray<{ version: number; name: string; sql: str
       ) STRICT;
     `,
   },
+  {
+    version: 18,
+    name: 'indexes of the hot reads: launches by status, the listable tokens',
+    sql: `
+      -- The V4 tracker's selection and the undecided permit reissues read launches by status (bound as parameters,
+      -- which the partial launches_tracked index of version 4 cannot serve: every poll scanned the whole table). The
+      -- lanes' tables have had (status, seq) since versions 12 and 13; this gives V4 the same and drops the index no
+      -- query used.
+      CREATE INDEX launches_status_seq ON launches (status, seq);
+      DROP INDEX launches_tracked;
+      -- The developer token list walks the registry rows whose token answered decimals(), in finalization order.
+      CREATE INDEX public_launches_listable ON public_launches (finalized_at, seq) WHERE token_decimals IS NOT NULL;
+    `,
+  },
 ];
