@@ -4,9 +4,10 @@ import type { Principal } from '../../auth/keys.ts';
 import { sha256Digest } from '../../core/canonical-json.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import type { Db } from '../../store/db.ts';
+import { groupCommitOf } from '../../store/group-commit.ts';
 import { statement } from '../../store/statements.ts';
 import { decodeCursor, encodeCursor } from '../cursor.ts';
-import { idempotentWrite, recordAnswer } from '../idempotency.ts';
+import { groupedIdempotentWrite, recordAnswer } from '../idempotency.ts';
 import { insertClaimingIntent, intentClaimColumns, refuseClaimedIntent } from '../lanes/launch-intent.ts';
 import { checkAdmissionQuota, recordAdmission } from './admission-quota.ts';
 import { type LaunchRow, launchSelect, toLaunchResource, visibility } from './launch-resource.ts';
@@ -29,7 +30,7 @@ export class LaunchService {
 
   /**
    * createCustomLaunchV4: a new request is stored in `received` and answered 202 only after the commit is on disk
-   * (synchronous=FULL); the same key with the same bytes replays the first answer as 200 with the identical body;
+   * (synchronous=FULL; the requests of one event-loop turn share one commit, src/store/group-commit.ts); the same key with the same bytes replays the first answer as 200 with the identical body;
    * the same key with other bytes is 409 IDEMPOTENCY_CONFLICT. Replays consume no admission quota. A request whose
    * intent (launchIntentHash, or launchWallet with nonce) a stored launch of the chain holds is 409
    * LAUNCH_INTENT_CONFLICT, storing nothing (src/domain/lanes/launch-intent.ts).
@@ -40,10 +41,10 @@ export class LaunchService {
     idempotencyKey: string;
     request: CustomLaunchCreateRequestV4;
     rawBody: Buffer;
-  }): {
+  }): Promise<{
     status: 200 | 202;
     body: string;
-  } {
+  }> {
     const { principal, idempotencyKey, request, rawBody } = input;
     const idem = {
       // Kept per credential lineage: a rotated subkey's replacement replays its predecessor's create.
@@ -52,7 +53,7 @@ export class LaunchService {
       idempotencyKey,
       requestDigest: sha256Digest(rawBody),
     };
-    return idempotentWrite(this.db, idem, {
+    return groupedIdempotentWrite(groupCommitOf(this.db), idem, {
       // Pure CPU over up to megabytes: checked before the write lock is taken, not under it.
       check: () => checkRequestRules(principal, request),
       first: () => {

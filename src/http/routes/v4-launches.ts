@@ -71,9 +71,9 @@ function v4LaunchHandlers(services: Services) {
         ),
       };
     },
-    createCustomLaunchV4: (ctx) => {
+    createCustomLaunchV4: async (ctx) => {
       requireVerifiedEvidence();
-      const answer = launches.create({
+      const answer = await launches.create({
         principal: principalOf(ctx),
         idempotencyKey: idempotencyKeyOf(ctx),
         request: ctx.body as CustomLaunchCreateRequestV4,
