@@ -1,3 +1,4 @@
+import jsSha3 from 'js-sha3';
 import { type Hex, keccak256 } from 'viem';
 import type { CustomLaunchCreateRequestV4, FundingPlanV2, GraphBundle } from '../../generated/types/service.ts';
 import { canonicalJson, sha256Digest } from './canonical-json.ts';
@@ -30,6 +31,14 @@ export function graphBundleDigestOf(bundle: GraphBundle): string {
 export function launchIntentHashOf(request: CustomLaunchCreateRequestV4): string {
   const { launchIntentHash: _hash, agentAttestation: _attestation, ...intent } = request;
   return digestOf(intent);
+}
+
+/**
+ * runtimeCodeHash: the keccak-256 of a target's runtime code as 0x and lowercase hex (custom-launch-create-request.v4
+ * GraphTarget). The same digest as viem's keccak256 over the hex, by js-sha3, several times faster per byte.
+ */
+export function runtimeCodeHashOf(runtimeBytecode: string): Hex {
+  return `0x${jsSha3.keccak256(Buffer.from(runtimeBytecode.slice(2), 'hex'))}`;
 }
 
 type GraphTarget = CustomLaunchCreateRequestV4['graphBundle']['targets'][number];
