@@ -5,6 +5,7 @@ import { sha256Digest } from '../../core/canonical-json.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import type { Db } from '../../store/db.ts';
 import { groupCommitOf } from '../../store/group-commit.ts';
+import { readCacheOf } from '../../store/read-cache.ts';
 import { statement } from '../../store/statements.ts';
 import { decodeCursor, encodeCursor } from '../cursor.ts';
 import { groupedIdempotentWrite, recordAnswer } from '../idempotency.ts';
@@ -15,6 +16,17 @@ import { checkRequestRules } from './request-rules.ts';
 import { receiveSourceFile } from './source-files.ts';
 
 const createOperation = 'createCustomLaunchV4';
+
+const getSqlByVisibility = new Map<string, string>();
+/** The detail read for one visibility condition, built once: a fresh 1.5 KB SQL text would be hashed on every read. */
+function getSql(where: string): string {
+  let sql = getSqlByVisibility.get(where);
+  if (sql === undefined) {
+    sql = `${launchSelect} WHERE l.chain_id = ? AND l.launch_id = ? AND ${where}`;
+    getSqlByVisibility.set(where, sql);
+  }
+  return sql;
+}
 
 /** The V4 launch service: create with idempotency and admission quota, list, get. No Express here. */
 export class LaunchService {
@@ -109,15 +121,24 @@ export class LaunchService {
 
   /** getCustomLaunchV4: a launch in the credential's visibility, else 404 NOT_FOUND (foreign looks like missing). */
   get(principal: Principal, chainId: string, launchId: string): CustomLaunchResourceV4 {
+    return this.detail(principal, chainId, launchId).resource;
+  }
+
+  /**
+   * getCustomLaunchV4 with the resource's JSON text, both kept until anything is written to the file (a status
+   * change, a new finding: every change is a write, src/store/read-cache.ts).
+   */
+  detail(principal: Principal, chainId: string, launchId: string): { resource: CustomLaunchResourceV4; json: string } {
     const v = visibility(principal, 'l.');
-    const row = statement(this.db, `${launchSelect} WHERE l.chain_id = ? AND l.launch_id = ? AND ${v.where}`).get(
-      chainId,
-      launchId,
-      v.value,
-    ) as LaunchRow | undefined;
-    if (!row)
+    const found = readCacheOf(this.db).get(`v4-launch:${chainId}:${launchId}:${v.list}`, () => {
+      const row = statement(this.db, getSql(v.where)).get(chainId, launchId, v.value) as LaunchRow | undefined;
+      if (!row) return null;
+      const resource = toLaunchResource(row);
+      return { resource, json: JSON.stringify(resource) };
+    });
+    if (!found)
       throw new ApiError('NOT_FOUND', { message: `No launch ${launchId} on chain ${chainId} for this credential.` });
-    return toLaunchResource(row);
+    return found;
   }
 
   /** putCustomLaunchSourceFileV4: one delivered source file of the launch's manifest (see receiveSourceFile). */

@@ -109,9 +109,13 @@ function v4LaunchHandlers(services: Services) {
       );
       return { status: answer.status, rawJson: answer.body };
     },
-    getCustomLaunchV4: (ctx) => ({
-      status: 200,
-      body: launches.get(principalOf(ctx), String(ctx.params.chainId), String(ctx.params.launchId)),
-    }),
+    getCustomLaunchV4: (ctx) => {
+      const { resource, json } = launches.detail(
+        principalOf(ctx),
+        String(ctx.params.chainId),
+        String(ctx.params.launchId),
+      );
+      return { status: 200, body: resource, rawJson: json };
+    },
   } satisfies Record<string, OperationHandler>;
 }
