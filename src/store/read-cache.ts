@@ -1,12 +1,14 @@
+import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.ts';
-import { statement } from './statements.ts';
 
 /**
  * Reads kept until the next commit to the file: `data_version` changes when any other connection (another process,
  * the developer API's handle) commits, and `total_changes()` when this connection writes anything, committed or not.
  * While neither moved, a read answers exactly what it answered before, so its result is served again.
  */
-const generationSql = 'SELECT total_changes() AS changes, data_version AS version FROM pragma_data_version';
+// Two plain statements: cheaper together than one query of the pragma's table-valued function.
+const versionSql = 'PRAGMA data_version';
+const changesSql = 'SELECT total_changes()';
 
 // A bound on the memory a burst of distinct reads can hold between two commits.
 const maxEntries = 10_000;
@@ -17,18 +19,25 @@ const maxEntries = 10_000;
  * read while nothing changed; any write, by any connection, empties the cache.
  */
 export class CommitScopedCache {
-  private generation = '';
+  private version = -1;
+  private changes = -1;
   private readonly entries = new Map<string, unknown>();
+  private readonly versionOf: Statement;
+  private readonly changesOf: Statement;
 
-  constructor(private readonly db: Db) {}
+  constructor(db: Db) {
+    this.versionOf = db.prepare(versionSql).pluck();
+    this.changesOf = db.prepare(changesSql).pluck();
+  }
 
   /** The value `read` returns now: the kept one when nothing was written since it was read. */
   get<V>(key: string, read: () => V): V {
-    const row = statement(this.db, generationSql).get() as { changes: number; version: number };
-    const generation = `${row.version}:${row.changes}`;
-    if (generation !== this.generation) {
+    const version = this.versionOf.get() as number;
+    const changes = this.changesOf.get() as number;
+    if (version !== this.version || changes !== this.changes) {
       this.entries.clear();
-      this.generation = generation;
+      this.version = version;
+      this.changes = changes;
     }
     if (this.entries.has(key)) return this.entries.get(key) as V;
     const value = read();
