@@ -1,12 +1,10 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.ts';
 
-/**
- * Reads kept until the next commit to the file: `data_version` changes when any other connection (another process,
- * the developer API's handle) commits, and `total_changes()` when this connection writes anything, committed or not.
- * While neither moved, a read answers exactly what it answered before, so its result is served again.
- */
-// Two plain statements: cheaper together than one query of the pragma's table-valued function.
+// Reads are kept until the next commit to the file: `data_version` changes when any other connection (another
+// process, the developer API's handle) commits, and `total_changes()` when this connection writes anything, committed
+// or not. While neither moved, a read answers exactly what it answered before. Two plain statements: cheaper together
+// than one query of the pragma's table-valued function.
 const versionSql = 'PRAGMA data_version';
 const changesSql = 'SELECT total_changes()';
 
