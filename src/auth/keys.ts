@@ -1,5 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Db } from '../store/db.ts';
+import { readCacheOf } from '../store/read-cache.ts';
 import { statement } from '../store/statements.ts';
 
 /** Scopes a key may hold: those of spec/openapi/service.openapi.yaml `bearerAuth` that each operation lists. */
@@ -282,11 +283,15 @@ interface KeyRow {
  */
 export function findPrincipal(db: Db, apiKey: string, nowMs: number): Principal | null {
   if (!keyPattern.test(apiKey)) return null;
-  const row = statement(
-    db,
-    `SELECT key_id, kind, wallet, scopes, chains, lineage_id, partner_id, revoked_at, expires_at, prepare_per_hour,
-       read_per_minute, subkey_admin_per_hour FROM api_keys WHERE key_hash = ?`,
-  ).get(hashKey(apiKey)) as KeyRow | undefined;
+  const keyHash = hashKey(apiKey);
+  // Served again until anything is written to the file, so a revocation still takes effect at its commit.
+  const row = readCacheOf(db).get(`api_keys:${keyHash}`, () =>
+    statement(
+      db,
+      `SELECT key_id, kind, wallet, scopes, chains, lineage_id, partner_id, revoked_at, expires_at, prepare_per_hour,
+         read_per_minute, subkey_admin_per_hour FROM api_keys WHERE key_hash = ?`,
+    ).get(keyHash),
+  ) as KeyRow | undefined;
   if (!row || row.revoked_at !== null) return null;
   if (row.expires_at !== null && Date.parse(row.expires_at) <= nowMs) return null;
   return {

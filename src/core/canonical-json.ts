@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
  * @throws {TypeError} When the value is not plain JSON data.
  */
 export function canonicalJson(value: unknown): string {
-  return serialize(value, '$', new Set<object>());
+  return serialize(value, [], new Set<object>());
 }
 
 /**
@@ -24,76 +24,91 @@ export function canonicalJson(value: unknown): string {
  * @returns The digest, e.g. `sha256:e3b0c442...`.
  */
 export function sha256Digest(bytes: string | Uint8Array): string {
-  const hash = createHash('sha256');
-  hash.update(typeof bytes === 'string' ? Buffer.from(bytes, 'utf8') : bytes);
-  return `sha256:${hash.digest('hex')}`;
+  // A string is hashed as UTF-8 by update() itself, without an intermediate Buffer.
+  return `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
 }
 
-const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+/** The keys and indexes from the root to a value; turned into `$.a[0]` only for an error message. */
+type Trail = Array<string | number>;
 
-function serializeString(value: string, path: string): string {
-  if (loneSurrogate.test(value)) {
-    throw new TypeError(`canonicalJson: lone surrogate in string at ${path}`);
+function pathOf(trail: Trail): string {
+  return `$${trail.map((step) => (typeof step === 'number' ? `[${step}]` : `.${step}`)).join('')}`;
+}
+
+function serializeString(value: string, trail: Trail): string {
+  if (!(value as string & { isWellFormed(): boolean }).isWellFormed()) {
+    throw new TypeError(`canonicalJson: lone surrogate in string at ${pathOf(trail)}`);
   }
   return JSON.stringify(value);
 }
 
-function serialize(value: unknown, path: string, ancestors: Set<object>): string {
+function serialize(value: unknown, trail: Trail, ancestors: Set<object>): string {
   if (value === null) return 'null';
   switch (typeof value) {
     case 'boolean':
       return value ? 'true' : 'false';
     case 'number':
       if (!Number.isFinite(value)) {
-        throw new TypeError(`canonicalJson: non-finite number at ${path}`);
+        throw new TypeError(`canonicalJson: non-finite number at ${pathOf(trail)}`);
       }
       // ECMAScript number serialization; -0 serializes as 0.
       return String(value);
     case 'string':
-      return serializeString(value, path);
+      return serializeString(value, trail);
     case 'object':
       break;
     default:
-      throw new TypeError(`canonicalJson: unsupported ${typeof value} at ${path}`);
+      throw new TypeError(`canonicalJson: unsupported ${typeof value} at ${pathOf(trail)}`);
   }
   const object = value as object;
   if (ancestors.has(object)) {
-    throw new TypeError(`canonicalJson: cycle at ${path}`);
+    throw new TypeError(`canonicalJson: cycle at ${pathOf(trail)}`);
   }
   ancestors.add(object);
   try {
-    if (Array.isArray(object)) {
-      const parts: string[] = [];
-      for (let i = 0; i < object.length; i++) {
-        if (!Object.hasOwn(object, i)) {
-          throw new TypeError(`canonicalJson: sparse array at ${path}[${i}]`);
-        }
-        parts.push(serialize(object[i], `${path}[${i}]`, ancestors));
-      }
-      return `[${parts.join(',')}]`;
-    }
-    const prototype: unknown = Object.getPrototypeOf(object);
-    if (prototype !== Object.prototype && prototype !== null) {
-      throw new TypeError(`canonicalJson: non-plain object at ${path}`);
-    }
-    if (Object.getOwnPropertySymbols(object).length > 0) {
-      throw new TypeError(`canonicalJson: symbol-keyed property at ${path}`);
-    }
-    const record = object as Record<string, unknown>;
-    // Default sort compares UTF-16 code units, as RFC 8785 section 3.2.3 requires.
-    const keys = Object.keys(record).sort();
-    const parts: string[] = [];
-    for (const key of keys) {
-      const member = record[key];
-      if (member === undefined) {
-        throw new TypeError(`canonicalJson: undefined value at ${path}.${key}`);
-      }
-      parts.push(`${serializeString(key, path)}:${serialize(member, `${path}.${key}`, ancestors)}`);
-    }
-    return `{${parts.join(',')}}`;
+    return Array.isArray(object) ? serializeArray(object, trail, ancestors) : serializeObject(object, trail, ancestors);
   } finally {
     ancestors.delete(object);
   }
+}
+
+function serializeArray(array: unknown[], trail: Trail, ancestors: Set<object>): string {
+  let text = '[';
+  for (let i = 0; i < array.length; i++) {
+    if (!Object.hasOwn(array, i)) {
+      throw new TypeError(`canonicalJson: sparse array at ${pathOf([...trail, i])}`);
+    }
+    trail.push(i);
+    text += `${i === 0 ? '' : ','}${serialize(array[i], trail, ancestors)}`;
+    trail.pop();
+  }
+  return `${text}]`;
+}
+
+function serializeObject(object: object, trail: Trail, ancestors: Set<object>): string {
+  const prototype: unknown = Object.getPrototypeOf(object);
+  if (prototype !== Object.prototype && prototype !== null) {
+    throw new TypeError(`canonicalJson: non-plain object at ${pathOf(trail)}`);
+  }
+  if (Object.getOwnPropertySymbols(object).length > 0) {
+    throw new TypeError(`canonicalJson: symbol-keyed property at ${pathOf(trail)}`);
+  }
+  const record = object as Record<string, unknown>;
+  // Default sort compares UTF-16 code units, as RFC 8785 section 3.2.3 requires.
+  const keys = Object.keys(record).sort();
+  let text = '{';
+  for (let k = 0; k < keys.length; k++) {
+    const key = keys[k] as string;
+    const member = record[key];
+    if (member === undefined) {
+      throw new TypeError(`canonicalJson: undefined value at ${pathOf([...trail, key])}`);
+    }
+    const name = serializeString(key, trail);
+    trail.push(key);
+    text += `${k === 0 ? '' : ','}${name}:${serialize(member, trail, ancestors)}`;
+    trail.pop();
+  }
+  return `${text}}`;
 }
 
 /** Orders strings by their UTF-8 bytes, the order the spec uses for paths and target ids. */

@@ -3,6 +3,7 @@ import type { CustomLaunchCreateRequestV4, FundingPlanV2, GraphBundle } from '..
 import { canonicalJson, sha256Digest } from './canonical-json.ts';
 import { addressHookBits, mineHookSalt, predictGraphTarget } from './create2.ts';
 import { fundingNonceEntropy, fundingNonceOf } from './funding-nonce.ts';
+import { keccak256Hex } from './keccak.ts';
 
 /** `sha256:` digest of a value's RFC 8785 canonical JSON (spec/README.md, Conventions). */
 export function digestOf(value: unknown): string {
@@ -30,6 +31,14 @@ export function graphBundleDigestOf(bundle: GraphBundle): string {
 export function launchIntentHashOf(request: CustomLaunchCreateRequestV4): string {
   const { launchIntentHash: _hash, agentAttestation: _attestation, ...intent } = request;
   return digestOf(intent);
+}
+
+/**
+ * runtimeCodeHash: the keccak-256 of a target's runtime code as 0x and lowercase hex (custom-launch-create-request.v4
+ * GraphTarget). The same digest as viem's keccak256 over the hex (keccak256Hex, WebAssembly: many times faster per byte).
+ */
+export function runtimeCodeHashOf(runtimeBytecode: string): Hex {
+  return keccak256Hex(runtimeBytecode as Hex);
 }
 
 type GraphTarget = CustomLaunchCreateRequestV4['graphBundle']['targets'][number];

@@ -1,7 +1,22 @@
 import { ApiError } from '../errors/api-error.ts';
 import type { ErrorCode } from '../errors/codes.ts';
 import type { Db } from '../store/db.ts';
+import type { GroupCommit } from '../store/group-commit.ts';
 import { statement } from '../store/statements.ts';
+
+/** What an idempotency record is kept under: the credential lineage, the operation, the key and the request digest. */
+export interface IdempotencyScope {
+  keyId: string;
+  operation: string;
+  idempotencyKey: string;
+  requestDigest: string;
+}
+
+/** The two steps of an idempotent write: `check` outside the write lock, `first` inside it. */
+export interface IdempotentSteps<C, S extends number> {
+  check: () => C;
+  first: (checked: C) => { status: S; body: string };
+}
 
 /** A stored first answer, replayed byte for byte for the same key and the same request bytes. */
 export interface IdempotentReplay {
@@ -54,17 +69,41 @@ export function recordAnswer(
  */
 export function idempotentWrite<C, S extends number>(
   db: Db,
-  idem: { keyId: string; operation: string; idempotencyKey: string; requestDigest: string },
-  steps: { check: () => C; first: (checked: C) => { status: S; body: string } },
+  idem: IdempotencyScope,
+  steps: IdempotentSteps<C, S>,
   conflictCode: ErrorCode = 'IDEMPOTENCY_CONFLICT',
 ): { status: 200 | S; body: string } {
   const earlier = findReplay(db, idem, conflictCode);
   if (earlier) return { status: 200, body: earlier.body };
   const checked = steps.check();
-  return db
-    .transaction((): { status: 200 | S; body: string } => {
-      const replay = findReplay(db, idem, conflictCode);
-      return replay ? { status: 200, body: replay.body } : steps.first(checked);
-    })
-    .immediate();
+  return db.transaction(() => replayOrFirst(db, idem, steps, checked, conflictCode)).immediate();
+}
+
+/**
+ * idempotentWrite whose transaction is one savepoint of a group commit (src/store/group-commit.ts): the same replay,
+ * conflict and check order, and the answer settles only after the batch's synchronous=FULL commit returned.
+ * Spec: spec/openapi/paths/v4-custom-launches.yaml createCustomLaunchV4.
+ */
+export async function groupedIdempotentWrite<C, S extends number>(
+  group: GroupCommit,
+  idem: IdempotencyScope,
+  steps: IdempotentSteps<C, S>,
+  conflictCode: ErrorCode = 'IDEMPOTENCY_CONFLICT',
+): Promise<{ status: 200 | S; body: string }> {
+  const earlier = findReplay(group.db, idem, conflictCode);
+  if (earlier) return { status: 200, body: earlier.body };
+  const checked = steps.check();
+  return group.run(() => replayOrFirst(group.db, idem, steps, checked, conflictCode));
+}
+
+/** Inside the write lock: a first request with the same key that committed meanwhile answers as its replay. */
+function replayOrFirst<C, S extends number>(
+  db: Db,
+  idem: IdempotencyScope,
+  steps: IdempotentSteps<C, S>,
+  checked: C,
+  conflictCode: ErrorCode,
+): { status: 200 | S; body: string } {
+  const replay = findReplay(db, idem, conflictCode);
+  return replay ? { status: 200, body: replay.body } : steps.first(checked);
 }

@@ -49,15 +49,22 @@ function stripUndefined(value: unknown): unknown {
   return JSON.parse(JSON.stringify(value ?? null));
 }
 
-function send(res: Response, result: OperationResult): void {
-  for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
+/**
+ * Sends an operation's result. A JSON body is serialized once, the bytes res.json would send; only when the validator
+ * checks responses (it wraps res.json) does it go through res.json, as the object the wire will carry (a result with
+ * both a body and its exact JSON text sends the text unless responses are validated).
+ */
+function send(res: Response, result: OperationResult, responsesValidated: boolean): void {
+  if (result.headers) for (const [name, value] of Object.entries(result.headers)) res.setHeader(name, value);
   res.status(result.status);
-  if (result.rawJson !== undefined) {
+  if (responsesValidated && result.body !== undefined) {
+    res.json(stripUndefined(result.body));
+  } else if (result.rawJson !== undefined) {
     res.type('application/json').send(result.rawJson);
   } else if (result.text !== undefined) {
     res.type(result.contentType ?? 'text/plain').send(result.text);
   } else {
-    res.json(stripUndefined(result.body));
+    res.type('application/json').send(JSON.stringify(result.body ?? null));
   }
 }
 
@@ -110,9 +117,7 @@ export function createApp(
     }),
   );
   const budgets = new RouteBudgets(config.routeBudgetPerMinute, now);
-  for (const op of operations) {
-    app[op.method](op.path.replace(/\{([^}]+)\}/g, ':$1'), runOperation(op, budgets));
-  }
+  app.use(dispatch(operations, budgets, config.validateResponses));
   app.use((_req: Request, _res: Response, next: NextFunction) => next(new ApiError('NOT_FOUND')));
   app.use(errorMiddleware);
   return app;
@@ -193,15 +198,34 @@ function bodyParser(body: BodyPolicy): RequestHandler {
  * for the 405) checks its gate, then its body is read. A request of no spec path is read with `unmatched`.
  */
 function prepareRequest(operations: readonly RoutedOperation[], unmatched: RequestHandler): RequestHandler {
+  const bySegments = new Map<number, RoutedOperation[]>();
+  for (const op of operations) {
+    const n = segmentCount(op.path);
+    bySegments.set(n, [...(bySegments.get(n) ?? []), op]);
+  }
   return (req: Request, res: Response, next: NextFunction) => {
-    const onPath = operations.filter((o) => o.pattern.test(req.path));
+    // A template's parameters each match one segment, so only templates of as many segments can match; a path that
+    // none of them matches (an empty segment, say) is tried against every operation.
+    const sameLength = (bySegments.get(segmentCount(req.path)) ?? []).filter((o) => o.pattern.test(req.path));
+    const onPath = sameLength.length > 0 ? sameLength : operations.filter((o) => o.pattern.test(req.path));
     const exact = onPath.find((o) => o.method === req.method.toLowerCase());
-    if (exact) state(res).route = exact.route;
+    if (exact) {
+      state(res).route = exact.route;
+      state(res).operationId = exact.operationId;
+    }
     const refusal = exact?.route.gate?.();
     if (refusal) return next(refusal);
     const parse = (exact ?? onPath[0])?.parse ?? unmatched;
     return parse(req, res, next);
   };
+}
+
+/** The number of `/`-separated segments of a path, without a trailing slash (one optional slash matches). */
+function segmentCount(path: string): number {
+  let n = 0;
+  const end = path.endsWith('/') ? path.length - 1 : path.length;
+  for (let i = 0; i < end; i++) if (path.charCodeAt(i) === 47) n++;
+  return n;
 }
 
 type ValidatedRequest = Request & {
@@ -244,8 +268,26 @@ function bearerAuth(db: Db, now: () => number, routes: RouteTable, partnerBudget
   };
 }
 
+/**
+ * Runs the operation prepareRequest matched by method and path (the validator admitted the request for that same
+ * operation): one lookup instead of Express trying every operation's route in turn. No operation: on to NOT_FOUND.
+ */
+function dispatch(
+  operations: readonly RoutedOperation[],
+  budgets: RouteBudgets,
+  responsesValidated: boolean,
+): RequestHandler {
+  const runners = new Map(operations.map((op) => [op.operationId, runOperation(op, budgets, responsesValidated)]));
+  return (req: Request, res: Response, next: NextFunction) => {
+    const operationId = state(res).operationId;
+    const run = operationId === undefined ? undefined : runners.get(operationId);
+    if (!run) return next();
+    return run(req, res, next);
+  };
+}
+
 /** The Express handler of one operation: its budget, then its handler (or 501) on the validated input. */
-function runOperation(op: RoutedOperation, budgets: RouteBudgets): RequestHandler {
+function runOperation(op: RoutedOperation, budgets: RouteBudgets, responsesValidated: boolean): RequestHandler {
   const handler = op.route.handler ?? notImplemented;
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
@@ -254,7 +296,8 @@ function runOperation(op: RoutedOperation, budgets: RouteBudgets): RequestHandle
       const ctx: OperationContext = {
         operationId: op.operationId,
         requestId: s.requestId,
-        params: req.params as Record<string, string>,
+        // The validator's decoded path parameters of the operation (every one a string in the spec).
+        params: (req as ValidatedRequest).openapi?.pathParams ?? {},
         query: req.query as Record<string, unknown>,
         headers: req.headers,
         body: req.body,
@@ -262,7 +305,7 @@ function runOperation(op: RoutedOperation, budgets: RouteBudgets): RequestHandle
         principal: s.principal,
         listenOrigin: listenOrigin(req.socket.localAddress, req.socket.localPort),
       };
-      send(res, await handler(ctx));
+      send(res, await handler(ctx), responsesValidated);
     } catch (err) {
       next(err);
     }

@@ -17,7 +17,11 @@ export interface OperationContext {
   listenOrigin: string;
 }
 
-/** What a route handler returns: a status and a JSON body, exact JSON text (replays), or plain text. */
+/**
+ * What a route handler returns: a status and a JSON body, exact JSON text (replays), or plain text. A body with its
+ * JSON text beside it (`rawJson` = JSON.stringify(body)) is sent as that text, or validated as the body when responses
+ * are validated.
+ */
 export interface OperationResult {
   status: number;
   body?: unknown;

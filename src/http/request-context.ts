@@ -14,6 +14,8 @@ export interface RequestState {
   authError?: ApiError;
   /** The route of the spec operation the request was matched to (none for a path of no operation). */
   route?: OperationRoute;
+  /** The spec operation matched by method and path, whose handler runs once the validator admitted the request. */
+  operationId?: string;
 }
 
 /** The request state of a request. */
@@ -26,8 +28,18 @@ export function state(res: Response): RequestState {
  * $defs.RequestId). It never matches a UUID, so no one can poll with it as a launchId.
  */
 export function newRequestId(): string {
-  return `req_${randomBytes(16).toString('hex')}`;
+  if (idPoolOffset + 16 > idPool.length) {
+    idPool = randomBytes(4096);
+    idPoolOffset = 0;
+  }
+  const id = `req_${idPool.toString('hex', idPoolOffset, idPoolOffset + 16)}`;
+  idPoolOffset += 16;
+  return id;
 }
+
+// One call into the CSPRNG per 256 ids rather than one per request: each id still takes 128 bits never used again.
+let idPool = Buffer.alloc(0);
+let idPoolOffset = 0;
 
 /** Gives every request a fresh request id, echoed in `X-Request-Id` and every ApiError. */
 export function requestId(_req: Request, res: Response, next: NextFunction): void {

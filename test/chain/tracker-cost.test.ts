@@ -99,7 +99,7 @@ interface MeasuredLane {
   tracked: readonly string[];
   router: Hex;
   /** Stores `count` more launches awaiting the wallet, each bound to its own exact router call. */
-  store(count: number): void;
+  store(count: number): void | Promise<void>;
   /** A router `launch` call naming `intent`; `variant` changes the permit's signature, so the bytes differ. */
   call(intent: Hex, variant?: number): Hex;
   tick(): Promise<unknown>;
@@ -133,12 +133,12 @@ function handOff(lane: MeasuredLane, ids: readonly string[], status: string): vo
  * Stores `count` more V4 launches (createCustomLaunchV4 through the launch service, as the HTTP route does) and hands
  * each off to the wallet with its own exact router call, as the worker's chain gates bind it.
  */
-function storeV4(lane: MeasuredLane, count: number): void {
+async function storeV4(lane: MeasuredLane, count: number): Promise<void> {
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
     const rawBody = Buffer.from(freshV4Bytes());
     const request = JSON.parse(rawBody.toString('utf8')) as CustomLaunchCreateRequestV4;
-    const r = service.create({ principal, idempotencyKey: `tracker-cost-${++created}`, request, rawBody });
+    const r = await service.create({ principal, idempotencyKey: `tracker-cost-${++created}`, request, rawBody });
     expect(r.status, r.body).toBe(202);
     ids.push((JSON.parse(r.body) as { launchId: string }).launchId);
   }
@@ -178,7 +178,7 @@ const send = (to: Hex, data: Hex) =>
  */
 async function measuredPoll(lane: MeasuredLane, total: number) {
   const missing = total - awaitingIds(lane).length;
-  if (missing > 0) lane.store(missing);
+  if (missing > 0) await lane.store(missing);
   const ids = awaitingIds(lane);
   expect(ids.length).toBe(total);
   const head = await reader.getBlockNumber({ cacheTime: 0 });

@@ -177,6 +177,15 @@ describe('preflight reports the funding-nonce warnings, never as blocks', () => 
     expect(nonceWarnings((await preflight(renewed)).warningFindingCodes)).toEqual([]);
   });
 
+  it('a request stored before the intent claims (its wallet_nonce NULL) still counts as a conflict', async () => {
+    const entropy = freshEntropy();
+    const first = bound((r) => (r.projectMetadata.description += ' Stored before the claims.'), entropy);
+    await create(first);
+    s.db.prepare('UPDATE launches SET wallet_nonce = NULL WHERE launch_intent_hash = ?').run(first.launchIntentHash);
+    const second = bound((r) => (r.projectMetadata.description += ' Built after the claims.'), entropy);
+    expect(nonceWarnings((await preflight(second)).warningFindingCodes)).toEqual([conflict]);
+  });
+
   it('the same nonce under another wallet is no conflict (it is not derived for that wallet)', async () => {
     const mine = bound((r) => (r.projectMetadata.description += ' Wallet one.'));
     await create(mine);

@@ -9,15 +9,24 @@ import { statement } from '../../store/statements.ts';
  */
 export function fundingNonceSeenInOtherRequest(db: Db, request: CustomLaunchCreateRequestV4): boolean {
   if (request.profile !== '4.1.0') return false;
-  // instr() narrows to rows whose bytes hold the nonce text; parsing then confirms it is their nonce field.
+  const wallet = request.launchWallet.toLowerCase();
+  // Every launch stored since intent claims holds its wallet:nonce in the indexed wallet_nonce column, so one index
+  // lookup finds it; only rows stored before the claims (wallet_nonce NULL) are narrowed by instr() over their bytes.
+  // Parsing then confirms the nonce field.
   const rows = statement(
     db,
     `SELECT request_bytes FROM launches
-       WHERE chain_id = ? AND profile = '4.1.0' AND lower(launch_wallet) = ? AND launch_intent_hash <> ?
-         AND instr(request_bytes, ?) > 0`,
+       WHERE chain_id = ? AND wallet_nonce = ? AND profile = '4.1.0' AND launch_intent_hash <> ?
+     UNION ALL
+     SELECT request_bytes FROM launches
+       WHERE chain_id = ? AND wallet_nonce IS NULL AND profile = '4.1.0' AND lower(launch_wallet) = ?
+         AND launch_intent_hash <> ? AND instr(request_bytes, ?) > 0`,
   ).all(
     request.chainId,
-    request.launchWallet.toLowerCase(),
+    `${wallet}:${request.nonce}`,
+    request.launchIntentHash,
+    request.chainId,
+    wallet,
     request.launchIntentHash,
     Buffer.from(request.nonce, 'utf8'),
   ) as Array<{ request_bytes: Buffer }>;

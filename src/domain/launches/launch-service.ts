@@ -4,9 +4,11 @@ import type { Principal } from '../../auth/keys.ts';
 import { sha256Digest } from '../../core/canonical-json.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import type { Db } from '../../store/db.ts';
+import { groupCommitOf } from '../../store/group-commit.ts';
+import { readCacheOf } from '../../store/read-cache.ts';
 import { statement } from '../../store/statements.ts';
 import { decodeCursor, encodeCursor } from '../cursor.ts';
-import { idempotentWrite, recordAnswer } from '../idempotency.ts';
+import { groupedIdempotentWrite, recordAnswer } from '../idempotency.ts';
 import { insertClaimingIntent, intentClaimColumns, refuseClaimedIntent } from '../lanes/launch-intent.ts';
 import { checkAdmissionQuota, recordAdmission } from './admission-quota.ts';
 import { type LaunchRow, launchSelect, toLaunchResource, visibility } from './launch-resource.ts';
@@ -14,6 +16,17 @@ import { checkRequestRules } from './request-rules.ts';
 import { receiveSourceFile } from './source-files.ts';
 
 const createOperation = 'createCustomLaunchV4';
+
+const getSqlByVisibility = new Map<string, string>();
+/** The detail read for one visibility condition, built once: a fresh 1.5 KB SQL text would be hashed on every read. */
+function getSql(where: string): string {
+  let sql = getSqlByVisibility.get(where);
+  if (sql === undefined) {
+    sql = `${launchSelect} WHERE l.chain_id = ? AND l.launch_id = ? AND ${where}`;
+    getSqlByVisibility.set(where, sql);
+  }
+  return sql;
+}
 
 /** The V4 launch service: create with idempotency and admission quota, list, get. No Express here. */
 export class LaunchService {
@@ -29,7 +42,7 @@ export class LaunchService {
 
   /**
    * createCustomLaunchV4: a new request is stored in `received` and answered 202 only after the commit is on disk
-   * (synchronous=FULL); the same key with the same bytes replays the first answer as 200 with the identical body;
+   * (synchronous=FULL; the requests of one event-loop turn share one commit, src/store/group-commit.ts); the same key with the same bytes replays the first answer as 200 with the identical body;
    * the same key with other bytes is 409 IDEMPOTENCY_CONFLICT. Replays consume no admission quota. A request whose
    * intent (launchIntentHash, or launchWallet with nonce) a stored launch of the chain holds is 409
    * LAUNCH_INTENT_CONFLICT, storing nothing (src/domain/lanes/launch-intent.ts).
@@ -40,10 +53,10 @@ export class LaunchService {
     idempotencyKey: string;
     request: CustomLaunchCreateRequestV4;
     rawBody: Buffer;
-  }): {
+  }): Promise<{
     status: 200 | 202;
     body: string;
-  } {
+  }> {
     const { principal, idempotencyKey, request, rawBody } = input;
     const idem = {
       // Kept per credential lineage: a rotated subkey's replacement replays its predecessor's create.
@@ -52,7 +65,7 @@ export class LaunchService {
       idempotencyKey,
       requestDigest: sha256Digest(rawBody),
     };
-    return idempotentWrite(this.db, idem, {
+    return groupedIdempotentWrite(groupCommitOf(this.db), idem, {
       // Pure CPU over up to megabytes: checked before the write lock is taken, not under it.
       check: () => checkRequestRules(principal, request),
       first: () => {
@@ -108,15 +121,24 @@ export class LaunchService {
 
   /** getCustomLaunchV4: a launch in the credential's visibility, else 404 NOT_FOUND (foreign looks like missing). */
   get(principal: Principal, chainId: string, launchId: string): CustomLaunchResourceV4 {
+    return this.detail(principal, chainId, launchId).resource;
+  }
+
+  /**
+   * getCustomLaunchV4 with the resource's JSON text, both kept until anything is written to the file (a status
+   * change, a new finding: every change is a write, src/store/read-cache.ts).
+   */
+  detail(principal: Principal, chainId: string, launchId: string): { resource: CustomLaunchResourceV4; json: string } {
     const v = visibility(principal, 'l.');
-    const row = statement(this.db, `${launchSelect} WHERE l.chain_id = ? AND l.launch_id = ? AND ${v.where}`).get(
-      chainId,
-      launchId,
-      v.value,
-    ) as LaunchRow | undefined;
-    if (!row)
+    const found = readCacheOf(this.db).get(`v4-launch:${chainId}:${launchId}:${v.list}`, () => {
+      const row = statement(this.db, getSql(v.where)).get(chainId, launchId, v.value) as LaunchRow | undefined;
+      if (!row) return null;
+      const resource = toLaunchResource(row);
+      return { resource, json: JSON.stringify(resource) };
+    });
+    if (!found)
       throw new ApiError('NOT_FOUND', { message: `No launch ${launchId} on chain ${chainId} for this credential.` });
-    return toLaunchResource(row);
+    return found;
   }
 
   /** putCustomLaunchSourceFileV4: one delivered source file of the launch's manifest (see receiveSourceFile). */

@@ -1,15 +1,14 @@
 import { createHash } from 'node:crypto';
-import type { Hex } from 'viem';
 import type { CustomLaunchCreateRequestV4 } from '../../../generated/types/service.ts';
 import type { Principal } from '../../auth/keys.ts';
 import { maskOf, returnsDeltaBase } from '../../core/hook-permissions.ts';
-import { keccak256Hex } from '../../core/keccak.ts';
 import {
   digestOf,
   fundingPlanHashOf,
   graphBundleDigestOf,
   launchIntentHashOf,
   projectMetadataHashOf,
+  runtimeCodeHashOf,
 } from '../../core/request-hashes.ts';
 import { ApiError } from '../../errors/api-error.ts';
 
@@ -170,7 +169,7 @@ function graphIssues(request: CustomLaunchCreateRequestV4): Issue[] {
     const at = `/graphBundle/targets/${i}`;
     if (ids.has(target.targetId)) issues.push({ location: `${at}/targetId`, message: 'target ids must be unique' });
     ids.add(target.targetId);
-    if (keccak256Hex(target.runtimeBytecode as Hex) !== target.runtimeCodeHash.toLowerCase()) {
+    if (runtimeCodeHashOf(target.runtimeBytecode) !== target.runtimeCodeHash.toLowerCase()) {
       issues.push({ location: `${at}/runtimeCodeHash`, message: 'is not the keccak-256 of runtimeBytecode' });
     }
     const placement = `${target.runtimeCodeHash}:${target.create2Salt ?? `unsalted-${i}`}`;

@@ -20,7 +20,10 @@ export function pollUntilStopped<T>(
         );
         return undefined;
       });
-      if (!again(result)) await new Promise((resolve) => setTimeout(resolve, pollMs));
+      // More work: the next tick still waits for the requests already arrived (a tick whose awaits all resolve at
+      // once would otherwise drain a whole backlog before the server reads another request).
+      if (again(result)) await new Promise((resolve) => setImmediate(resolve));
+      else await new Promise((resolve) => setTimeout(resolve, pollMs));
     }
   })();
   return async () => {

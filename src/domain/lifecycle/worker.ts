@@ -9,6 +9,7 @@ import { describeRevert, revertDataOf } from '../../chain/revert.ts';
 import type { Config } from '../../config.ts';
 import type { SolidityAst, SolidityBuildSettings } from '../../solidity/compile-contracts.ts';
 import { type Db, immediateIfFree } from '../../store/db.ts';
+import { groupCommitOf } from '../../store/group-commit.ts';
 import { statement } from '../../store/statements.ts';
 import { type AdmissionConfig, type AdmissionFinding, evaluateAdmission } from '../admission/evaluate.ts';
 import { type FindingCode, findingCodes } from '../launches/finding-codes.ts';
@@ -104,13 +105,13 @@ export class LifecycleWorker {
           targetId: null,
           message: `A call of the lifecycle step reverted: ${describeRevert(revertDataOf(err))}.`,
         };
-        this.complete(job, { kind: 'action_required', findings: [finding] });
+        await this.complete(job, { kind: 'action_required', findings: [finding] });
       } else {
         this.retryOrFail(job, failure.code, err);
       }
       return true;
     }
-    this.complete(job, outcome);
+    await this.complete(job, outcome);
     return true;
   }
 
@@ -223,11 +224,12 @@ export class LifecycleWorker {
     return { missing: false, findings };
   }
 
-  private complete(job: ClaimedJob, outcome: Outcome): void {
+  private complete(job: ClaimedJob, outcome: Outcome): Promise<void> {
     const { db, now } = this.deps;
     // Immediate: a deferred transaction that read the lease could not take the write lock while another process
-    // writes (SQLITE_BUSY at once, no busy wait), and the step would run again after its lease.
-    db.transaction(() => {
+    // writes (SQLITE_BUSY at once, no busy wait), and the step would run again after its lease. One savepoint of the
+    // group commit: it shares the synchronous=FULL commit of the creates of the same turn (src/store/group-commit.ts).
+    return groupCommitOf(db).run(() => {
       if (!this.holdsLease(job.launchId)) return;
       const at = new Date(now()).toISOString();
       const blocking = [...new Set(outcome.findings.filter((f) => f.severity === 'blocking').map((f) => f.code))];
@@ -276,7 +278,7 @@ export class LifecycleWorker {
         at,
         job.launchId,
       );
-    }).immediate();
+    });
   }
 
   /** A transient failure: the next attempt (never after the deadline), or, once the deadline has passed, `failed`. */

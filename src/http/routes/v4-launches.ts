@@ -71,9 +71,9 @@ function v4LaunchHandlers(services: Services) {
         ),
       };
     },
-    createCustomLaunchV4: (ctx) => {
+    createCustomLaunchV4: async (ctx) => {
       requireVerifiedEvidence();
-      const answer = launches.create({
+      const answer = await launches.create({
         principal: principalOf(ctx),
         idempotencyKey: idempotencyKeyOf(ctx),
         request: ctx.body as CustomLaunchCreateRequestV4,
@@ -109,9 +109,13 @@ function v4LaunchHandlers(services: Services) {
       );
       return { status: answer.status, rawJson: answer.body };
     },
-    getCustomLaunchV4: (ctx) => ({
-      status: 200,
-      body: launches.get(principalOf(ctx), String(ctx.params.chainId), String(ctx.params.launchId)),
-    }),
+    getCustomLaunchV4: (ctx) => {
+      const { resource, json } = launches.detail(
+        principalOf(ctx),
+        String(ctx.params.chainId),
+        String(ctx.params.launchId),
+      );
+      return { status: 200, body: resource, rawJson: json };
+    },
   } satisfies Record<string, OperationHandler>;
 }
