@@ -1,19 +1,9 @@
-/*
- * The `million` bench section: the V4 launch list and the V4 finalized feed stay O(page) as the store grows. Two
- * SQLite files hold copies of one real launch (created through the app, then its row copied with new ids and seq):
- * 1,000 launches in one and 1,000,000 in the other, each with its lifecycle job and its finalized-feed row, seeded in
- * one transaction per file. A server process (`node --import tsx src/main.ts`) serves each file; the bench reads the
- * first page and a page halfway down the cursor walk of the list and of the feed from both, in alternating rounds
- * over one connection each, and reports p50 and p99 beside the 1k figure. `npx tsx scripts/bench/million.ts` runs
- * this section alone and prints it.
- */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { loadavg, tmpdir } from 'node:os';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import type { CustomLaunchCreateRequestV4 } from '../../generated/types/service.ts';
 import { mintWalletKey } from '../../src/auth/keys.ts';
@@ -24,8 +14,9 @@ import { schemaProblems } from '../../src/spec/schema-registry.ts';
 import { openDatabase } from '../../src/store/db.ts';
 import { exampleWallet, freshV4Bytes } from '../../test/support/server.ts';
 import { type BenchFigure, type BenchSection, ratioOf } from './report.ts';
+import { spawnServer } from './server-process.ts';
+import { appServerOptions, inBenchFolder } from './servers.ts';
 
-const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
 const seconds = Number(process.env.BENCH_SECONDS ?? '10');
 const small = 1_000;
 /** The large file's launches (BENCH_MILLION_ROWS lowers it for a quick trial of the section). */
@@ -197,55 +188,6 @@ function seed(path: string, template: Template, count: number): { wallS: number;
   return { wallS, cpuS: (cpu.user + cpu.system) / 1e6 };
 }
 
-/** A server process over one file: `node --import tsx src/main.ts` with no chain, no developer API. */
-interface Served {
-  url: string;
-  child: ChildProcess;
-}
-
-async function serve(path: string): Promise<Served> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: projectRoot,
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      DATABASE_PATH: path,
-      HOST: '127.0.0.1',
-      PORT: '0',
-      DEVELOPERS_PORT: 'off',
-      ROUTE_BUDGET_PER_MINUTE: '100000000',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`million: no listening line in 60 s:\n${output}`)), 60_000);
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-      const m = /"msg":"custom-launch-api listening","url":"([^"]+)"/.exec(output);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1] as string);
-      }
-    });
-    child.stderr?.on('data', (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-    });
-    child.once('exit', (code) => reject(new Error(`million: the server exited (${code}):\n${output}`)));
-  });
-  return { url, child };
-}
-
-async function stop(served: Served): Promise<void> {
-  if (served.child.exitCode !== null) return;
-  const exited = new Promise<void>((resolve) => served.child.once('exit', () => resolve()));
-  served.child.kill('SIGTERM');
-  // A server that does not stop within 10 s is killed, so the bench never hangs on its cleanup.
-  const timer = setTimeout(() => served.child.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(timer);
-}
-
 /** The two pages read of one list: its first page, and the page after the launch halfway down its walk. */
 async function pagesOf(url: string, path: string, apiKey: string, rows: number): Promise<string[]> {
   const first = `${path}?limit=${pageLimit}`;
@@ -316,9 +258,7 @@ async function measureList(
 
 /** The `million` section: see the file's opening comment. */
 export async function run(): Promise<BenchSection> {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-million-'));
-  const running: Served[] = [];
-  try {
+  return inBenchFolder('million', async (dir, keep) => {
     const paths = { '1k': join(dir, '1k.sqlite'), '1M': join(dir, '1M.sqlite') };
     process.stderr.write('million: creating the template launch ...\n');
     const template = await createTemplate(join(dir, 'template.sqlite'));
@@ -329,8 +269,7 @@ export async function run(): Promise<BenchSection> {
     const fileMb = Math.round(statSync(paths['1M']).size / 1e6);
     const servers = [];
     for (const [size, path] of Object.entries(paths)) {
-      const served = await serve(path);
-      running.push(served);
+      const served = keep(await spawnServer(appServerOptions(path)));
       servers.push({ size, url: served.url, rows: size === '1k' ? small : large });
     }
     const figures: BenchFigure[] = [
@@ -387,10 +326,7 @@ export async function run(): Promise<BenchSection> {
           .join(' ')}`,
       ],
     };
-  } finally {
-    for (const served of running) await stop(served);
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -36,6 +36,8 @@ export interface SpawnOptions {
   env: Record<string, string | undefined>;
   /** The `msg` of the listening line to wait for. */
   listening: string;
+  /** How many listening lines to wait for (a WORKERS=N cluster logs one per worker); 1 when absent. */
+  listeners?: number;
   timeoutMs?: number;
 }
 
@@ -66,17 +68,18 @@ function readProc(path: string): string | null {
   }
 }
 
+/** utime + stime of the process `pid` alone, in milliseconds; 0 once it is gone. */
+export function ownCpuMsOf(pid: number): number {
+  const stat = readProc(`/proc/${pid}/stat`);
+  if (!stat) return 0;
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // Fields 14 and 15 of stat (utime, stime) are 11 and 12 counted from the state field.
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond;
+}
+
 /** utime + stime of the process tree under `pid`, in milliseconds. */
 export function cpuMsOf(pid: number): number {
-  let ticks = 0;
-  for (const p of processTree(pid)) {
-    const stat = readProc(`/proc/${p}/stat`);
-    if (!stat) continue;
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // Fields 14 and 15 of stat (utime, stime) are 11 and 12 counted from the state field.
-    ticks += Number(fields[11]) + Number(fields[12]);
-  }
-  return (ticks * 1000) / ticksPerSecond;
+  return processTree(pid).reduce((sum, p) => sum + ownCpuMsOf(p), 0);
 }
 
 /** VmRSS of the process tree under `pid`, in MB (10^6 bytes). */
@@ -184,12 +187,15 @@ function listeningUrl(
   const timeoutMs = options.timeoutMs ?? 60_000;
   return new Promise<string>((resolve, reject) => {
     let found = false;
+    let listening = 0;
     const onLine = (line: string) => {
       keep(line);
       if (found || !line.startsWith('{')) return;
       try {
         const entry = JSON.parse(line) as { msg?: unknown; url?: unknown };
         if (entry.msg === options.listening && typeof entry.url === 'string') {
+          listening += 1;
+          if (listening < (options.listeners ?? 1)) return;
           found = true;
           resolve(entry.url);
         }

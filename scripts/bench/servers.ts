@@ -6,10 +6,10 @@
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { mintPartnerRoot, mintWalletKey, rootBudgetMaxima, walletScopes } from '../../src/auth/keys.ts';
 import { openDatabase } from '../../src/store/db.ts';
-import { projectRoot, type ServerProcess, spawnServer } from './server-process.ts';
+import { projectRoot, type ServerProcess, type SpawnOptions, spawnServer } from './server-process.ts';
 
 /** The devnet's first funded account: the launch wallet of the spec's V4 example request. */
 export const benchWallet = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
@@ -85,6 +85,21 @@ export async function inBenchFolder<T>(name: string, body: (dir: string, keep: K
   }
 }
 
+/**
+ * How a bench starts the app as `npm start` runs it, over `databasePath` (in a section's folder, which names its
+ * profile folder under BENCH_PROFILE=1) with serverEnv and `env` added.
+ */
+export function appServerOptions(databasePath: string, env: Record<string, string> = {}): SpawnOptions {
+  return {
+    command: process.execPath,
+    args: [...profileFlags(dirname(databasePath), 'app'), '--import', 'tsx', 'src/main.ts'],
+    env: serverEnv(databasePath, env),
+    listening: 'custom-launch-api listening',
+    // A WORKERS=N cluster is ready once each of its workers logged its own listening line.
+    listeners: Number(env.WORKERS ?? '1'),
+  };
+}
+
 /** A running app process with a wallet key (every wallet scope on 4663) and a partner root at the budget maxima. */
 export interface AppServer extends ServerProcess {
   databasePath: string;
@@ -111,12 +126,7 @@ export async function startAppServer(dir: string, env: Record<string, string> = 
   } finally {
     db.close();
   }
-  const server = await spawnServer({
-    command: process.execPath,
-    args: [...profileFlags(dir, 'app'), '--import', 'tsx', 'src/main.ts'],
-    env: serverEnv(databasePath, env),
-    listening: 'custom-launch-api listening',
-  });
+  const server = await spawnServer(appServerOptions(databasePath, env));
   return { ...server, databasePath, walletKey, partnerRootKey };
 }
 

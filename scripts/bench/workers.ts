@@ -1,86 +1,14 @@
-/*
- * Section `workers`: the validated GET of one launch (getCustomLaunchV4, spec/openapi/paths/v4-custom-launches.yaml)
- * at 32 connections against a real `src/main.ts` process with WORKERS=1, then with WORKERS=2 (the same SQLite file,
- * launch and key), BENCH_SECONDS each after a warm-up. Each figure carries the workers' CPU ms per request and the
- * cluster primary's (the route budgets' counting over IPC, src/cluster/route-windows.ts), read from /proc. Runnable
- * alone: `npx tsx scripts/bench/workers.ts` prints the section as JSON.
- */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { mintWalletKey } from '../../src/auth/keys.ts';
-import { openDatabase } from '../../src/store/db.ts';
 import { autocannon, connections, seconds } from './harness.ts';
 import { type BenchFigure, type BenchSection, ratioOf } from './report.ts';
+import { cpuMsOf, ownCpuMsOf, type ServerProcess } from './server-process.ts';
+import { type AppServer, inBenchFolder, seedLaunch, startAppServer } from './servers.ts';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const wallet = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
-const v4 = '/v4/chains/4663/custom-launches';
-const clockTicksPerMs = 100 / 1000;
-
-/** CPU milliseconds (user + system) `pid` has used, from /proc/<pid>/stat; 0 once it is gone. */
-function cpuMs(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    return (Number(fields[11]) + Number(fields[12])) / clockTicksPerMs;
-  } catch {
-    return 0;
-  }
-}
-
-interface Server {
-  url: string;
-  primary: ChildProcess;
-  /** The pids that serve requests: the process itself with WORKERS=1, else the cluster's workers. */
-  servers: number[];
-  stop(): Promise<void>;
-}
-
-/** `src/main.ts` with `workers` processes on port 0 over `databasePath`; resolves once every worker listens. */
-async function startServer(databasePath: string, workers: number): Promise<Server> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DEVELOPERS_PORT: 'off',
-      DATABASE_PATH: databasePath,
-      WORKERS: String(workers),
-      VALIDATE_RESPONSES: 'false',
-      // Budgets far above what a run can reach: the figures measure work, while every request is still counted.
-      ROUTE_BUDGET_PER_MINUTE: '1000000000',
-      ADMISSION_PER_HOUR: '1000000',
-      ADMISSION_PER_DAY: '1000000',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let out = '';
-  const listening = /"msg":"custom-launch-api listening","url":"([^"]+)".*?"pid":(\d+)/g;
-  const { url, pids } = await new Promise<{ url: string; pids: number[] }>((resolve, reject) => {
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const lines = [...out.matchAll(listening)];
-      if (lines.length >= workers) resolve({ url: lines[0]?.[1] as string, pids: lines.map((m) => Number(m[2])) });
-    });
-    child.once('exit', (code) => reject(new Error(`the server exited early with ${code}: ${out}`)));
-    setTimeout(() => reject(new Error(`the server did not start within 60 s: ${out}`)), 60_000).unref();
-  });
-  return {
-    url,
-    primary: child,
-    servers: pids,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
-}
+const exampleBody = readFileSync(
+  new URL('../../spec/examples/custom-launch-create-request.v4.json', import.meta.url),
+  'utf8',
+);
 
 /** The sums of a server's measured slices: answers, seconds, the worst p99, and CPU ms of its processes. */
 interface Tally {
@@ -95,15 +23,16 @@ interface Tally {
 
 /** One measured slice of GET load against `server`, added to `tally`. */
 async function measureSlice(
-  server: Server,
+  server: ServerProcess,
   workers: number,
   load: Omit<Parameters<typeof autocannon>[0], 'duration'>,
   duration: number,
   tally: Tally,
 ): Promise<void> {
-  const primaryPid = server.primary.pid as number;
-  const served = () => server.servers.reduce((sum, pid) => sum + cpuMs(pid), 0);
-  const before = { servers: served(), primary: workers > 1 ? cpuMs(primaryPid) : 0 };
+  // With WORKERS=1 the process serves; in a cluster its workers (its children) serve and the primary counts budgets.
+  const primary = () => (workers > 1 ? ownCpuMsOf(server.pid) : 0);
+  const served = () => cpuMsOf(server.pid) - primary();
+  const before = { servers: served(), primary: primary() };
   process.stderr.write(`  GET with WORKERS=${workers}: ${duration} s\n`);
   const r = await autocannon({ ...load, duration });
   tally.requests += r.requests.total;
@@ -112,7 +41,7 @@ async function measureSlice(
   tally.non2xx += r.non2xx;
   tally.errors += r.errors + r.timeouts;
   tally.serverCpuMs += served() - before.servers;
-  if (workers > 1) tally.primaryCpuMs += cpuMs(primaryPid) - before.primary;
+  tally.primaryCpuMs += primary() - before.primary;
 }
 
 /** A server's figure from its tally, with the serving processes' and the primary's CPU ms per request. */
@@ -138,8 +67,12 @@ function figureOf(workers: number, t: Tally): BenchFigure {
  * The GET of `path` against each server, measured in alternating slices (WORKERS=1, WORKERS=2, and again) after a
  * warm-up of each, so a change in the shared machine's load falls on both alike.
  */
-async function alternate(servers: Array<[number, Server]>, path: string, apiKey: string): Promise<BenchFigure[]> {
-  const load = (server: Server) => ({
+async function alternate(
+  servers: Array<[number, ServerProcess]>,
+  path: string,
+  apiKey: string,
+): Promise<BenchFigure[]> {
+  const load = (server: ServerProcess) => ({
     url: `${server.url}${path}`,
     connections,
     headers: { Authorization: `Bearer ${apiKey}` },
@@ -163,40 +96,14 @@ async function alternate(servers: Array<[number, Server]>, path: string, apiKey:
   return servers.map(([workers], i) => figureOf(workers, tallies[i] as Tally));
 }
 
-/** Mints the bench's wallet key into the file and stores one launch through `server`: the key and the GET's path. */
-async function seed(databasePath: string, server: Server): Promise<{ apiKey: string; path: string }> {
-  const db = openDatabase(databasePath);
-  const { apiKey } = mintWalletKey(db, {
-    wallet,
-    scopes: ['custom-launch:create', 'custom-launch:read'],
-    chains: ['4663'],
-  });
-  db.close();
-  const created = await fetch(`${server.url}${v4}`, {
-    method: 'POST',
-    headers: {
-      Authorization: `Bearer ${apiKey}`,
-      'Content-Type': 'application/json',
-      'Idempotency-Key': `bench-${randomUUID()}`,
-    },
-    body: readFileSync(new URL('../../spec/examples/custom-launch-create-request.v4.json', import.meta.url), 'utf8'),
-  });
-  if (created.status !== 202) throw new Error(`the seed create answered ${created.status}: ${await created.text()}`);
-  const { launchId } = (await created.json()) as { launchId: string };
-  return { apiKey, path: `${v4}/${launchId}` };
-}
-
 /** Runs the section: a WORKERS=1 process and a WORKERS=2 cluster over one file, measured in alternating slices. */
 export async function run(): Promise<BenchSection> {
-  const dir = mkdtempSync(join(tmpdir(), 'custom-launch-bench-workers-'));
-  const databasePath = join(dir, 'bench.sqlite');
-  const running: Server[] = [];
-  try {
-    const one = await startServer(databasePath, 1);
-    running.push(one);
-    const { apiKey, path } = await seed(databasePath, one);
-    const two = await startServer(databasePath, 2);
-    running.push(two);
+  return inBenchFolder('workers', async (dir, keep) => {
+    const one: AppServer = keep(await startAppServer(dir, { WORKERS: '1', VALIDATE_RESPONSES: 'false' }));
+    const { launchId } = await seedLaunch(one, exampleBody);
+    const apiKey = one.walletKey;
+    const path = `/v4/chains/4663/custom-launches/${launchId}`;
+    const two = keep(await startAppServer(dir, { WORKERS: '2', VALIDATE_RESPONSES: 'false' }));
     const section: BenchSection = {
       name: 'workers',
       figures: await alternate(
@@ -221,10 +128,7 @@ export async function run(): Promise<BenchSection> {
       }),
     );
     return section;
-  } finally {
-    for (const server of running.reverse()) await server.stop();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
