@@ -37,15 +37,28 @@ export class JsonRpcEngineEvm implements EngineEvm {
   constructor(
     private readonly url: () => Promise<string>,
     private readonly gasCap = 30_000_000,
+    /** How long one JSON-RPC call may take before it fails. */
+    private readonly callTimeoutMs = 30_000,
   ) {}
 
   private async rpc<T>(method: string, params: unknown[]): Promise<T> {
-    const res = await fetch(await this.url(), {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: ++this.id, method, params }),
-    });
-    const body = (await res.json()) as { result?: T; error?: { message?: string } };
+    const url = await this.url();
+    // A node that stops answering (a stalled connection under load) fails the call within the bound: the build
+    // then fails with a message naming the call, where an unbounded wait held the review worker forever.
+    const signal = AbortSignal.timeout(this.callTimeoutMs);
+    let body: { result?: T; error?: { message?: string } };
+    try {
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: ++this.id, method, params }),
+        signal,
+      });
+      body = (await res.json()) as typeof body;
+    } catch (err) {
+      if (!signal.aborted) throw err;
+      throw new Error(`local EVM ${method}: no answer within ${this.callTimeoutMs / 1000} s (retry the build)`);
+    }
     if (body.error) throw new Error(`local EVM ${method}: ${body.error.message ?? 'error'}`);
     return body.result as T;
   }

@@ -26,10 +26,13 @@ export async function startAnvil(
   const started = Date.now();
   for (;;) {
     try {
+      // Each probe is bounded, so a connection that is accepted but never answered is retried and the 30 s
+      // deadline below still holds.
       const r = await fetch(url, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json' },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
+        signal: AbortSignal.timeout(5_000),
       });
       if (((await r.json()) as { result?: string }).result === `0x${chainId.toString(16)}`) break;
     } catch {

@@ -116,10 +116,14 @@ let reference: { url: string; stop: () => Promise<void> };
 let creationCode: string;
 let rpcId = 0;
 async function rpc<T>(method: string, params: unknown[]): Promise<T> {
+  // Bounded, as the review's own calls are (src/chain/local-evm.ts): a stalled call fails the test naming the call.
   const res = await fetch(reference.url, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify({ jsonrpc: '2.0', id: ++rpcId, method, params }),
+    signal: AbortSignal.timeout(30_000),
+  }).catch((err: Error) => {
+    throw new Error(`the reference anvil's ${method}: ${err.message}`);
   });
   const body = (await res.json()) as { result: T; error?: unknown };
   if (body.error) throw new Error(JSON.stringify(body.error));
@@ -127,11 +131,13 @@ async function rpc<T>(method: string, params: unknown[]): Promise<T> {
 }
 async function gasOf(from: string, tx: Record<string, string>): Promise<{ gasUsed: number; address: string | null }> {
   const hash = await rpc<string>('eth_sendTransaction', [{ from, gas: '0x1c9c380', ...tx }]);
+  const deadline = Date.now() + 30_000;
   for (;;) {
     const receipt = await rpc<{ gasUsed: string; contractAddress: string | null } | null>('eth_getTransactionReceipt', [
       hash,
     ]);
     if (receipt) return { gasUsed: Number(BigInt(receipt.gasUsed)), address: receipt.contractAddress };
+    if (Date.now() > deadline) throw new Error(`the reference anvil: no receipt for ${hash} within 30 s`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }

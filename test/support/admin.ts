@@ -11,14 +11,19 @@ export interface AdminRun {
 const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
 
 /**
- * Runs the operator command (src/admin/cli.ts) as its own process with `env` added (DATABASE_PATH, say): straight
- * through tsx, or `via: 'npm'` exactly as the README has an operator run it (`npm run --silent admin -- …`).
+ * The operator command (src/admin/cli.ts) bundled with its dependencies into one plain ES module by the vitest global
+ * setup (test/support/global-setup.ts) at the start of every run: the code `npm run admin` runs, started without
+ * loading TypeScript through tsx. `runAdmin(…, 'npm')` still runs the README's command itself.
+ */
+export const adminBundle = `${projectRoot}build/test-run/admin.mjs`;
+
+/**
+ * Runs the operator command (src/admin/cli.ts) as its own process with `env` added (DATABASE_PATH, say): its bundle
+ * (`adminBundle`), or `via: 'npm'` exactly as the README has an operator run it (`npm run --silent admin -- …`).
  */
 export function runAdmin(args: string[], env: Record<string, string>, via: 'node' | 'npm' = 'node'): Promise<AdminRun> {
   const [command, prefix] =
-    via === 'npm'
-      ? ['npm', ['run', '--silent', 'admin', '--']]
-      : [process.execPath, ['--import', 'tsx', 'src/admin/cli.ts']];
+    via === 'npm' ? ['npm', ['run', '--silent', 'admin', '--']] : [process.execPath, [adminBundle]];
   return new Promise((resolve, reject) => {
     const child = spawn(command, [...prefix, ...args], {
       cwd: projectRoot,
