@@ -12,8 +12,9 @@ import { startServerProcess } from '../support/process.ts';
 /**
  * `npm run admin -- partners create` as an operator runs it: a child process over a real SQLite file
  * (spec/openapi/paths/partner-subkeys.yaml: a partner root holds partner-subkeys:manage; the key is printed
- * once and only its SHA-256 is stored). npm runs with --silent so that stdout is exactly the command's own output,
- * without npm's banner.
+ * once and only its SHA-256 is stored). The first case runs the README's command itself (npm with --silent, so that
+ * stdout is exactly the command's own output); the others run the same command's bundle (runAdmin), which spares
+ * each of them npm's and tsx's start.
  */
 const wallet = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 const rootScopes = ['partner-subkeys:manage', 'custom-launch:create', 'custom-launch:read'];
@@ -33,16 +34,21 @@ afterAll(() => {
 /** A database file of its own for one case. */
 const freshDatabase = () => join(dir, `partners-${++serial}.sqlite`);
 
-/** The operator command exactly as the issue has an operator run it: `npm run --silent admin -- …`. */
-function admin(args: string[], databasePath: string): Promise<AdminRun> {
-  return runAdmin(args, { DATABASE_PATH: databasePath }, 'npm');
+/** The operator command: its bundle, or `via: 'npm'` exactly as an operator runs it (`npm run --silent admin -- …`). */
+function admin(args: string[], databasePath: string, via: 'node' | 'npm' = 'node'): Promise<AdminRun> {
+  return runAdmin(args, { DATABASE_PATH: databasePath }, via);
 }
 
-const create = (databasePath: string, extra: string[] = [], edit: Record<string, string | null> = {}) => {
+const create = (
+  databasePath: string,
+  extra: string[] = [],
+  edit: Record<string, string | null> = {},
+  via: 'node' | 'npm' = 'node',
+) => {
   const values: Record<string, string | null> = { name: 'Acme launches', wallet, chains: '4663', ...edit };
   const args = ['partners', 'create'];
   for (const [flag, value] of Object.entries(values)) if (value !== null) args.push(`--${flag}`, value);
-  return admin([...args, ...extra], databasePath);
+  return admin([...args, ...extra], databasePath, via);
 };
 
 /** Parses the one line a successful create prints. */
@@ -98,7 +104,7 @@ describe('npm run admin -- partners create', () => {
   it('prints exactly one JSON line: the key once, the root scopes, chains, a one-year expiry and the default budgets', async () => {
     main = freshDatabase();
     const before = Date.now();
-    root = printedRoot(await create(main));
+    root = printedRoot(await create(main, [], {}, 'npm'));
     expect(Object.keys(root).sort()).toEqual([
       'apiKey',
       'budgets',
