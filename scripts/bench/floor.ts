@@ -32,7 +32,7 @@ function expressFloor(): Server {
   );
   app.use(
     OpenApiValidator.middleware({
-      apiSpec: loadServiceSpec() as never,
+      apiSpec: structuredClone(loadServiceSpec()) as never,
       validateApiSpec: true,
       validateRequests: { allowUnknownQueryParameters: false },
       validateResponses: config.validateResponses ? { onError: undefined } : false,

@@ -32,9 +32,15 @@ interface SpecOperation {
 }
 export type SpecDocument = { paths: Record<string, Partial<Record<(typeof methods)[number], SpecOperation>>> };
 
-/** The dereferenced service spec, without `$id`, as express-openapi-validator needs it. */
+let serviceSpec: (SpecDocument & Record<string, unknown>) | undefined;
+
+/**
+ * The dereferenced service spec, without `$id`, as express-openapi-validator needs it: parsed once per process (3 MB
+ * of JSON) and never modified (the validator is given its own copy).
+ */
 export function loadServiceSpec(): SpecDocument & Record<string, unknown> {
-  return loadDereferencedSpec(specPath);
+  serviceSpec ??= loadDereferencedSpec(specPath);
+  return serviceSpec;
 }
 
 /** A dereferenced spec of generated/openapi, without its generator stamp, as express-openapi-validator needs it. */
@@ -105,22 +111,56 @@ export function createApp(
   app.set('etag', false);
   app.use(requestId);
   app.use(prepareRequest(operations, bodyParser(unmatchedBody(config))));
-  app.use(
-    OpenApiValidator.middleware({
-      apiSpec: structuredClone(spec) as never,
-      validateApiSpec: true,
-      validateRequests: { allowUnknownQueryParameters: false },
-      validateResponses: config.validateResponses ? { onError: undefined } : false,
-      ajvFormats: { mode: 'full' },
-      ignoreUndocumented: false,
-      validateSecurity: { handlers: { bearerAuth: bearerAuth(db, now, routes, new PartnerBudgets(db, now)) } },
-    }),
-  );
+  securityOf.set(app, bearerAuth(db, now, routes, new PartnerBudgets(db, now)));
+  app.use(sharedValidator(spec, config.validateResponses));
   const budgets = new RouteBudgets(config.routeBudgetPerMinute, now);
   app.use(dispatch(operations, budgets, config.validateResponses));
   app.use((_req: Request, _res: Response, next: NextFunction) => next(new ApiError('NOT_FOUND')));
   app.use(errorMiddleware);
   return app;
+}
+
+type BearerAuth = ReturnType<typeof bearerAuth>;
+
+/** Each app's bearer authentication, which the process's one validator calls for the app a request reached. */
+const securityOf = new WeakMap<Express, BearerAuth>();
+
+/** The validator of each response-validation setting, built once per process (see sharedValidator). */
+const validators = new Map<boolean, ReturnType<typeof OpenApiValidator.middleware>>();
+
+/**
+ * express-openapi-validator over the dereferenced spec (request validation always, response validation when
+ * configured), built once per process and setting: its spec check, its crawl of the 3 MB dereferenced spec and its
+ * compiled schemas are the same for every app, and cost about a third of a second of CPU each time (a test process
+ * builds many apps). The bearer authentication is each app's own, looked up by the app the request reached.
+ */
+function sharedValidator(
+  spec: SpecDocument,
+  validateResponses: boolean,
+): ReturnType<typeof OpenApiValidator.middleware> {
+  let validator = validators.get(validateResponses);
+  if (!validator) {
+    validator = OpenApiValidator.middleware({
+      apiSpec: structuredClone(spec) as never,
+      validateApiSpec: true,
+      validateRequests: { allowUnknownQueryParameters: false },
+      validateResponses: validateResponses ? { onError: undefined } : false,
+      ajvFormats: { mode: 'full' },
+      ignoreUndocumented: false,
+      validateSecurity: {
+        handlers: {
+          bearerAuth: (req, scopes) => {
+            const auth = securityOf.get(req.app as Express);
+            if (!auth)
+              throw new Error('a request reached the validator through an app that registered no authentication');
+            return auth(req as Request, scopes);
+          },
+        },
+      },
+    });
+    validators.set(validateResponses, validator);
+  }
+  return validator;
 }
 
 /** The routes with a test's handlers in place of every handler (an operation the test leaves out answers 501). */
