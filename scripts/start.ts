@@ -67,4 +67,4 @@ if (!process.env.CHAIN_1_RPC_URLS) {
     }),
   );
 }
-await import('../src/main.ts');
+await import('../bin/server.mjs');
