@@ -1,8 +1,8 @@
 /*
- * The servers a bench section compares, each its own process: the real app (`src/main.ts` under `node --import tsx`,
- * as `npm start` runs it) on a fresh SQLite file with its keys minted before it opens the file, and the baselines of
- * scripts/bench/floor.ts (the framework floor and the bare node:http read). Every server listens on 127.0.0.1, port
- * 0, and is found by its listening line.
+ * The servers a bench section compares, each its own process: the real app (`node bin/server.mjs`, the prebuilt
+ * bundle of src/main.ts, as `npm start` runs it) on a fresh SQLite file with its keys minted before it opens the
+ * file, and the baselines of scripts/bench/floor.ts (the framework floor and the bare node:http read). Every server
+ * listens on 127.0.0.1, port 0, and is found by its listening line.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -92,7 +92,7 @@ export async function inBenchFolder<T>(name: string, body: (dir: string, keep: K
 export function appServerOptions(databasePath: string, env: Record<string, string> = {}): SpawnOptions {
   return {
     command: process.execPath,
-    args: [...profileFlags(dirname(databasePath), 'app'), '--import', 'tsx', 'src/main.ts'],
+    args: [...profileFlags(dirname(databasePath), 'app'), 'bin/server.mjs'],
     env: serverEnv(databasePath, env),
     listening: 'custom-launch-api listening',
     // A WORKERS=N cluster is ready once each of its workers logged its own listening line.

@@ -117,7 +117,7 @@ export async function run(): Promise<BenchSection> {
       ratios: [],
       notes: [
         `${connections} connections, ${seconds} s each in two alternating slices after a 1 s warm-up each`,
-        'a real src/main.ts (tsx) with WORKERS=1 and one with WORKERS=2 over the same SQLite file, launch and key',
+        'the app as npm start runs it (bin/server.mjs) with WORKERS=1 and one with WORKERS=2 over the same SQLite file, launch and key',
         'validateResponses=false; route budgets counted (the cluster counts in its primary over IPC)',
         'serverCpuMsPerRequest: the serving processes; primaryCpuMsPerRequest: the cluster primary (budget IPC)',
       ],
