@@ -1,3 +1,12 @@
+/*
+ * The `million` bench section: the V4 launch list and the V4 finalized feed stay O(page) as the store grows. Two
+ * SQLite files hold copies of one real launch (created through the app, then its row copied with new ids and seq):
+ * 1,000 launches in one and 1,000,000 in the other, each with its lifecycle job and its finalized-feed row, seeded in
+ * one transaction per file. A server process (`node bin/server.mjs`, as `npm start` runs it) serves each file; the
+ * bench reads the first page and a page halfway down the cursor walk of the list and of the feed from both, in
+ * alternating rounds over one connection each, and reports p50 and p99 beside the 1k figure. `npx tsx scripts/bench/million.ts` runs
+ * this section alone and prints it.
+ */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { statSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
