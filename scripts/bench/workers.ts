@@ -1,7 +1,7 @@
 /*
  * Section `workers`: the validated GET of one launch (getCustomLaunchV4, spec/openapi/paths/v4-custom-launches.yaml)
- * at 32 connections against the app as `npm start` runs it (bin/server.mjs) with WORKERS=1, then with WORKERS=2 (the same SQLite file,
- * launch and key), BENCH_SECONDS each after a warm-up. Each figure carries the workers' CPU ms per request and the
+ * at 32 connections against the app as `npm start` runs it (bin/server.mjs) with WORKERS=1, then with WORKERS=2
+ * (the same SQLite file, launch and key), BENCH_SECONDS each after a warm-up. Each figure carries the workers' CPU ms per request and the
  * cluster primary's (the route budgets' counting over IPC, src/cluster/route-windows.ts), read from /proc. Runnable
  * alone: `npx tsx scripts/bench/workers.ts` prints the section as JSON.
  */
