@@ -1,8 +1,16 @@
 import fc from 'fast-check';
 import { keccak256 } from 'viem';
 import { describe, expect, it } from 'vitest';
+import type { CustomLaunchCreateRequestV4 } from '../../generated/types/service.ts';
+import { canonicalJson, sha256Digest } from '../../src/core/canonical-json.ts';
 import { HexMemo, hexBytes } from '../../src/core/hex-bytes.ts';
-import { runtimeCodeHashOf } from '../../src/core/request-hashes.ts';
+import {
+  bindRequestHashes,
+  graphBundleDigestOf,
+  launchIntentHashOf,
+  runtimeCodeHashOf,
+} from '../../src/core/request-hashes.ts';
+import { example, v4Example } from '../support/server.ts';
 
 /** Strict `0x` hex decoding and its per-request memo (src/core/hex-bytes.ts). */
 describe('hexBytes', () => {
@@ -79,5 +87,33 @@ describe('HexMemo', () => {
     );
     expect(() => runtimeCodeHashOf('0xzz', memo)).toThrow(TypeError);
     expect(() => runtimeCodeHashOf('0xzz')).toThrow(TypeError);
+  });
+});
+
+describe('the request digests through one memo', () => {
+  it('equal the digests of the canonical text for a request of 16 targets of 24 KiB', () => {
+    const request = example<CustomLaunchCreateRequestV4>(v4Example);
+    const targets = request.graphBundle.targets;
+    for (let i = targets.length; i < 16; i++) {
+      targets.push({ targetId: `auxiliary-${i}`, role: 'auxiliary', runtimeBytecode: '0x00', runtimeCodeHash: '0x' });
+    }
+    targets.forEach((target, i) => {
+      const code = Buffer.alloc(24_576, i + 1);
+      code.writeUInt32BE((i * 2654435761) >>> 0, 100);
+      // Upper-case hex in one target: the digest binds the text as written, not its bytes.
+      const hex = code.toString('hex');
+      target.runtimeBytecode = `0x${i === 3 ? hex.toUpperCase() : hex}`;
+      target.runtimeCodeHash = keccak256(target.runtimeBytecode as `0x${string}`);
+    });
+    const bound = bindRequestHashes(request);
+    const memo = new HexMemo();
+    const { graphBundleDigest: _digest, ...graph } = bound.graphBundle;
+    const { launchIntentHash: _hash, agentAttestation: _attestation, ...intent } = bound;
+    expect(graphBundleDigestOf(bound.graphBundle, memo)).toBe(sha256Digest(canonicalJson(graph)));
+    expect(launchIntentHashOf(bound, memo)).toBe(sha256Digest(canonicalJson(intent)));
+    expect(launchIntentHashOf(bound, memo)).toBe(bound.launchIntentHash);
+    for (const target of bound.graphBundle.targets) {
+      expect(runtimeCodeHashOf(target.runtimeBytecode, memo)).toBe(target.runtimeCodeHash.toLowerCase());
+    }
   });
 });
