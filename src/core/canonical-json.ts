@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 
 /**
  * Serializes a JSON value as RFC 8785 (JSON Canonicalization Scheme) canonical JSON: object keys sorted by their
@@ -14,7 +14,32 @@ import { createHash } from 'node:crypto';
  * @throws {TypeError} When the value is not plain JSON data.
  */
 export function canonicalJson(value: unknown): string {
-  return serialize(value, [], new Set<object>());
+  const out: Output = { text: '', hash: null, hex: null };
+  write(value, [], new Set<object>(), out);
+  return out.text;
+}
+
+/** Text known to be `0x` hex (ASCII, nothing JSON escapes): src/core/hex-bytes.ts HexMemo answers it. */
+export interface KnownHex {
+  isHex(text: string): boolean;
+}
+
+/**
+ * `sha256Digest(canonicalJson(value))`, byte for byte, without building the canonical text: the text is hashed as it
+ * is written, and a long string that `known` proves to be hex is hashed as it stands (it needs no escape) instead of
+ * being copied by `JSON.stringify` and again into the text.
+ *
+ * @param value The value to serialize and hash.
+ * @param known Optional proof that a string is hex; a string it does not prove is written as `canonicalJson` writes it.
+ * @returns The digest, e.g. `sha256:e3b0c442...`.
+ * @throws {TypeError} When the value is not plain JSON data, as `canonicalJson` throws.
+ */
+export function canonicalSha256(value: unknown, known?: KnownHex): string {
+  const out: Output = { text: '', hash: createHash('sha256'), hex: known ?? null };
+  write(value, [], new Set<object>(), out);
+  const hash = out.hash as Hash;
+  hash.update(out.text);
+  return `sha256:${hash.digest('hex')}`;
 }
 
 /**
@@ -31,6 +56,16 @@ export function sha256Digest(bytes: string | Uint8Array): string {
 /** The keys and indexes from the root to a value; turned into `$.a[0]` only for an error message. */
 type Trail = Array<string | number>;
 
+/** Where canonical text goes: appended to `text`, which a hash (when set) takes before each long hex string. */
+interface Output {
+  text: string;
+  hash: Hash | null;
+  hex: KnownHex | null;
+}
+
+/** Below this length a string is written into the text: asking for a proof would cost more than copying it. */
+const longString = 256;
+
 function pathOf(trail: Trail): string {
   return `$${trail.map((step) => (typeof step === 'number' ? `[${step}]` : `.${step}`)).join('')}`;
 }
@@ -42,19 +77,37 @@ function serializeString(value: string, trail: Trail): string {
   return JSON.stringify(value);
 }
 
-function serialize(value: unknown, trail: Trail, ancestors: Set<object>): string {
-  if (value === null) return 'null';
+function writeString(value: string, trail: Trail, out: Output): void {
+  const { hash, hex } = out;
+  if (hash && hex && value.length >= longString && hex.isHex(value)) {
+    // Hex is ASCII, so its latin1 bytes are its UTF-8 bytes, and JSON quotes it without an escape.
+    hash.update(`${out.text}"`);
+    hash.update(value, 'latin1');
+    out.text = '"';
+    return;
+  }
+  out.text += serializeString(value, trail);
+}
+
+function write(value: unknown, trail: Trail, ancestors: Set<object>, out: Output): void {
+  if (value === null) {
+    out.text += 'null';
+    return;
+  }
   switch (typeof value) {
     case 'boolean':
-      return value ? 'true' : 'false';
+      out.text += value ? 'true' : 'false';
+      return;
     case 'number':
       if (!Number.isFinite(value)) {
         throw new TypeError(`canonicalJson: non-finite number at ${pathOf(trail)}`);
       }
       // ECMAScript number serialization; -0 serializes as 0.
-      return String(value);
+      out.text += String(value);
+      return;
     case 'string':
-      return serializeString(value, trail);
+      writeString(value, trail, out);
+      return;
     case 'object':
       break;
     default:
@@ -66,26 +119,28 @@ function serialize(value: unknown, trail: Trail, ancestors: Set<object>): string
   }
   ancestors.add(object);
   try {
-    return Array.isArray(object) ? serializeArray(object, trail, ancestors) : serializeObject(object, trail, ancestors);
+    if (Array.isArray(object)) writeArray(object, trail, ancestors, out);
+    else writeObject(object, trail, ancestors, out);
   } finally {
     ancestors.delete(object);
   }
 }
 
-function serializeArray(array: unknown[], trail: Trail, ancestors: Set<object>): string {
-  let text = '[';
+function writeArray(array: unknown[], trail: Trail, ancestors: Set<object>, out: Output): void {
+  out.text += '[';
   for (let i = 0; i < array.length; i++) {
     if (!Object.hasOwn(array, i)) {
       throw new TypeError(`canonicalJson: sparse array at ${pathOf([...trail, i])}`);
     }
+    if (i > 0) out.text += ',';
     trail.push(i);
-    text += `${i === 0 ? '' : ','}${serialize(array[i], trail, ancestors)}`;
+    write(array[i], trail, ancestors, out);
     trail.pop();
   }
-  return `${text}]`;
+  out.text += ']';
 }
 
-function serializeObject(object: object, trail: Trail, ancestors: Set<object>): string {
+function writeObject(object: object, trail: Trail, ancestors: Set<object>, out: Output): void {
   const prototype: unknown = Object.getPrototypeOf(object);
   if (prototype !== Object.prototype && prototype !== null) {
     throw new TypeError(`canonicalJson: non-plain object at ${pathOf(trail)}`);
@@ -96,19 +151,20 @@ function serializeObject(object: object, trail: Trail, ancestors: Set<object>): 
   const record = object as Record<string, unknown>;
   // Default sort compares UTF-16 code units, as RFC 8785 section 3.2.3 requires.
   const keys = Object.keys(record).sort();
-  let text = '{';
+  out.text += '{';
   for (let k = 0; k < keys.length; k++) {
     const key = keys[k] as string;
     const member = record[key];
     if (member === undefined) {
       throw new TypeError(`canonicalJson: undefined value at ${pathOf([...trail, key])}`);
     }
-    const name = serializeString(key, trail);
+    if (k > 0) out.text += ',';
+    out.text += `${serializeString(key, trail)}:`;
     trail.push(key);
-    text += `${k === 0 ? '' : ','}${name}:${serialize(member, trail, ancestors)}`;
+    write(member, trail, ancestors, out);
     trail.pop();
   }
-  return `${text}}`;
+  out.text += '}';
 }
 
 /** Orders strings by their UTF-8 bytes, the order the spec uses for paths and target ids. */

@@ -5,6 +5,7 @@
  */
 import { createKeccak } from 'hash-wasm';
 import type { Hex } from 'viem';
+import { hexBytes } from './hex-bytes.ts';
 
 // One instance, created once per process; its calls are synchronous, so no two hashes ever interleave in it.
 const keccak = await createKeccak(256);
@@ -29,11 +30,10 @@ export function keccak256Bytes(data: Uint8Array): Uint8Array {
 export function keccak256Hex(value: Hex | Uint8Array): Hex {
   let bytes: Uint8Array;
   if (typeof value === 'string') {
-    bytes = Buffer.from(value.slice(2), 'hex');
-    // Buffer.from stops at the first pair that is not hex; viem would throw there.
-    if (!value.startsWith('0x') || bytes.length * 2 !== value.length - 2) {
-      throw new TypeError('keccak256Hex: not 0x-prefixed even-length hex');
-    }
+    const decoded = hexBytes(value);
+    // viem throws on text that is not hex; Buffer's decoding alone would stop at the first pair that is not.
+    if (!decoded) throw new TypeError('keccak256Hex: not 0x-prefixed even-length hex');
+    bytes = decoded;
   } else {
     bytes = value;
   }

@@ -1,13 +1,17 @@
 import { type Hex, keccak256 } from 'viem';
 import type { CustomLaunchCreateRequestV4, FundingPlanV2, GraphBundle } from '../../generated/types/service.ts';
-import { canonicalJson, sha256Digest } from './canonical-json.ts';
+import { canonicalSha256, type KnownHex } from './canonical-json.ts';
 import { addressHookBits, mineHookSalt, predictGraphTarget } from './create2.ts';
 import { fundingNonceEntropy, fundingNonceOf } from './funding-nonce.ts';
+import type { HexMemo } from './hex-bytes.ts';
 import { keccak256Hex } from './keccak.ts';
 
-/** `sha256:` digest of a value's RFC 8785 canonical JSON (spec/README.md, Conventions). */
-export function digestOf(value: unknown): string {
-  return sha256Digest(canonicalJson(value));
+/**
+ * `sha256:` digest of a value's RFC 8785 canonical JSON (spec/README.md, Conventions); `known` proves strings hex so
+ * they are hashed without being copied (canonical-json.ts canonicalSha256, the same digest).
+ */
+export function digestOf(value: unknown, known?: KnownHex): string {
+  return canonicalSha256(value, known);
 }
 
 /** projectMetadataHash: the digest of projectMetadata (spec/schemas/custom-launch-create-request.v4.schema.json). */
@@ -22,23 +26,29 @@ export function fundingPlanHashOf(plan: FundingPlanV2): string {
 }
 
 /** graphBundleDigest: the digest of the bundle without that field (custom-launch-create-request.v4.schema.json). */
-export function graphBundleDigestOf(bundle: GraphBundle): string {
+export function graphBundleDigestOf(bundle: GraphBundle, known?: KnownHex): string {
   const { graphBundleDigest: _digest, ...unhashed } = bundle;
-  return digestOf(unhashed);
+  return digestOf(unhashed, known);
 }
 
 /** launchIntentHash: the digest of the request without launchIntentHash and agentAttestation. */
-export function launchIntentHashOf(request: CustomLaunchCreateRequestV4): string {
+export function launchIntentHashOf(request: CustomLaunchCreateRequestV4, known?: KnownHex): string {
   const { launchIntentHash: _hash, agentAttestation: _attestation, ...intent } = request;
-  return digestOf(intent);
+  return digestOf(intent, known);
 }
 
 /**
  * runtimeCodeHash: the keccak-256 of a target's runtime code as 0x and lowercase hex (custom-launch-create-request.v4
- * GraphTarget). The same digest as viem's keccak256 over the hex (keccak256Hex, WebAssembly: many times faster per byte).
+ * GraphTarget). The same digest as viem's keccak256 over the hex (keccak256Hex, WebAssembly: many times faster per byte);
+ * with a memo, the code is decoded once for every rule that reads it.
+ *
+ * @throws {TypeError} When the code is not `0x`-prefixed even-length hex.
  */
-export function runtimeCodeHashOf(runtimeBytecode: string): Hex {
-  return keccak256Hex(runtimeBytecode as Hex);
+export function runtimeCodeHashOf(runtimeBytecode: string, memo?: HexMemo): Hex {
+  if (!memo) return keccak256Hex(runtimeBytecode as Hex);
+  const bytes = memo.bytes(runtimeBytecode);
+  if (!bytes) throw new TypeError('keccak256Hex: not 0x-prefixed even-length hex');
+  return keccak256Hex(bytes);
 }
 
 type GraphTarget = CustomLaunchCreateRequestV4['graphBundle']['targets'][number];

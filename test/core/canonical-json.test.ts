@@ -1,5 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, sha256Digest } from '../../src/core/canonical-json.ts';
+import { canonicalJson, canonicalSha256, sha256Digest } from '../../src/core/canonical-json.ts';
+import { HexMemo } from '../../src/core/hex-bytes.ts';
 
 /** RFC 8785 canonical JSON (src/core/canonical-json.ts): the text of plain JSON data, and the refusal of anything else. */
 describe('canonicalJson', () => {
@@ -50,5 +52,69 @@ describe('canonicalJson', () => {
   it('digests a string as its UTF-8 bytes', () => {
     expect(sha256Digest('\u20ac')).toBe(sha256Digest(Buffer.from('\u20ac', 'utf8')));
     expect(sha256Digest('')).toBe('sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
+  });
+});
+
+/** A plain RFC 8785 writer for JSON data without numbers in exponent form: the reference the fast paths must equal. */
+function referenceCanonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(referenceCanonical).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const record = value as Record<string, unknown>;
+    const members = Object.keys(record)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${referenceCanonical(record[key])}`);
+    return `{${members.join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** Long strings of every kind the hashing fast path must tell apart: hex, and text that only looks like it. */
+const longStrings = fc.oneof(
+  fc.uint8Array({ minLength: 120, maxLength: 700 }).map((b) => `0x${Buffer.from(b).toString('hex')}`),
+  fc.uint8Array({ minLength: 120, maxLength: 700 }).map((b) => `0x${Buffer.from(b).toString('hex').toUpperCase()}`),
+  fc.uint8Array({ minLength: 120, maxLength: 300 }).map((b) => `0x${Buffer.from(b).toString('hex')}\u0130\u0130`),
+  fc.uint8Array({ minLength: 120, maxLength: 300 }).map((b) => `0x\u0130\u0130${Buffer.from(b).toString('hex')}`),
+  fc.uint8Array({ minLength: 120, maxLength: 300 }).map((b) => `0x${Buffer.from(b).toString('hex')}"\\\n`),
+  fc.string({ unit: 'grapheme', minLength: 256, maxLength: 600 }),
+  fc
+    .string({ unit: 'binary', minLength: 256, maxLength: 600 })
+    .filter((s) => (s as string & { isWellFormed(): boolean }).isWellFormed()),
+  fc.string({ minLength: 0, maxLength: 40 }),
+);
+const jsonData = fc.letrec((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small' },
+    longStrings,
+    fc.integer(),
+    fc.boolean(),
+    fc.constant(null),
+    fc.array(tie('value'), { maxLength: 5 }),
+    fc.dictionary(fc.string({ maxLength: 8 }), tie('value'), { maxKeys: 5 }),
+  ),
+})).value;
+
+describe('canonicalSha256', () => {
+  it('equals the digest of the canonical text, with and without a hex memo', () => {
+    fc.assert(
+      fc.property(jsonData, (value) => {
+        const text = canonicalJson(value);
+        const want = sha256Digest(text);
+        return (
+          text === referenceCanonical(value) &&
+          canonicalSha256(value) === want &&
+          canonicalSha256(value, new HexMemo()) === want
+        );
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('refuses what canonicalJson refuses, with the same error, after hashing long hex', () => {
+    const hex = `0x${'ab'.repeat(400)}`;
+    const given = { a: hex, b: [hex, { c: Number.NaN }] };
+    expect(() => canonicalSha256(given, new HexMemo())).toThrow(
+      new TypeError('canonicalJson: non-finite number at $.b[1].c'),
+    );
+    expect(() => canonicalJson(given)).toThrow(new TypeError('canonicalJson: non-finite number at $.b[1].c'));
   });
 });

@@ -6,6 +6,7 @@ import type {
 } from '../../../generated/types/service.ts';
 import { addressHookBits } from '../../core/create2.ts';
 import { followsFundingNonceDerivation } from '../../core/funding-nonce.ts';
+import type { HexMemo } from '../../core/hex-bytes.ts';
 import { callbackFlags } from '../../core/hook-permissions.ts';
 import { inspectImage } from '../../core/image.ts';
 import { predictedHookAddress } from '../../core/request-hashes.ts';
@@ -76,18 +77,20 @@ const severityOf = { hard_block: 'blocking', evidence_duty: 'warning', warning: 
  *   (spec/schemas/custom-launch-create-request.v4.schema.json LaunchNonce);
  * - 4.1.0: the initial buy is worth at least USD 1 by a fresh quote: below it blocks (the server never raises the
  *   amount); without a fresh quote it needs evidence.
+ * `hex`: the request rules' decodes of the same runtime code (preflight), so no code is decoded twice.
  */
 export function evaluateAdmission(
   request: CustomLaunchCreateRequestV4,
   config: AdmissionConfig,
   stage: 'preflight' | 'permit',
   evidence: AdmissionEvidence = { minimumInitialBuyWei: null },
+  hex?: HexMemo,
 ): AdmissionResult {
   const findings: AdmissionFinding[] = [];
   const artifact = request.projectMetadataImageArtifact;
   const image = inspectImage(Buffer.from(artifact.bytesBase64, 'base64'), artifact.mediaType);
   if (!image.ok) findings.push({ code: image.code, severity: 'blocking', targetId: null, message: image.detail });
-  const staticReport = staticBaselineOf(request, config);
+  const staticReport = staticBaselineOf(request, config, hex);
   for (const f of staticReport.findings) {
     findings.push({
       code: f.code as AdmissionFinding['code'],
@@ -106,7 +109,11 @@ export function evaluateAdmission(
  * The static baseline over every target's runtime code, with the role-bound rule on the hook's CREATE2 address
  * (graph factory, router, salt, code), which must carry the permission mask in its low 14 bits.
  */
-function staticBaselineOf(request: CustomLaunchCreateRequestV4, config: AdmissionConfig): StaticBaselineReportV2 {
+function staticBaselineOf(
+  request: CustomLaunchCreateRequestV4,
+  config: AdmissionConfig,
+  hex: HexMemo | undefined,
+): StaticBaselineReportV2 {
   const targets = request.graphBundle.targets;
   const staticFindings = evaluateStaticBaseline(
     targets.map((t) => ({
@@ -116,6 +123,7 @@ function staticBaselineOf(request: CustomLaunchCreateRequestV4, config: Admissio
       hookPermissionMask: t.hookPermissions?.mask,
     })),
     config,
+    hex,
   ).findings;
   // The role-bound rule on the hook's address belongs to the same static baseline: it is in the report.
   const hookAddress = predictedHookAddress(request);

@@ -1,6 +1,7 @@
 import type { CustomLaunchCreateRequestV4, CustomLaunchPreflightV2 } from '../../../generated/types/service.ts';
 import { type Principal, redactKeys } from '../../auth/keys.ts';
 import { sha256Digest } from '../../core/canonical-json.ts';
+import { HexMemo } from '../../core/hex-bytes.ts';
 import {
   type AdmissionConfig,
   type AdmissionEvidence,
@@ -82,14 +83,22 @@ export async function preflightV4(
   evidence: AdmissionEvidence,
   sources: PreflightSources,
 ): Promise<CustomLaunchPreflightV2> {
-  checkRequestRules(principal, request);
+  // Each runtime code is decoded once, for the request rules and the static baseline alike.
+  const hex = new HexMemo();
+  checkRequestRules(principal, request, hex);
   const binding = await bindReferences(request, sources.binder);
   const allBound = binding.status === 'ran' && binding.references.every((r) => r.status === 'bound');
-  const { findings, staticReport, staticHardBlocks } = evaluateAdmission(request, config, 'preflight', {
-    ...evidence,
-    externalReferenceBinding: binding,
-    fundingNonceConflict: sources.fundingNonceConflict(request),
-  });
+  const { findings, staticReport, staticHardBlocks } = evaluateAdmission(
+    request,
+    config,
+    'preflight',
+    {
+      ...evidence,
+      externalReferenceBinding: binding,
+      fundingNonceConflict: sources.fundingNonceConflict(request),
+    },
+    hex,
+  );
   const verdict = verdictOf(findings);
   const { blocking, needsEvidence, warnings, deployable } = verdict;
   const axis = { status: 'not_evidenced' as const, findingCodes: [] };

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { CustomLaunchCreateRequestV4 } from '../../../generated/types/service.ts';
 import type { Principal } from '../../auth/keys.ts';
+import { HexMemo } from '../../core/hex-bytes.ts';
 import { maskOf, returnsDeltaBase } from '../../core/hook-permissions.ts';
 import {
   digestOf,
@@ -23,17 +24,23 @@ type Issue = { location: string; message: string };
  * Spec: the server rules of spec/schemas/custom-launch-create-request.v4.schema.json (the hashes bind the metadata,
  * graph, bundles and intent; a 4.1.0 wallet value equals the funding plan's sum and its initial buy pays the
  * controller; a wallet key's `launchWallet` is its own wallet), for preflightCustomLaunchV4 and createCustomLaunchV4.
+ * `hex` decodes each runtime code once for the code hashes and both digests; preflight passes its own on to the
+ * static baseline.
  */
-export function checkRequestRules(principal: Principal, request: CustomLaunchCreateRequestV4): void {
+export function checkRequestRules(
+  principal: Principal,
+  request: CustomLaunchCreateRequestV4,
+  hex: HexMemo = new HexMemo(),
+): void {
   if (principal.kind === 'wallet' && principal.wallet?.toLowerCase() !== request.launchWallet.toLowerCase()) {
     throw new ApiError('WALLET_MISMATCH');
   }
   const issues: Issue[] = [
     ...metadataIssues(request),
-    ...graphIssues(request),
+    ...graphIssues(request, hex),
     ...externalReferenceIssues(request),
     ...bundleIssues(request),
-    ...intentIssues(request),
+    ...intentIssues(request, hex),
   ];
   if (request.profile === '4.1.0') issues.push(...fundingPlanIssues(request as Profile410));
   if (issues.length > 0) {
@@ -154,10 +161,10 @@ function metadataIssues(request: CustomLaunchCreateRequestV4): Issue[] {
  * base flag (as Uniswap v4-core's `Hooks.sol` requires). Spec: `graphBundle` of
  * spec/schemas/custom-launch-create-request.v4.schema.json.
  */
-function graphIssues(request: CustomLaunchCreateRequestV4): Issue[] {
+function graphIssues(request: CustomLaunchCreateRequestV4, hex: HexMemo): Issue[] {
   const issues: Issue[] = [];
   const { targets } = request.graphBundle;
-  if (graphBundleDigestOf(request.graphBundle) !== request.graphBundle.graphBundleDigest) {
+  if (graphBundleDigestOf(request.graphBundle, hex) !== request.graphBundle.graphBundleDigest) {
     issues.push({
       location: '/graphBundle/graphBundleDigest',
       message: 'does not match the canonical (RFC 8785) graph bundle',
@@ -169,7 +176,7 @@ function graphIssues(request: CustomLaunchCreateRequestV4): Issue[] {
     const at = `/graphBundle/targets/${i}`;
     if (ids.has(target.targetId)) issues.push({ location: `${at}/targetId`, message: 'target ids must be unique' });
     ids.add(target.targetId);
-    if (runtimeCodeHashOf(target.runtimeBytecode) !== target.runtimeCodeHash.toLowerCase()) {
+    if (runtimeCodeHashOf(target.runtimeBytecode, hex) !== target.runtimeCodeHash.toLowerCase()) {
       issues.push({ location: `${at}/runtimeCodeHash`, message: 'is not the keccak-256 of runtimeBytecode' });
     }
     const placement = `${target.runtimeCodeHash}:${target.create2Salt ?? `unsalted-${i}`}`;
@@ -252,8 +259,8 @@ function bundleIssues(request: CustomLaunchCreateRequestV4): Issue[] {
 }
 
 /** launchIntentHash binds the whole request except itself and the agent attestation. */
-function intentIssues(request: CustomLaunchCreateRequestV4): Issue[] {
-  if (launchIntentHashOf(request) !== request.launchIntentHash) {
+function intentIssues(request: CustomLaunchCreateRequestV4, hex: HexMemo): Issue[] {
+  if (launchIntentHashOf(request, hex) !== request.launchIntentHash) {
     return [
       {
         location: '/launchIntentHash',

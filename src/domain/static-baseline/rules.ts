@@ -1,5 +1,6 @@
 import { toFunctionSelector } from 'viem';
 import type { StaticBaselineFindingV2 } from '../../../generated/types/service.ts';
+import { HexMemo } from '../../core/hex-bytes.ts';
 import { type FindingCode, findingCodes } from '../launches/finding-codes.ts';
 import {
   decodeAt,
@@ -93,21 +94,21 @@ const maxOffsetsInDetail = 8;
  *
  * @param targets The graph targets with their runtime code.
  * @param config The canonical pool manager of the chain.
+ * @param hex The request's decodes (the request rules decoded the same code already).
  * @returns Findings sorted by targetId, code, then detail (UTF-16 code units).
  * @throws {TypeError} When a runtime bytecode is not `0x`-prefixed even-length hex.
  */
 export function evaluateStaticBaseline(
   targets: StaticBaselineTarget[],
   config: StaticBaselineConfig,
+  hex: HexMemo = new HexMemo(),
 ): { findings: StaticBaselineFindingV2[] } {
   const canonical = config.canonicalPoolManager.toLowerCase();
   const graphAddresses = new Set(targets.flatMap((t) => (t.address ? [t.address.toLowerCase()] : [])));
   const findings: StaticBaselineFindingV2[] = [];
   for (const target of targets) {
-    const code = Buffer.from(target.runtimeBytecode.slice(2), 'hex');
-    // Decoding stops at the first pair that is not hex, so a short result is how a broken string shows (one pass,
-    // not a regular expression over up to 48 KiB of text and then a decode).
-    if (!target.runtimeBytecode.startsWith('0x') || code.length * 2 !== target.runtimeBytecode.length - 2) {
+    const code = hex.bytes(target.runtimeBytecode);
+    if (!code) {
       throw new TypeError(`evaluateStaticBaseline: runtimeBytecode of ${target.targetId} is not 0x-prefixed hex`);
     }
     const scan = scanRuntime(code);
