@@ -111,14 +111,19 @@ async function preflight(url: string, key: string, request: unknown) {
   return r.json;
 }
 
-/** Every row of every table of a SQLite file, read through its own read-only connection. */
+/**
+ * Every row of every table of a SQLite file, read through its own read-only connection. The background lease's
+ * expiry is left out: the server renews it on its own while it runs (its holder and name are kept).
+ */
 function snapshot(path: string): Record<string, unknown[]> {
   const db = new Database(path, { readonly: true });
   try {
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as Array<{
       name: string;
     }>;
-    return Object.fromEntries(tables.map(({ name }) => [name, db.prepare(`SELECT * FROM "${name}"`).all()]));
+    const rowsOf = (name: string) =>
+      name === 'process_leases' ? 'SELECT name, owner FROM process_leases ORDER BY name' : `SELECT * FROM "${name}"`;
+    return Object.fromEntries(tables.map(({ name }) => [name, db.prepare(rowsOf(name)).all()]));
   } finally {
     db.close();
   }
