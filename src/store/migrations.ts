@@ -510,4 +510,17 @@ export const migrations: ReadonlyArray<{ version: number; name: string; sql: str
       CREATE INDEX public_launches_listable ON public_launches (finalized_at, seq) WHERE token_decimals IS NOT NULL;
     `,
   },
+  {
+    version: 19,
+    name: 'lease indexes of the lifecycle claims',
+    sql: `
+      -- A lifecycle claim reads the running jobs whose lease expired (a worker that died mid-step) in lease order; the
+      -- scheduled and retrying ones come by (state, next_attempt_ms). Only running jobs are in these indexes: a few
+      -- per worker, so they cost nothing to keep.
+      CREATE INDEX lifecycle_jobs_lease ON lifecycle_jobs (lease_expires_ms) WHERE state = 'running';
+      CREATE INDEX v3_lifecycle_jobs_lease ON v3_lifecycle_jobs (lease_expires_ms) WHERE state = 'running';
+      CREATE INDEX multi_role_lifecycle_jobs_lease ON multi_role_lifecycle_jobs (lease_expires_ms)
+        WHERE state = 'running';
+    `,
+  },
 ];

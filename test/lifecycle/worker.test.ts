@@ -200,8 +200,8 @@ describe('durable lifecycle (statuses; lifecycleQueue)', () => {
   it('resumes a job whose worker died once its lease expires, applying the outcome once', async () => {
     const launchId = await create();
     // Worker A claims the job and dies before evaluating it: the claim is committed, the outcome never is.
-    const a = worker('w-dead') as unknown as { claim: () => unknown };
-    expect(a.claim()).toMatchObject({ launchId, attempt: 1 });
+    const a = worker('w-dead') as unknown as { claimDue: (limit: number) => unknown[] };
+    expect(a.claimDue(1)).toMatchObject([{ launchId, attempt: 1 }]);
     expect((await read(launchId)).status).toBe('validating');
     const b = worker('w-heir');
     nowMs += lifecycle.leaseMs - 1;

@@ -7,9 +7,14 @@ import type { Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintPartnerRoot, mintWalletKey } from '../../src/auth/keys.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
+import { baseJobTables, workerStatuses } from '../../src/domain/base-layer/lifecycle-jobs.ts';
 import { BaseLayerTracker } from '../../src/domain/base-layer/tracker.ts';
 import type { BaseTrackerContext } from '../../src/domain/base-layer/tracker-commit.ts';
+import { claimLaneJobs } from '../../src/domain/lanes/lifecycle-jobs.ts';
+import { claimBatchSize } from '../../src/domain/lifecycle/job-claims.ts';
 import { LaunchTracker } from '../../src/domain/lifecycle/tracker.ts';
+import { LifecycleWorker } from '../../src/domain/lifecycle/worker.ts';
+import { multiRoleJobTables, multiRoleWorkerStatuses } from '../../src/domain/multi-role/lifecycle-jobs.ts';
 import { MultiRoleTracker, type MultiRoleTrackerContext } from '../../src/domain/multi-role/tracker.ts';
 import { createApp } from '../../src/http/app.ts';
 import { createDeveloperApp, developerCorsHeaders } from '../../src/http/developer-app.ts';
@@ -212,6 +217,23 @@ const steps: Step[] = [
       expect(await new MultiRoleTracker(lane as unknown as MultiRoleTrackerContext).tick()).toBe(0);
     },
     ['launches', 'v3_launches', 'multi_role_launches'],
+  ],
+  [
+    'one batch claim of each lifecycle worker (V4, base layer, shared lane), expired leases and due jobs',
+    async () => {
+      const claim = { workerId: 'plans', nowMs: Date.now(), leaseMs: 30_000, limit: claimBatchSize };
+      const v4 = new LifecycleWorker({
+        db,
+        lifecycle: config.lifecycle,
+        admission: { canonicalPoolManager: config.canonicalPoolManager },
+        now: Date.now,
+        workerId: 'plans',
+      }) as unknown as { claimDue: (limit: number) => unknown[] };
+      expect(v4.claimDue(claimBatchSize).length).toBeGreaterThan(0);
+      claimLaneJobs(db, baseJobTables, workerStatuses, claim);
+      expect(claimLaneJobs(db, multiRoleJobTables, multiRoleWorkerStatuses, claim).length).toBeGreaterThan(0);
+    },
+    ['lifecycle_jobs', 'v3_lifecycle_jobs', 'multi_role_lifecycle_jobs'],
   ],
 ];
 

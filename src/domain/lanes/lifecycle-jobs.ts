@@ -1,5 +1,6 @@
 import { type Db, immediateIfFree } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
+import { dueJobs, type LeasedJob } from '../lifecycle/job-claims.ts';
 import { maxShownAttempt } from '../lifecycle/retry-policy.ts';
 import { type LaneTables, moveLaneLaunch } from './launch-table.ts';
 
@@ -9,9 +10,7 @@ export interface LaneJobTables extends LaneTables {
 }
 
 /** A job the worker holds under its lease, with the status its step is for. */
-export interface ClaimedLaneJob<S extends string> {
-  launchId: string;
-  attempt: number;
+export interface ClaimedLaneJob<S extends string> extends LeasedJob {
   status: S;
 }
 
@@ -34,50 +33,56 @@ export type LaneStepResult<S extends string, F extends LaneFields> =
   | { kind: 'retry'; code: string; delayMs: number };
 
 /**
- * Claims one due job of a lane's jobs table under a lease, in one immediate transaction: a scheduled or retrying job
- * of a launch in one of `workerStatuses` whose time has come, or a running one whose lease expired (a worker that
- * died mid-step). A `received` launch moves to `validating` in the same transaction. Returns null when nothing is due
- * or another connection holds the write lock (the worker polls again).
+ * Claims up to `limit` due jobs of a lane's jobs table under their leases, in one immediate transaction, in claim
+ * order (dueJobs, index-ordered): scheduled or retrying jobs of launches in one of `workerStatuses` whose time has
+ * come, and running ones whose lease expired (a worker that died mid-step). Each `received` launch moves to
+ * `validating` in the same transaction. Returns none when nothing is due or another connection holds the write lock
+ * (the worker polls again).
  */
+export function claimLaneJobs<S extends string>(
+  db: Db,
+  tables: LaneJobTables,
+  workerStatuses: readonly S[],
+  claim: { workerId: string; nowMs: number; leaseMs: number; limit: number },
+): Array<ClaimedLaneJob<S>> {
+  const { workerId, nowMs, leaseMs, limit } = claim;
+  const claimed = immediateIfFree(db, (): Array<ClaimedLaneJob<S>> => {
+    const at = new Date(nowMs).toISOString();
+    const leaseExpiresMs = nowMs + leaseMs;
+    const lease = statement(
+      db,
+      `UPDATE ${tables.jobs} SET state = 'running', attempt = ?, lease_owner = ?, lease_expires_ms = ?,
+           next_attempt_ms = NULL, updated_at = ? WHERE launch_id = ?`,
+    );
+    const due = dueJobs<{ status: S }>(db, tables, workerStatuses, { columns: 'l.status', nowMs, limit });
+    return due.map((row): ClaimedLaneJob<S> => {
+      const attempt = Math.min(row.attempt + 1, maxShownAttempt);
+      lease.run(attempt, workerId, leaseExpiresMs, at, row.launch_id);
+      let status = row.status;
+      if (status === 'received') {
+        moveLaneLaunch(db, tables, {
+          launchId: row.launch_id,
+          from: 'received',
+          to: 'validating',
+          worker: workerId,
+          at,
+        });
+        status = 'validating' as S;
+      }
+      return { launchId: row.launch_id, attempt, priorAttempt: row.attempt, leaseExpiresMs, status };
+    });
+  });
+  return claimed ?? [];
+}
+
+/** Claims the one earliest due job of a lane's jobs table under a lease (claimLaneJobs); null when none is due. */
 export function claimLaneJob<S extends string>(
   db: Db,
   tables: LaneJobTables,
   workerStatuses: readonly S[],
   claim: { workerId: string; nowMs: number; leaseMs: number },
 ): ClaimedLaneJob<S> | null {
-  const { workerId, nowMs, leaseMs } = claim;
-  const claimed = immediateIfFree(db, (): ClaimedLaneJob<S> | null => {
-    const due = statement(
-      db,
-      `SELECT j.launch_id, j.attempt, l.status FROM ${tables.jobs} j
-           JOIN ${tables.launches} l ON l.launch_id = j.launch_id
-           WHERE l.status IN (${workerStatuses.map(() => '?').join(', ')})
-             AND ((j.state IN ('scheduled', 'retry_wait') AND j.next_attempt_ms <= ?)
-               OR (j.state = 'running' AND j.lease_expires_ms <= ?))
-           ORDER BY j.next_attempt_ms LIMIT 1`,
-    ).get(...workerStatuses, nowMs, nowMs) as { launch_id: string; attempt: number; status: S } | undefined;
-    if (!due) return null;
-    const at = new Date(nowMs).toISOString();
-    const attempt = Math.min(due.attempt + 1, maxShownAttempt);
-    statement(
-      db,
-      `UPDATE ${tables.jobs} SET state = 'running', attempt = ?, lease_owner = ?, lease_expires_ms = ?,
-           next_attempt_ms = NULL, updated_at = ? WHERE launch_id = ?`,
-    ).run(attempt, workerId, nowMs + leaseMs, at, due.launch_id);
-    let status = due.status;
-    if (status === 'received') {
-      moveLaneLaunch(db, tables, {
-        launchId: due.launch_id,
-        from: 'received',
-        to: 'validating',
-        worker: workerId,
-        at,
-      });
-      status = 'validating' as S;
-    }
-    return { launchId: due.launch_id, attempt, status };
-  });
-  return claimed ?? null;
+  return claimLaneJobs(db, tables, workerStatuses, { ...claim, limit: 1 })[0] ?? null;
 }
 
 /**

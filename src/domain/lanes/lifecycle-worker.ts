@@ -1,11 +1,12 @@
 import { redactKeys } from '../../auth/keys.ts';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../store/db.ts';
+import { ClaimedJobs, claimBatchSize } from '../lifecycle/job-claims.ts';
 import { pollUntilStopped } from '../lifecycle/poll-loop.ts';
 import { backoffDelayMs, classifyStepFailure } from '../lifecycle/retry-policy.ts';
 import {
   type ClaimedLaneJob,
-  claimLaneJob,
+  claimLaneJobs,
   commitLaneStep,
   type LaneFields,
   type LaneJobTables,
@@ -31,29 +32,41 @@ export interface LaneWorkerOptions {
 
 /**
  * The durable lifecycle worker of a lane with its own jobs table (the base-layer V3 lane, the shared MultiRole V2
- * lane): it claims one due job under a lease, runs the step of the launch's status outside any transaction
+ * lane): it claims up to claimBatchSize due jobs under their leases in one transaction (ClaimedJobs runs them one a
+ * tick and renews the leases of those still waiting), runs the step of the launch's status outside any transaction
  * (`step`, given by the lane), and commits the outcome only while it still holds the lease (commitLaneStep), each
  * status change one transition row. A process killed mid-step loses nothing, and a step taken over after its lease
  * expired is never applied twice. A step that throws is a transient failure: the status stays and the job retries
  * with capped, jittered exponential backoff (retry-policy.ts), its code shown as the job's last error.
  */
 export abstract class LaneLifecycleWorker<S extends string, F extends LaneFields> {
+  private readonly claimed: ClaimedJobs<ClaimedLaneJob<S>>;
+
   constructor(
     private readonly lane: LaneWorkerLane<S>,
     private readonly options: LaneWorkerOptions,
-  ) {}
+  ) {
+    this.claimed = new ClaimedJobs(lane.db, lane.tables.jobs, {
+      workerId: options.workerId,
+      leaseMs: options.lifecycle.leaseMs,
+    });
+  }
 
   /** The step of a claimed job's status. */
   protected abstract step(job: ClaimedLaneJob<S>): Promise<LaneStepResult<S, F>>;
 
-  /** Claims one due job and runs its step. Resolves false when no job was due. */
+  /** Runs the step of one claimed job, claiming a batch when none waits. Resolves false when none was due. */
   async tick(): Promise<boolean> {
     const { lane, options } = this;
-    const job = claimLaneJob(lane.db, lane.tables, lane.workerStatuses, {
-      workerId: options.workerId,
-      nowMs: lane.now(),
-      leaseMs: options.lifecycle.leaseMs,
-    });
+    const nowMs = lane.now();
+    const job = this.claimed.next(nowMs, () =>
+      claimLaneJobs(lane.db, lane.tables, lane.workerStatuses, {
+        workerId: options.workerId,
+        nowMs,
+        leaseMs: options.lifecycle.leaseMs,
+        limit: claimBatchSize,
+      }),
+    );
     if (!job) return false;
     if (options.lifecycle.stepDelayMs > 0) {
       await new Promise((resolve) => setTimeout(resolve, options.lifecycle.stepDelayMs));
@@ -68,14 +81,18 @@ export abstract class LaneLifecycleWorker<S extends string, F extends LaneFields
     return true;
   }
 
-  /** Runs jobs until stopped, polling when idle. Returns the stop function. */
+  /** Runs jobs until stopped, polling when idle. Returns the stop function, which releases the unstarted jobs. */
   start(): () => Promise<void> {
-    return pollUntilStopped(
+    const stop = pollUntilStopped(
       `${this.lane.name} lifecycle tick`,
       () => this.tick(),
       this.options.lifecycle.pollMs,
       (worked) => worked === true,
     );
+    return async () => {
+      await stop();
+      this.claimed.release(this.lane.now());
+    };
   }
 
   private retry(job: ClaimedLaneJob<S>, err: unknown): LaneStepResult<S, F> {

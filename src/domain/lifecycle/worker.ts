@@ -16,6 +16,7 @@ import { type FindingCode, findingCodes } from '../launches/finding-codes.ts';
 import { fundingNonceSeenInOtherRequest } from '../launches/funding-nonce-reuse.ts';
 import { findSourceSelfdestructs } from '../static-baseline/source-selfdestruct.ts';
 import type { LaunchAuthorizer } from './chain-gates.ts';
+import { ClaimedJobs, claimBatchSize, dueJobs, type LeasedJob } from './job-claims.ts';
 import { pollUntilStopped } from './poll-loop.ts';
 import { backoffDelayMs, classifyStepFailure, maxShownAttempt, QuoteUnavailable } from './retry-policy.ts';
 import { heldSources } from './source-verifier.ts';
@@ -27,9 +28,7 @@ type Outcome =
   | { kind: 'awaiting_sources'; findings: AdmissionFinding[] }
   | { kind: 'authorized'; findings: AdmissionFinding[]; walletTransaction: CustomLaunchWalletTransactionV4 };
 
-interface ClaimedJob {
-  launchId: string;
-  attempt: number;
+interface ClaimedJob extends LeasedJob {
   /** The validation deadline (epoch ms): a transient failure after it fails the launch. */
   deadlineMs: number;
 }
@@ -40,8 +39,9 @@ const sourceRuleCacheSize = 256;
 const deadlinePassed: FindingCode = 'LIFECYCLE_VALIDATION_DEADLINE_PASSED';
 
 /**
- * The durable lifecycle worker. Jobs live in SQLite (`lifecycle_jobs`); a worker claims one due job under a lease
- * in one transaction (moving a `received` launch to `validating`), evaluates it outside any transaction, and commits
+ * The durable lifecycle worker. Jobs live in SQLite (`lifecycle_jobs`); a worker claims up to claimBatchSize due jobs
+ * under their leases in one transaction (moving each `received` launch to `validating`; ClaimedJobs runs them one a
+ * tick and renews the leases of those still waiting), evaluates each outside any transaction, and commits
  * the outcome only while it still holds the lease, so a process killed mid-step loses nothing and a resumed step is
  * never applied twice (every status change is one row of `launch_transitions`). A failed step is classified
  * (classifyStepFailure): a transient failure keeps the status and is retried with capped, jittered exponential backoff
@@ -63,6 +63,7 @@ const deadlinePassed: FindingCode = 'LIFECYCLE_VALIDATION_DEADLINE_PASSED';
 export class LifecycleWorker {
   /** The source rule's findings per launch, once decided over the complete sources (oldest dropped first). */
   private readonly sourceRuleDecided = new Map<string, AdmissionFinding[]>();
+  private readonly claimed: ClaimedJobs<ClaimedJob>;
 
   constructor(
     private readonly deps: {
@@ -83,11 +84,16 @@ export class LifecycleWorker {
       /** The backoff's jitter source, in [0, 1) (Math.random unless a test fixes it). */
       random?: () => number;
     },
-  ) {}
+  ) {
+    this.claimed = new ClaimedJobs(deps.db, 'lifecycle_jobs', {
+      workerId: deps.workerId,
+      leaseMs: deps.lifecycle.leaseMs,
+    });
+  }
 
-  /** Claims one due job and runs one lifecycle step. Resolves false when no job was due. */
+  /** Runs one lifecycle step of a claimed job, claiming a batch when none waits. Resolves false when none was due. */
   async tick(): Promise<boolean> {
-    const job = this.claim();
+    const job = this.claimed.next(this.deps.now(), () => this.claimDue(claimBatchSize));
     if (!job) return false;
     if (this.deps.lifecycle.stepDelayMs > 0)
       await new Promise((resolve) => setTimeout(resolve, this.deps.lifecycle.stepDelayMs));
@@ -115,46 +121,49 @@ export class LifecycleWorker {
     return true;
   }
 
-  /** Runs jobs until stopped, polling when idle. Returns the stop function. */
+  /** Runs jobs until stopped, polling when idle. Returns the stop function, which releases the unstarted jobs. */
   start(): () => Promise<void> {
-    return pollUntilStopped(
+    const stop = pollUntilStopped(
       'lifecycle tick',
       () => this.tick(),
       this.deps.lifecycle.pollMs,
       (worked) => worked === true,
     );
+    return async () => {
+      await stop();
+      this.claimed.release(this.deps.now());
+    };
   }
 
-  private claim(): ClaimedJob | null {
+  /** Claims up to `limit` due jobs in one immediate transaction; none while another connection writes. */
+  private claimDue(limit: number): ClaimedJob[] {
     const { db, now, workerId, lifecycle } = this.deps;
-    const claimed = immediateIfFree(db, (): ClaimedJob | null => {
+    const claimed = immediateIfFree(db, (): ClaimedJob[] => {
       const nowMs = now();
-      // Only launches before authorized: from there the tracker owns the job's retry state.
-      const due = statement(
-        db,
-        `SELECT j.launch_id, j.attempt, j.deadline_ms, l.created_at FROM lifecycle_jobs j
-             JOIN launches l ON l.launch_id = j.launch_id
-             WHERE l.status IN ('received', 'validating')
-               AND ((j.state IN ('scheduled', 'retry_wait') AND j.next_attempt_ms <= ?)
-                 OR (j.state = 'running' AND j.lease_expires_ms <= ?))
-             ORDER BY j.next_attempt_ms LIMIT 1`,
-      ).get(nowMs, nowMs) as
-        | { launch_id: string; attempt: number; deadline_ms: number | null; created_at: string }
-        | undefined;
-      if (!due) return null;
       const at = new Date(nowMs).toISOString();
-      const attempt = Math.min(due.attempt + 1, maxShownAttempt);
-      statement(
+      const leaseExpiresMs = nowMs + lifecycle.leaseMs;
+      const lease = statement(
         db,
         `UPDATE lifecycle_jobs SET state = 'running', attempt = ?, lease_owner = ?, lease_expires_ms = ?,
              next_attempt_ms = NULL, updated_at = ? WHERE launch_id = ?`,
-      ).run(attempt, workerId, nowMs + lifecycle.leaseMs, at, due.launch_id);
-      this.transition(due.launch_id, 'received', 'validating', at);
-      // Every job is created with its deadline; the configured one covers a row written without it.
-      const deadlineMs = due.deadline_ms ?? Date.parse(due.created_at) + lifecycle.validationDeadlineMs;
-      return { launchId: due.launch_id, attempt, deadlineMs };
+      );
+      // Only launches before authorized: from there the tracker owns the job's retry state.
+      const due = dueJobs<{ deadline_ms: number | null; created_at: string }>(
+        db,
+        { jobs: 'lifecycle_jobs', launches: 'launches' },
+        ['received', 'validating'],
+        { columns: 'j.deadline_ms, l.created_at', nowMs, limit },
+      );
+      return due.map((row): ClaimedJob => {
+        const attempt = Math.min(row.attempt + 1, maxShownAttempt);
+        lease.run(attempt, workerId, leaseExpiresMs, at, row.launch_id);
+        this.transition(row.launch_id, 'received', 'validating', at);
+        // Every job is created with its deadline; the configured one covers a row written without it.
+        const deadlineMs = row.deadline_ms ?? Date.parse(row.created_at) + lifecycle.validationDeadlineMs;
+        return { launchId: row.launch_id, attempt, priorAttempt: row.attempt, leaseExpiresMs, deadlineMs };
+      });
     });
-    return claimed ?? null;
+    return claimed ?? [];
   }
 
   /** The chain-free gates at the permit stage (a build-only plan blocks here), then the chain gates. */
