@@ -258,6 +258,38 @@ const laneLinkPaths = ['/multi-role-custom-launches', '/custom-launches', '/fina
 );
 const reports: StReport[] = [];
 const passNames: string[] = [];
+/**
+ * Runs conformance/clients/<language>/run.sh (generates the client from the spec, builds it, makes one authenticated
+ * call and reads the developer API's token list) against the running server; its output is kept for the report.
+ */
+function runClient(
+  language: string,
+  target: { url: string; developersUrl: string; apiKey: string },
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('bash', [join(root, `conformance/clients/${language}/run.sh`)], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: {
+        ...process.env,
+        CONFORMANCE_BASE_URL: target.url,
+        CONFORMANCE_API_KEY: target.apiKey,
+        CONFORMANCE_DEVELOPERS_URL: target.developersUrl,
+      },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.once('close', (status) => resolve({ status, stdout, stderr }));
+    child.once('error', (err) => resolve({ status: 1, stdout, stderr: `${stderr}${err.message}\n` }));
+  });
+}
+
 const clientResults: string[] = [];
 const reproductions: string[] = [];
 let serverCpuSeconds: number | undefined;
@@ -338,6 +370,12 @@ try {
   // The driver stages its launches beside the shared-lane pass; the V4 lane's pass waits for it, so its lists and the
   // finalized feed hold launches in every status the driver reached.
   const staging = operation ? Promise.resolve() : driver.stage();
+  // The generated clients (one authenticated call each) need nothing the passes do: they are generated, built and run
+  // beside the passes, which mostly wait on the server, and reported after them.
+  const clients = (operation ? [] : ['python', 'go']).map((language) => ({
+    language,
+    run: runClient(language, { url, developersUrl, apiKey: allScopes }),
+  }));
   for (const pass of passes) {
     if (pass.name === 'stateful-v4-lane') {
       step('waiting for the lifecycle driver to stage its launches on the devnet');
@@ -411,20 +449,12 @@ try {
   }
   await staging;
 
-  for (const language of operation ? [] : ['python', 'go']) {
+  for (const { language, run } of clients) {
     step(`${language} clients generated from the specs: one authenticated call, and the developer API's token list`);
-    const r = spawnSync('bash', [join(root, `conformance/clients/${language}/run.sh`)], {
-      cwd: root,
-      stdio: ['ignore', 'pipe', 'inherit'],
-      env: {
-        ...process.env,
-        CONFORMANCE_BASE_URL: url,
-        CONFORMANCE_API_KEY: allScopes,
-        CONFORMANCE_DEVELOPERS_URL: developersUrl,
-      },
-    });
-    const line = r.stdout.toString().trim().split('\n').join('; ');
+    const r = await run;
     process.stdout.write(r.stdout);
+    process.stderr.write(r.stderr);
+    const line = r.stdout.trim().split('\n').join('; ');
     if (r.status !== 0) failed = true;
     clientResults.push(`${language}: ${r.status === 0 ? 'ok' : `FAILED (exit ${r.status})`} ${line}`);
   }
