@@ -72,7 +72,7 @@ export async function startBaseDevnet(options: { port?: number; outputDir?: stri
         encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [operator.address, devnetUsdInitialSupply]),
       ]),
     );
-    await operator.testClient.mine({ blocks: blocksAfterDeployment, interval: 12 });
+    await operator.mine(blocksAfterDeployment);
     await operator.followWallClock();
 
     const deployment: BaseDevnetDeployment = {

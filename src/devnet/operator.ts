@@ -53,6 +53,9 @@ export function devnetOperator(url: string, chain: Chain, genesisTimestamp: numb
   };
   /** Mines `blocks` empty blocks 12 s apart; the next transaction comes 12 s after the last of them. */
   const mine = async (blocks: number) => {
+    // anvil times the first mined block by its own clock, which runs with the wall clock since the last block: a slow
+    // start (a loaded machine) would move every later block and its hash. The first block's time is set instead.
+    await testClient.setNextBlockTimestamp({ timestamp: BigInt(clock + 12) });
     await testClient.mine({ blocks, interval: 12 });
     clock = Number((await reader.getBlock({ blockTag: 'latest' })).timestamp);
   };
