@@ -1,7 +1,8 @@
 /*
  * Section `create`: the durable create (createCustomLaunchV4, spec/openapi/paths/v4-custom-launches.yaml) of the
  * spec's V4 example, a fresh Idempotency-Key and a distinct intent per request, on the app, beside the framework
- * floor answering the same POST and body with a fixed 202 (its own process) and a raw better-sqlite3 loop inserting
+ * floor answering the same POST and body with a fixed 202 (its own process), the same floor with the validator's
+ * metadata step memoized as the app memoizes it, and a raw better-sqlite3 loop inserting
  * the same bytes into a table of its own, one synchronous=FULL WAL transaction each. The app's 202s are checked
  * against the launches its file holds after the run.
  */
@@ -94,13 +95,14 @@ async function appFigure(app: AppServer, fresh: () => string): Promise<BenchFigu
   return figure;
 }
 
-/** Runs the section: the floor, then the app, then the raw SQLite loop. */
+/** Runs the section: the floors, then the app, then the raw SQLite loop. */
 export function run(): Promise<BenchSection> {
   return inBenchFolder('create', async (dir, keep) => {
     const app = keep(await startAppServer(dir));
     const supply = createBodySupply((seconds * rounds + warmupSeconds) * bodiesPerSecond);
     const bodies = await seedLaunch(app, supply.fresh());
     const floor = keep(await startFloorServer('express', dir, bodies, app.databasePath));
+    const memoFloor = keep(await startFloorServer('express-memo', dir, bodies, app.databasePath));
     let cycled = 0;
     const floorLoad = {
       url: floor.url,
@@ -108,17 +110,20 @@ export function run(): Promise<BenchSection> {
       duration: seconds,
       requests: [createRequest(v4, app.walletKey, () => supply.cycle(cycled++)).request],
     };
+    const memoFloorLoad = { ...floorLoad, url: memoFloor.url };
     await warmUp(floorLoad);
+    await warmUp(memoFloorLoad);
     await warmUp({ ...floorLoad, url: app.url, requests: [createRequest(v4, app.walletKey, supply.fresh).request] });
-    const [floorCreate, appCreate] = (await inRounds([
+    const [floorCreate, memoFloorCreate, appCreate] = (await inRounds([
       () => loadFigure('create.floor', 'create: framework floor, no-op 202', floor, floorLoad),
+      () => loadFigure('create.floorMemo', 'create: framework floor, metadata memoized', memoFloor, memoFloorLoad),
       () => appFigure(app, supply.fresh),
-    ])) as [BenchFigure, BenchFigure];
+    ])) as [BenchFigure, BenchFigure, BenchFigure];
     if (supply.madeLate() > 0) {
       const late = `${supply.madeLate()} bodies were made while timing (raise BENCH_CREATE_RATE)`;
       appCreate.warnings = [...(appCreate.warnings ?? []), late];
     }
-    const figures = [floorCreate, appCreate, rawSqliteFigure(join(dir, 'raw.sqlite'), supply.cycle)];
+    const figures = [floorCreate, memoFloorCreate, appCreate, rawSqliteFigure(join(dir, 'raw.sqlite'), supply.cycle)];
     const section: BenchSection = {
       name: 'create',
       figures,
@@ -133,6 +138,7 @@ export function run(): Promise<BenchSection> {
       ratioOf(section, 'create.app/floor', 'create app / floor (req/s)', 'create.app', 'create.floor', {
         target: '>= 0.7',
       }),
+      ratioOf(section, 'create.app/floorMemo', 'create app / memoized floor', 'create.app', 'create.floorMemo'),
       ratioOf(section, 'create.app/raw', 'create app / raw SQLite', 'create.app', 'create.rawSqlite'),
       ratioOf(section, 'create.floor/raw', 'create floor / raw SQLite', 'create.floor', 'create.rawSqlite'),
     );

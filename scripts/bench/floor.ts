@@ -5,17 +5,21 @@
  *   the app loads (src/http/app.ts loadServiceSpec), the app's body limit and validateResponses setting, and no auth,
  *   budgets or project code; GET getCustomLaunchV4 answers the fixed bytes of one launch, POST createCustomLaunchV4
  *   a fixed 202 body.
+ * - `express-memo`: the same floor with the validator's metadata step memoized as the app memoizes it
+ *   (src/http/route-match.ts): the stock step compiles every path template on every request, which the app no longer
+ *   does, so beside this floor the project's own work per request shows whole.
  * - `bare`: node:http, one indexed read of the launch row from the app's SQLite file (DATABASE_PATH), then the same
  *   bytes.
  * It logs `{"msg":"bench floor listening","url":...}` and stops on SIGTERM or SIGINT.
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import express, { type NextFunction, type Request, type Response } from 'express';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { loadConfig } from '../../src/config.ts';
 import { launchSelect } from '../../src/domain/launches/launch-resource.ts';
 import { loadServiceSpec } from '../../src/http/app.ts';
+import { compileRoute, pathMatcher, type UniqueRoute, withMemoizedMetadata } from '../../src/http/route-match.ts';
 import { openReadOnlyDatabase } from '../../src/store/db.ts';
 
 const config = loadConfig();
@@ -23,24 +27,42 @@ const kind = process.env.BENCH_FLOOR;
 const getBytes = readFileSync(process.env.BENCH_FLOOR_GET_BODY ?? '', 'utf8');
 const createBytes = readFileSync(process.env.BENCH_FLOOR_CREATE_BODY ?? '', 'utf8');
 
-function expressFloor(): Server {
+/** The app's match of a request to its one path template, for the memoized metadata step (`express-memo`). */
+function uniqueRoutes(): { prepare: RequestHandler; unique: (req: Request) => UniqueRoute } {
+  const methods = ['get', 'post', 'put', 'patch', 'delete'] as const;
+  const operations = Object.entries(loadServiceSpec().paths).flatMap(([path, item]) =>
+    methods.filter((m) => item[m]).map((method) => ({ method, path, compiled: compileRoute(path) })),
+  );
+  const match = pathMatcher(operations);
+  const found = new WeakMap<Request, UniqueRoute>();
+  return {
+    prepare: (req, _res, next) => {
+      found.set(req, match(req).unique);
+      next();
+    },
+    unique: (req) => found.get(req),
+  };
+}
+
+function expressFloor(memoized: boolean): Server {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  const routes = memoized ? uniqueRoutes() : null;
+  if (routes) app.use(routes.prepare);
   app.use(
     express.json({ limit: config.v4BodyLimitBytes, type: ['application/json', 'application/*+json'], strict: false }),
   );
-  app.use(
-    OpenApiValidator.middleware({
-      apiSpec: structuredClone(loadServiceSpec()) as never,
-      validateApiSpec: true,
-      validateRequests: { allowUnknownQueryParameters: false },
-      validateResponses: config.validateResponses ? { onError: undefined } : false,
-      ajvFormats: { mode: 'full' },
-      ignoreUndocumented: false,
-      validateSecurity: false,
-    }),
-  );
+  const validator = OpenApiValidator.middleware({
+    apiSpec: structuredClone(loadServiceSpec()) as never,
+    validateApiSpec: true,
+    validateRequests: { allowUnknownQueryParameters: false },
+    validateResponses: config.validateResponses ? { onError: undefined } : false,
+    ajvFormats: { mode: 'full' },
+    ignoreUndocumented: false,
+    validateSecurity: false,
+  }) as unknown as RequestHandler[];
+  app.use(routes ? withMemoizedMetadata(validator, routes.unique) : validator);
   // With response validation on, the validator sees the body only through res.json.
   const answer = (res: Response, status: number, bytes: string) =>
     config.validateResponses
@@ -68,8 +90,9 @@ function bareFloor(): Server {
   }).listen(0, '127.0.0.1');
 }
 
-if (kind !== 'express' && kind !== 'bare') throw new Error(`BENCH_FLOOR must be express or bare, got "${kind}"`);
-const server = kind === 'express' ? expressFloor() : bareFloor();
+if (kind !== 'express' && kind !== 'express-memo' && kind !== 'bare')
+  throw new Error(`BENCH_FLOOR must be express, express-memo or bare, got "${kind}"`);
+const server = kind === 'bare' ? bareFloor() : expressFloor(kind === 'express-memo');
 server.once('listening', () => {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;

@@ -139,10 +139,11 @@ export interface FloorBodies {
 
 /**
  * Starts a baseline of scripts/bench/floor.ts: `express` (Express 5 and express-openapi-validator over the app's
- * dereferenced spec, fixed answers) or `bare` (node:http, one indexed read of `databasePath`, the same bytes).
+ * dereferenced spec, fixed answers), `express-memo` (the same with the validator's metadata step memoized as the app
+ * memoizes it) or `bare` (node:http, one indexed read of `databasePath`, the same bytes).
  */
 export async function startFloorServer(
-  kind: 'express' | 'bare',
+  kind: 'express' | 'express-memo' | 'bare',
   dir: string,
   bodies: FloorBodies,
   databasePath: string,

@@ -20,6 +20,7 @@ import type {
 } from './operation.ts';
 import { PartnerBudgets, RouteBudgets } from './rate-limit.ts';
 import { requestId, state } from './request-context.ts';
+import { type CompiledRoute, compileRoute, pathMatcher, withMemoizedMetadata } from './route-match.ts';
 import { buildRoutes, unmatchedBody } from './routes/index.ts';
 import { strictJsonIssues } from './strict-json.ts';
 
@@ -80,7 +81,8 @@ interface RoutedOperation {
   path: string;
   operationId: string;
   route: OperationRoute;
-  pattern: RegExp;
+  /** The path template as the validator compiles it: its regexp is the pattern requests are matched with. */
+  compiled: CompiledRoute;
   parse: RequestHandler;
 }
 
@@ -126,21 +128,20 @@ type BearerAuth = ReturnType<typeof bearerAuth>;
 const securityOf = new WeakMap<Express, BearerAuth>();
 
 /** The validator of each response-validation setting, built once per process (see sharedValidator). */
-const validators = new Map<boolean, ReturnType<typeof OpenApiValidator.middleware>>();
+const validators = new Map<boolean, RequestHandler[]>();
 
 /**
  * express-openapi-validator over the dereferenced spec (request validation always, response validation when
  * configured), built once per process and setting: its spec check, its crawl of the 3 MB dereferenced spec and its
  * compiled schemas are the same for every app, and cost about a third of a second of CPU each time (a test process
- * builds many apps). The bearer authentication is each app's own, looked up by the app the request reached.
+ * builds many apps). The bearer authentication is each app's own, looked up by the app the request reached. Its
+ * metadata step is memoized per operation (src/http/route-match.ts): the stock step compiles every path template on
+ * every request.
  */
-function sharedValidator(
-  spec: SpecDocument,
-  validateResponses: boolean,
-): ReturnType<typeof OpenApiValidator.middleware> {
+function sharedValidator(spec: SpecDocument, validateResponses: boolean): RequestHandler[] {
   let validator = validators.get(validateResponses);
   if (!validator) {
-    validator = OpenApiValidator.middleware({
+    const stock = OpenApiValidator.middleware({
       apiSpec: structuredClone(spec) as never,
       validateApiSpec: true,
       validateRequests: { allowUnknownQueryParameters: false },
@@ -158,6 +159,7 @@ function sharedValidator(
         },
       },
     });
+    validator = withMemoizedMetadata(stock as unknown as RequestHandler[], (_req, res) => state(res).uniqueRoute);
     validators.set(validateResponses, validator);
   }
   return validator;
@@ -187,8 +189,8 @@ function routedOperations(spec: SpecDocument, routes: RouteTable): RoutedOperati
       if (secured !== (route.auth !== undefined)) {
         throw new Error(`the route of ${op.operationId} must declare auth exactly when the spec declares bearerAuth`);
       }
-      const pattern = pathPattern(path);
-      operations.push({ method, path, operationId: op.operationId, route, pattern, parse: bodyParser(route.body) });
+      const compiled = compileRoute(path);
+      operations.push({ method, path, operationId: op.operationId, route, compiled, parse: bodyParser(route.body) });
     }
   }
   const known = new Set(operations.map((o) => o.operationId));
@@ -238,34 +240,19 @@ function bodyParser(body: BodyPolicy): RequestHandler {
  * for the 405) checks its gate, then its body is read. A request of no spec path is read with `unmatched`.
  */
 function prepareRequest(operations: readonly RoutedOperation[], unmatched: RequestHandler): RequestHandler {
-  const bySegments = new Map<number, RoutedOperation[]>();
-  for (const op of operations) {
-    const n = segmentCount(op.path);
-    bySegments.set(n, [...(bySegments.get(n) ?? []), op]);
-  }
+  const match = pathMatcher(operations);
   return (req: Request, res: Response, next: NextFunction) => {
-    // A template's parameters each match one segment, so only templates of as many segments can match; a path that
-    // none of them matches (an empty segment, say) is tried against every operation.
-    const sameLength = (bySegments.get(segmentCount(req.path)) ?? []).filter((o) => o.pattern.test(req.path));
-    const onPath = sameLength.length > 0 ? sameLength : operations.filter((o) => o.pattern.test(req.path));
-    const exact = onPath.find((o) => o.method === req.method.toLowerCase());
+    const { onPath, exact, unique } = match(req);
     if (exact) {
       state(res).route = exact.route;
       state(res).operationId = exact.operationId;
+      state(res).uniqueRoute = unique;
     }
     const refusal = exact?.route.gate?.();
     if (refusal) return next(refusal);
     const parse = (exact ?? onPath[0])?.parse ?? unmatched;
     return parse(req, res, next);
   };
-}
-
-/** The number of `/`-separated segments of a path, without a trailing slash (one optional slash matches). */
-function segmentCount(path: string): number {
-  let n = 0;
-  const end = path.endsWith('/') ? path.length - 1 : path.length;
-  for (let i = 0; i < end; i++) if (path.charCodeAt(i) === 47) n++;
-  return n;
 }
 
 type ValidatedRequest = Request & {

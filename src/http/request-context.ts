@@ -3,6 +3,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { Principal } from '../auth/keys.ts';
 import type { ApiError } from '../errors/api-error.ts';
 import type { OperationRoute } from './operation.ts';
+import type { UniqueRoute } from './route-match.ts';
 
 /** Per-request state the HTTP layer keeps on `res.locals`. */
 export interface RequestState {
@@ -16,6 +17,8 @@ export interface RequestState {
   route?: OperationRoute;
   /** The spec operation matched by method and path, whose handler runs once the validator admitted the request. */
   operationId?: string;
+  /** The one spec path template the request's path matched, for the validator's memoized metadata step. */
+  uniqueRoute?: UniqueRoute;
 }
 
 /** The request state of a request. */
