@@ -70,7 +70,25 @@ function pathOf(trail: Trail): string {
   return `$${trail.map((step) => (typeof step === 'number' ? `[${step}]` : `.${step}`)).join('')}`;
 }
 
+// A string JSON.stringify writes as it stands between quotes: no quote, backslash, control character or surrogate.
+const plainString = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
+
+// Member names recur from request to request: each is serialized once (a bounded map).
+const serializedKeys = new Map<string, string>();
+const maxSerializedKeys = 4096;
+
+function serializeKey(key: string, trail: Trail): string {
+  let text = serializedKeys.get(key);
+  if (text === undefined) {
+    text = `${serializeString(key, trail)}:`;
+    if (serializedKeys.size >= maxSerializedKeys) serializedKeys.clear();
+    serializedKeys.set(key, text);
+  }
+  return text;
+}
+
 function serializeString(value: string, trail: Trail): string {
+  if (plainString.test(value)) return `"${value}"`;
   if (!(value as string & { isWellFormed(): boolean }).isWellFormed()) {
     throw new TypeError(`canonicalJson: lone surrogate in string at ${pathOf(trail)}`);
   }
@@ -159,7 +177,7 @@ function writeObject(object: object, trail: Trail, ancestors: Set<object>, out: 
       throw new TypeError(`canonicalJson: undefined value at ${pathOf([...trail, key])}`);
     }
     if (k > 0) out.text += ',';
-    out.text += `${serializeString(key, trail)}:`;
+    out.text += serializeKey(key, trail);
     trail.push(key);
     write(member, trail, ancestors, out);
     trail.pop();

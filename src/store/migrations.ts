@@ -523,4 +523,16 @@ export const migrations: ReadonlyArray<{ version: number; name: string; sql: str
         WHERE state = 'running';
     `,
   },
+  {
+    version: 20,
+    name: 'admission times that never decrease along seq',
+    sql: `
+      -- The admission quota counts a window by seq (src/domain/launches/admission-quota.ts), which needs the times
+      -- never to decrease along seq: from now on each admission is recorded no earlier than the one before it. A row
+      -- an earlier process dated before its predecessor (a clock set back) takes its predecessor's time.
+      UPDATE admissions SET admitted_ms = running.admitted_ms
+        FROM (SELECT seq, max(admitted_ms) OVER (ORDER BY seq) AS admitted_ms FROM admissions) AS running
+        WHERE running.seq = admissions.seq AND running.admitted_ms <> admissions.admitted_ms;
+    `,
+  },
 ];
