@@ -22,7 +22,7 @@ import { PartnerBudgets, RouteBudgets } from './rate-limit.ts';
 import { requestId, state } from './request-context.ts';
 import { type CompiledRoute, compileRoute, pathMatcher, withMemoizedMetadata } from './route-match.ts';
 import { buildRoutes, unmatchedBody } from './routes/index.ts';
-import { strictJsonIssues } from './strict-json.ts';
+import { parsedJsonIssues, strictJsonIssues } from './strict-json.ts';
 
 const specPath = new URL('../../generated/openapi/service.dereferenced.json', import.meta.url);
 const methods = ['get', 'post', 'put', 'patch', 'delete'] as const;
@@ -210,29 +210,39 @@ export function pathPattern(template: string): RegExp {
 }
 
 /**
- * Reads a body as its policy says. JSON bytes must be strict JSON text (src/http/strict-json.ts) before they are
- * parsed, so the request hash over the kept raw bytes and the parsed body read the same document; any JSON value
- * parses (a bare `0`, and the schema rejects a non-object).
+ * Reads a body as its policy says. JSON bytes must be strict JSON text (src/http/strict-json.ts) before the request
+ * goes on, so the request hash over the kept raw bytes and the parsed body read the same document: checked after
+ * JSON.parse (which most bodies need nothing more than: parsedJsonIssues), and bytes JSON.parse refuses are scanned
+ * for the reason. Any JSON value parses (a bare `0`, and the schema rejects a non-object).
  */
 function bodyParser(body: BodyPolicy): RequestHandler {
   if (body.kind === 'raw') return express.raw({ type: body.mediaType, limit: body.limit });
-  const keepRaw = (_req: Request, res: Response, buf: Buffer) => {
-    const issues = strictJsonIssues(buf);
-    const first = issues[0];
-    if (first) {
-      throw new ApiError('MALFORMED_JSON', {
-        issues,
-        message: `The request body is not strict JSON: ${first.location} ${first.message}`,
-      });
-    }
-    state(res).rawBody = buf;
-  };
-  return express.json({
+  const parse = express.json({
     limit: body.limit,
     type: ['application/json', 'application/*+json'],
-    verify: keepRaw,
+    verify: (_req: Request, res: Response, buf: Buffer) => {
+      state(res).rawBody = buf;
+    },
     strict: false,
   });
+  return (req: Request, res: Response, next: NextFunction) =>
+    parse(req, res, (err?: unknown) => {
+      const raw = state(res).rawBody;
+      if (raw) {
+        const unparsed = (err as { type?: unknown } | undefined)?.type === 'entity.parse.failed';
+        const issues = err ? (unparsed ? strictJsonIssues(raw) : []) : parsedJsonIssues(raw, req.body);
+        const first = issues[0];
+        if (first) {
+          return next(
+            new ApiError('MALFORMED_JSON', {
+              issues,
+              message: `The request body is not strict JSON: ${first.location} ${first.message}`,
+            }),
+          );
+        }
+      }
+      next(err);
+    });
 }
 
 /**
