@@ -4,7 +4,7 @@
  * file, and the baselines of scripts/bench/floor.ts (the framework floor and the bare node:http read). Every server
  * listens on 127.0.0.1, port 0, and is found by its listening line.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { mintPartnerRoot, mintWalletKey, rootBudgetMaxima, walletScopes } from '../../src/auth/keys.ts';
@@ -85,14 +85,26 @@ export async function inBenchFolder<T>(name: string, body: (dir: string, keep: K
   }
 }
 
+/** The node flags of `npm start` (package.json `scripts.start`: `node <flags> bin/server.mjs`). */
+export function npmStartNodeFlags(): string[] {
+  const manifest = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as {
+    scripts: { start: string };
+  };
+  const words = manifest.scripts.start.trim().split(/\s+/);
+  if (words[0] !== 'node' || words.at(-1) !== 'bin/server.mjs') {
+    throw new Error(`package.json scripts.start is not "node <flags> bin/server.mjs": ${manifest.scripts.start}`);
+  }
+  return words.slice(1, -1);
+}
+
 /**
- * How a bench starts the app as `npm start` runs it, over `databasePath` (in a section's folder, which names its
- * profile folder under BENCH_PROFILE=1) with serverEnv and `env` added.
+ * How a bench starts the app as `npm start` runs it (its node flags, bin/server.mjs), over `databasePath` (in a
+ * section's folder, which names its profile folder under BENCH_PROFILE=1) with serverEnv and `env` added.
  */
 export function appServerOptions(databasePath: string, env: Record<string, string> = {}): SpawnOptions {
   return {
     command: process.execPath,
-    args: [...profileFlags(dirname(databasePath), 'app'), 'bin/server.mjs'],
+    args: [...npmStartNodeFlags(), ...profileFlags(dirname(databasePath), 'app'), 'bin/server.mjs'],
     env: serverEnv(databasePath, env),
     listening: 'custom-launch-api listening',
     // A WORKERS=N cluster is ready once each of its workers logged its own listening line.
