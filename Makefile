@@ -31,9 +31,8 @@ $(VENV_STAMP): conformance/requirements.txt
 ## Start the server on the embedded default: the local chain-4663 devnet (anvil on DEVNET_PORT, default 8545), the
 ## base-layer devnet (chain id 1 on BASE_DEVNET_PORT, default 8546) and the SQLite file var/custom-launch.sqlite, on
 ## 127.0.0.1:8787. CHAIN_4663_RPC_URLS (or CHAIN_1_RPC_URLS with BASE_DEPLOYMENT_PATH) points it at an existing chain.
-## The server gets npm start's node flag (package.json): a young generation of 8 MB (docs/performance.md, Memory).
 start: install
-	NODE_OPTIONS="--max-semi-space-size=4 $$NODE_OPTIONS" npx tsx scripts/start.ts
+	npx tsx scripts/start.ts
 
 ## The local devnets alone (chain 4663 and the base layer, chain 1), until Ctrl-C.
 devnet: install

@@ -14,7 +14,7 @@ import { serve } from './server/serve.ts';
 // V8 grows the old generation far above the live data when large bodies come quickly (a 60 s mixed load with maximal
 // preflights peaked at 320 MB of RSS with about 40 MB live): the next limit after a full collection is 1.3 times the
 // live data instead of up to 4 times. An operator's own --heap-growing-percent on the command line is kept.
-// docs/performance.md (Memory); `npm start` also gives node --max-semi-space-size=4 (package.json).
+// docs/configuration.md (Memory).
 if (!process.execArgv.some((arg) => arg.startsWith('--heap-growing-percent'))) {
   v8.setFlagsFromString('--heap-growing-percent=30');
 }
