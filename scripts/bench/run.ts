@@ -6,6 +6,7 @@
  * BENCH_ONLY=get,create runs only those; BENCH_SECONDS (default 10) is each load's duration. A section that fails is
  * reported and the others still run; the exit code is then 1. Figures are printed, never asserted.
  */
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -86,6 +87,24 @@ function printTable(sections: BenchSection[]): void {
   }
 }
 
+/**
+ * The machine's speed at the start and the end of the run: MB/s of sha256 over 64 MB, and millions of iterations per
+ * second of a plain integer loop, each one core. The same 2-vCPU machine has measured twice as fast on one day as on
+ * another: every CPU time and throughput of a run scales with these, ratios of figures of one run hardly do.
+ */
+function speedGauge(): { sha256MBps: number; loopMips: number } {
+  const bytes = Buffer.alloc(64 << 20, 7);
+  let started = performance.now();
+  createHash('sha256').update(bytes).digest();
+  const sha256MBps = Math.round(64 / ((performance.now() - started) / 1000));
+  started = performance.now();
+  let x = 0;
+  for (let i = 0; i < 100_000_000; i++) x = (x + i * 7) % 1_000_003;
+  // x is read here, so the loop cannot be optimized away (it is never negative).
+  const loopMips = Math.round(100 / ((performance.now() - started) / 1000)) + (x < 0 ? 1 : 0);
+  return { sha256MBps, loopMips };
+}
+
 const names = selected();
 const startedAt = new Date().toISOString();
 const machine = {
@@ -93,6 +112,7 @@ const machine = {
   model: cpus()[0]?.model ?? 'unknown',
   node: process.version,
   loadavg: loadavg(),
+  speed: speedGauge(),
 };
 const sections: BenchSection[] = [];
 let failed = false;
@@ -108,7 +128,7 @@ for (const name of names) {
   }
 }
 const report = {
-  machine: { ...machine, loadavgEnd: loadavg() },
+  machine: { ...machine, loadavgEnd: loadavg(), speedEnd: speedGauge() },
   startedAt,
   finishedAt: new Date().toISOString(),
   sections,
@@ -121,6 +141,8 @@ console.log(
   `custom-launch-api bench: ${machine.cpus} x ${machine.model}, node ${machine.node}, ` +
     `load ${machine.loadavg.map((l) => l.toFixed(2)).join(' ')} at start, ${report.machine.loadavgEnd.map((l) => l.toFixed(2)).join(' ')} at end`,
 );
+const gauge = (g: { sha256MBps: number; loopMips: number }) => `sha256 ${g.sha256MBps} MB/s, loop ${g.loopMips} M/s`;
+console.log(`machine speed (one core): ${gauge(machine.speed)} at start, ${gauge(report.machine.speedEnd)} at end`);
 printTable(sections);
 console.log(`written: build/bench.json`);
 if (failed) process.exit(1);
