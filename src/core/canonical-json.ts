@@ -71,6 +71,7 @@ function pathOf(trail: Trail): string {
 }
 
 // A string JSON.stringify writes as it stands between quotes: no quote, backslash, control character or surrogate.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: JSON escapes U+0000-U+001F, so a plain string has none.
 const plainString = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
 
 // Member names recur from request to request: each is serialized once (a bounded map).
