@@ -2,11 +2,8 @@
  * Strict JSON text at the door (spec/openapi/components/responses.yaml, 400 MALFORMED_JSON): the exact bytes a request
  * hash is taken over must be UTF-8 without a byte-order mark, and one JSON value in which no object repeats a member
  * name and no string holds a lone surrogate escape, so the hash, the validator and any canonical form (RFC 8785) can
- * never read two different documents in the same bytes. Pure: no I/O and no dependency.
- *
- * The scan reads the bytes themselves: every byte JSON gives a meaning to is ASCII, and no byte of a multi-byte UTF-8
- * sequence is, so the bytes need no decoding once isUtf8 has checked them (the body parser decodes them once more
- * for JSON.parse). A member name is decoded only when it holds an escape or an issue names it.
+ * never read two different documents in the same bytes. Pure: no I/O and no dependency. Bytes JSON.parse has read are
+ * checked without a scan when they can hold no issue (parsedJsonIssues); the scanner answers for the others.
  */
 import { isUtf8 } from 'node:buffer';
 
@@ -21,46 +18,23 @@ const maxIssues = 50;
 const maxText = 512;
 const bodyRoot = '/body';
 
-// Byte values the scanner reads.
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+// Byte values the check after JSON.parse reads.
 const quote = 0x22;
 const backslash = 0x5c;
-const minus = 0x2d;
-const plus = 0x2b;
-const dot = 0x2e;
-const zero = 0x30;
-const nine = 0x39;
 const colon = 0x3a;
-const comma = 0x2c;
-const openObject = 0x7b;
-const closeObject = 0x7d;
-const openArray = 0x5b;
-const closeArray = 0x5d;
-/** The single-character escapes after a backslash: `" \ / b f n r t`. */
-const simpleEscapes = new Set([0x22, 0x5c, 0x2f, 0x62, 0x66, 0x6e, 0x72, 0x74]);
-const literals = new Map([
-  [0x74, Buffer.from('true')],
-  [0x66, Buffer.from('false')],
-  [0x6e, Buffer.from('null')],
-]);
-/** Below this many members an object's names are kept in an array, above in a set. */
-const namesInArray = 16;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: JSON strings must escape U+0000-U+001F, so a run stops at them.
+const plainRun = /[^"\\\u0000-\u001f]*/y;
+const numberToken = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
+const hex4 = /^[0-9a-fA-F]{4}$/;
+const escapes: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
 
 class NotJson extends Error {}
 
-/** An open object: its member count, the current member name's bytes, and the names read so far. */
-interface ObjectFrame {
-  kind: 'object';
-  count: number;
-  keyStart: number;
-  keyEnd: number;
-  names: string[] | Set<string>;
-}
-/** An open array: its item count and the index of the item being read. */
-interface ArrayFrame {
-  kind: 'array';
-  count: number;
-}
-type Frame = ObjectFrame | ArrayFrame;
+/** An open container: how many members or items it has read, and the name or index of the one being read. */
+type Frame =
+  | { kind: 'object'; count: number; key: string; names: Set<string> }
+  | { kind: 'array'; count: number; key: number };
 
 /**
  * The reasons `bytes` are not one strict JSON text (an empty list when they are): not UTF-8, a leading byte-order
@@ -73,10 +47,15 @@ export function strictJsonIssues(bytes: Uint8Array): StrictJsonIssue[] {
   if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
     return [issue(bodyRoot, 'the body starts with a byte-order mark (EF BB BF); send UTF-8 JSON without one')];
   }
-  if (!isUtf8(bytes)) return [issue(bodyRoot, 'the body is not valid UTF-8')];
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    return [issue(bodyRoot, 'the body is not valid UTF-8')];
+  }
   const issues: StrictJsonIssue[] = [];
   try {
-    new Scanner(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length), issues).run();
+    new Scanner(text, issues).run();
   } catch (err) {
     if (!(err instanceof NotJson)) throw err;
     issues.push(issue(bodyRoot, err.message));
@@ -156,15 +135,13 @@ function pointerToken(name: string): string {
   return name.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
-/** One pass over the bytes, iterative so a deeply nested body cannot overflow the stack. */
+/** One pass over decoded text, iterative so a deeply nested body cannot overflow the stack. */
 class Scanner {
   private i = 0;
-  /** The index of the closing quote of the last string read. */
-  private closed = 0;
   private readonly stack: Frame[] = [];
 
   constructor(
-    private readonly b: Buffer,
+    private readonly text: string,
     private readonly issues: StrictJsonIssue[],
   ) {}
 
@@ -174,70 +151,32 @@ class Scanner {
       this.value();
       if (this.issues.length >= maxIssues) return;
     } while (this.afterValue());
-    if (this.i !== this.b.length) this.fail('unexpected text after the JSON value');
+    if (this.i !== this.text.length) this.fail('unexpected text after the JSON value');
   }
 
   /** Reads one value; an object or array is entered (pushed) and its first member read on the next turn. */
   private value(): void {
-    const c = this.b[this.i];
-    if (c === openObject) {
+    const c = this.text[this.i];
+    if (c === '{' || c === '[') {
       this.i++;
       this.ws();
-      this.stack.push({ kind: 'object', count: 0, keyStart: 0, keyEnd: 0, names: [] });
+      const frame: Frame =
+        c === '{' ? { kind: 'object', count: 0, key: '', names: new Set() } : { kind: 'array', count: 0, key: 0 };
+      this.stack.push(frame);
       return;
     }
-    if (c === openArray) {
-      this.i++;
-      this.ws();
-      this.stack.push({ kind: 'array', count: 0 });
-      return;
-    }
-    if (c === quote) {
+    if (c === '"') {
       this.string(false);
+    } else if (c === 't' || c === 'f' || c === 'n') {
+      const word = c === 't' ? 'true' : c === 'f' ? 'false' : 'null';
+      if (!this.text.startsWith(word, this.i)) this.fail('unexpected token');
+      this.i += word.length;
     } else {
-      const word = c === undefined ? undefined : literals.get(c);
-      if (word) {
-        for (let k = 0; k < word.length; k++) if (this.b[this.i + k] !== word[k]) this.fail('unexpected token');
-        this.i += word.length;
-      } else {
-        this.number();
-      }
+      numberToken.lastIndex = this.i;
+      if (!numberToken.test(this.text) || numberToken.lastIndex === this.i) this.fail('unexpected token');
+      this.i = numberToken.lastIndex;
     }
     this.ws();
-  }
-
-  /**
-   * `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`, the longest prefix that matches: a fraction or an exponent
-   * without its digits is left unread (and fails as the text after the number).
-   */
-  private number(): void {
-    const { b } = this;
-    let i = this.i;
-    if (b[i] === minus) i++;
-    if (b[i] === zero) {
-      i++;
-    } else {
-      const first = i;
-      i = this.digits(i);
-      if (i === first) this.fail('unexpected token');
-    }
-    if (b[i] === dot) {
-      const after = this.digits(i + 1);
-      if (after > i + 1) i = after;
-    }
-    if (b[i] === 0x65 || b[i] === 0x45) {
-      const sign = b[i + 1] === plus || b[i + 1] === minus ? 1 : 0;
-      const after = this.digits(i + 1 + sign);
-      if (after > i + 1 + sign) i = after;
-    }
-    this.i = i;
-  }
-
-  private digits(from: number): number {
-    const { b } = this;
-    let i = from;
-    for (let c = b[i]; c !== undefined && c >= zero && c <= nine; c = b[++i]);
-    return i;
   }
 
   /**
@@ -248,8 +187,8 @@ class Scanner {
     for (;;) {
       const top = this.stack.at(-1);
       if (!top) return false;
-      const c = this.b[this.i];
-      const close = top.kind === 'object' ? closeObject : closeArray;
+      const c = this.text[this.i];
+      const close = top.kind === 'object' ? '}' : ']';
       if (c === close) {
         this.i++;
         this.ws();
@@ -257,121 +196,96 @@ class Scanner {
         continue;
       }
       if (top.count > 0) {
-        if (c !== comma) this.fail(`expected ',' or '${top.kind === 'object' ? '}' : ']'}'`);
+        if (c !== ',') this.fail(`expected ',' or '${close}'`);
         this.i++;
         this.ws();
       }
-      if (top.kind === 'object') this.member(top);
+      if (top.kind === 'array') top.key = top.count;
+      else this.member(top);
       top.count++;
       return true;
     }
   }
 
   /** Reads a member name and its colon; a repeated name is an issue naming the object and the name. */
-  private member(frame: ObjectFrame): void {
-    if (this.b[this.i] !== quote) this.fail('expected a member name');
-    const start = this.i + 1;
-    const escaped = this.string(true);
-    const close = this.closed;
-    frame.keyStart = start;
-    frame.keyEnd = close;
-    const name = escaped ? comparableName(this.decodeName(start, close)) : this.b.toString('latin1', start, close);
-    if (hasName(frame, name)) {
-      const shown = this.decodeName(start, close);
-      this.issues.push(issue(this.pointer(this.stack.length - 1), `duplicate member name ${JSON.stringify(shown)}`));
-    } else {
-      addName(frame, name);
+  private member(frame: Frame & { kind: 'object' }): void {
+    if (this.text[this.i] !== '"') this.fail('expected a member name');
+    const name = this.string(true);
+    if (frame.names.has(name)) {
+      this.issues.push(issue(this.pointer(this.stack.length - 1), `duplicate member name ${JSON.stringify(name)}`));
     }
-    if (this.b[this.i] !== colon) this.fail("expected ':'");
+    frame.names.add(name);
+    frame.key = name;
+    if (this.text[this.i] !== ':') this.fail("expected ':'");
     this.i++;
     this.ws();
   }
 
-  /** A member name's value: its bytes decoded as UTF-8, its escapes undone (the scan already checked them). */
-  private decodeName(start: number, end: number): string {
-    const raw = this.b.toString('utf8', start, end);
-    return raw.includes('\\') ? (JSON.parse(`"${raw}"`) as string) : raw;
-  }
-
   /** The JSON pointer through the keys of the first `depth` open containers (built only for an issue). */
   private pointer(depth: number): string {
-    let at = bodyRoot;
-    for (const frame of this.stack.slice(0, depth)) {
-      // An array's count was taken for the item being read.
-      const token = frame.kind === 'object' ? this.decodeName(frame.keyStart, frame.keyEnd) : String(frame.count - 1);
-      at += `/${pointerToken(token)}`;
-    }
-    return at;
+    return (
+      bodyRoot +
+      this.stack
+        .slice(0, depth)
+        .map((f) => `/${pointerToken(String(f.key))}`)
+        .join('')
+    );
   }
 
   /**
-   * Reads a string and the whitespace after it; answers whether it held an escape. A lone surrogate escape is an issue
-   * at the string (a member name's: at its object).
+   * Reads a string; a member name's unescaped value is returned. A lone surrogate escape is an issue at the string
+   * (a member name's: at its object).
    */
-  private string(name: boolean): boolean {
-    const { b } = this;
-    let i = this.i + 1;
-    let escaped = false;
+  private string(name: boolean): string {
+    const { text } = this;
+    this.i++;
+    const parts: string[] = [];
     for (;;) {
-      const c = b[i];
-      if (c === quote) break;
-      if (c === backslash) {
-        escaped = true;
-        this.i = i;
-        i = this.escape(name);
-        continue;
-      }
-      if (c === undefined) {
-        this.i = i;
-        this.fail('unterminated string');
-      }
-      if (c < 0x20) {
-        this.i = i;
-        this.fail('a control character must be escaped in a string');
-      }
-      i++;
+      plainRun.lastIndex = this.i;
+      plainRun.test(text);
+      if (name) parts.push(text.slice(this.i, plainRun.lastIndex));
+      this.i = plainRun.lastIndex;
+      const c = text[this.i];
+      if (c === '"') break;
+      if (c === undefined) this.fail('unterminated string');
+      if (c !== '\\') this.fail('a control character must be escaped in a string');
+      const unescaped = this.escape(name);
+      if (name) parts.push(unescaped);
     }
-    this.closed = i;
-    this.i = i + 1;
+    this.i++;
     this.ws();
-    return escaped;
+    return parts.join('');
   }
 
-  /**
-   * Reads one escape at the backslash at `this.i` and answers the index after it; a high surrogate escape must be
-   * followed by a low one, and a low one preceded.
-   */
-  private escape(name: boolean): number {
-    const at = this.i;
-    const kind = this.b[at + 1];
-    if (kind !== 0x75) {
-      if (kind === undefined || !simpleEscapes.has(kind)) this.fail('invalid escape in a string');
-      return at + 2;
+  /** Reads one escape at a backslash; a high surrogate escape must be followed by a low one, and a low one preceded. */
+  private escape(name: boolean): string {
+    const { text } = this;
+    const kind = text[this.i + 1] ?? '';
+    if (kind !== 'u') {
+      const plain = escapes[kind];
+      if (plain === undefined) this.fail('invalid escape in a string');
+      this.i += 2;
+      return plain as string;
     }
-    const unit = this.unicodeEscape(at);
+    const unit = this.unicodeEscape(this.i);
+    this.i += 6;
     if (unit >= 0xdc00 && unit <= 0xdfff) {
       this.loneSurrogate(name, unit);
     } else if (unit >= 0xd800 && unit <= 0xdbff) {
-      const pairs = this.b[at + 6] === backslash && this.b[at + 7] === 0x75;
-      const low = pairs ? this.unicodeEscape(at + 6) : -1;
-      if (low >= 0xdc00 && low <= 0xdfff) return at + 12;
+      const low = text.startsWith('\\u', this.i) ? this.unicodeEscape(this.i) : -1;
+      if (low >= 0xdc00 && low <= 0xdfff) {
+        this.i += 6;
+        return String.fromCharCode(unit, low);
+      }
       this.loneSurrogate(name, unit);
     }
-    return at + 6;
+    return String.fromCharCode(unit);
   }
 
-  /** The code unit of the `\uXXXX` escape at `at`. */
   private unicodeEscape(at: number): number {
-    let unit = 0;
-    for (let k = at + 2; k < at + 6; k++) {
-      const d = hexValue(this.b[k]);
-      if (d < 0) {
-        this.i = at;
-        this.fail('invalid \\u escape in a string');
-      }
-      unit = unit * 16 + d;
-    }
-    return unit;
+    const digits = this.text.slice(at + 2, at + 6);
+    if (!hex4.test(digits)) this.fail('invalid \\u escape in a string');
+    return Number.parseInt(digits, 16);
   }
 
   private loneSurrogate(name: boolean, unit: number): void {
@@ -381,51 +295,16 @@ class Scanner {
   }
 
   private ws(): void {
-    const { b } = this;
+    const { text } = this;
     for (;;) {
-      const c = b[this.i];
+      const c = text.charCodeAt(this.i);
       if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) return;
       this.i++;
     }
   }
 
-  /** Fails at `this.i`, counted in characters of the decoded text as the message has always counted it. */
   private fail(what: string): never {
-    const at =
-      this.i >= this.b.length ? 'at the end of the body' : `at character ${this.b.toString('utf8', 0, this.i).length}`;
+    const at = this.i >= this.text.length ? 'at the end of the body' : `at character ${this.i}`;
     throw new NotJson(`not valid JSON: ${what} ${at}`);
-  }
-}
-
-/** The value of a hex digit byte, -1 for any other byte. */
-function hexValue(c: number | undefined): number {
-  if (c === undefined) return -1;
-  if (c >= 0x30 && c <= 0x39) return c - 0x30;
-  if (c >= 0x61 && c <= 0x66) return c - 0x57;
-  if (c >= 0x41 && c <= 0x46) return c - 0x37;
-  return -1;
-}
-
-/**
- * The form in which an unescaped name compares with a name read as raw bytes (their latin1 rendering): its UTF-8
- * bytes the same way. A name holding a lone surrogate has no UTF-8 bytes and no raw name can equal it: it is kept in
- * a form no latin1 rendering takes.
- */
-function comparableName(name: string): string {
-  const wellFormed = (name as string & { isWellFormed(): boolean }).isWellFormed();
-  return wellFormed ? Buffer.from(name, 'utf8').toString('latin1') : `\uffff${name}`;
-}
-
-function hasName(frame: ObjectFrame, name: string): boolean {
-  return Array.isArray(frame.names) ? frame.names.includes(name) : frame.names.has(name);
-}
-
-function addName(frame: ObjectFrame, name: string): void {
-  if (!Array.isArray(frame.names)) {
-    frame.names.add(name);
-  } else if (frame.names.length < namesInArray) {
-    frame.names.push(name);
-  } else {
-    frame.names = new Set([...frame.names, name]);
   }
 }
