@@ -9,6 +9,7 @@ import { migrate } from '../../src/store/db.ts';
 import { migrations } from '../../src/store/migrations.ts';
 import { baseLayerRequest, baseLayerRequestBytes, defaultBaseLaunchWallet } from '../support/base-layer-request.ts';
 import { auth, call, type Reply } from '../support/http.ts';
+import { databaseBefore } from '../support/migrations.ts';
 import { multiRoleRequest, multiRoleRequestBytes } from '../support/multi-role-request.ts';
 import { startServerProcess } from '../support/process.ts';
 import {
@@ -33,20 +34,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const baseFixture = new URL('../fixtures/base-deployment.json', import.meta.url).pathname;
 const multiRoleFixture = new URL('../fixtures/multi-role-deployment.json', import.meta.url).pathname;
-const intentMigration = migrations.findIndex((m) => m.name.startsWith('one launch per intent'));
-
 /** A database at the last migration before the intent claims, as an older release left it. */
-function olderDatabase(path: string): Database.Database {
-  const db = new Database(path);
-  db.exec(
-    'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL) STRICT',
-  );
-  for (const m of migrations.slice(0, intentMigration)) {
-    db.exec(m.sql);
-    db.prepare('INSERT INTO schema_migrations VALUES (?, ?, ?)').run(m.version, m.name, '2026-11-01T00:00:00.000Z');
-  }
-  return db;
-}
+const olderDatabase = (path: string) => databaseBefore('one launch per intent', path);
 
 const at = (i: number) => `2026-11-20T10:00:0${i}.000Z`;
 type Claims = { launch_id: string; intent_claim: string | null; wallet_nonce: string | null };
@@ -58,7 +47,6 @@ function expectIntentConflict(r: Reply, existingLaunchId: string): void {
 
 describe('the intent-claim migration over launches stored before it', () => {
   it('keeps two launches of one intent on each lane, claims the intent for the earliest, and refuses a third', async () => {
-    expect(intentMigration).toBeGreaterThan(0);
     const path = join(dir, 'older.sqlite');
     const db = olderDatabase(path);
     const v4Key = mintWalletKey(db, {

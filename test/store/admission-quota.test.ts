@@ -1,10 +1,10 @@
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkAdmissionQuota, recordAdmission } from '../../src/domain/launches/admission-quota.ts';
 import { ApiError } from '../../src/errors/api-error.ts';
 import { migrate, openDatabase } from '../../src/store/db.ts';
-import { migrations } from '../../src/store/migrations.ts';
+import { databaseBefore } from '../support/migrations.ts';
 
 const hourMs = 3_600_000;
 const dayMs = 24 * hourMs;
@@ -81,16 +81,7 @@ describe('the admission quota counted by seq', () => {
   });
 
   it('gives an older file admissions whose times never decrease along seq', () => {
-    const db = new Database(':memory:');
-    db.exec(
-      'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL) STRICT',
-    );
-    const ours = migrations.findIndex((m) => m.name.startsWith('admission times that never decrease'));
-    expect(ours).toBeGreaterThan(0);
-    for (const m of migrations.slice(0, ours)) {
-      db.exec(m.sql);
-      db.prepare('INSERT INTO schema_migrations VALUES (?, ?, ?)').run(m.version, m.name, '2026-11-01T00:00:00.000Z');
-    }
+    const db = databaseBefore('admission times that never decrease');
     const insert = db.prepare('INSERT INTO admissions (admitted_ms, launch_id) VALUES (?, ?)');
     for (const [i, t] of [1_000, 3_000, 2_000, 2_500, 4_000].entries()) insert.run(t, `launch-${i}`);
     migrate(db);

@@ -1,21 +1,11 @@
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { migrate } from '../../src/store/db.ts';
 import { migrations } from '../../src/store/migrations.ts';
+import { databaseBefore } from '../support/migrations.ts';
 
 describe('the deadline migration: the validation deadline of jobs accepted before it (docs/configuration.md)', () => {
   it('gives a job written before it the default deadline, 24 hours after its launch was accepted', () => {
-    const db = new Database(':memory:');
-    db.exec(
-      'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL) STRICT',
-    );
-    // Every migration before this one, found by name so a renumbering at merge time keeps the test true.
-    const ours = migrations.findIndex((m) => m.name.startsWith('lifecycle: the validation deadline'));
-    expect(ours).toBeGreaterThan(0);
-    for (const m of migrations.slice(0, ours)) {
-      db.exec(m.sql);
-      db.prepare('INSERT INTO schema_migrations VALUES (?, ?, ?)').run(m.version, m.name, '2026-11-01T00:00:00.000Z');
-    }
+    const db = databaseBefore('lifecycle: the validation deadline');
     db.prepare(
       "INSERT INTO api_keys (key_id, key_hash, kind, wallet, scopes, chains, lineage_id, created_at) VALUES ('k', 'h', 'wallet', '0x', '[]', '[]', 'l', '2026-11-01T00:00:00.000Z')",
     ).run();
