@@ -26,7 +26,7 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomInt } from 'node:crypto';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { mintPartnerRoot, mintWalletKey, rootBudgetMaxima, walletScopes } from '../src/auth/keys.ts';
 import { stopAnvilAtExit } from '../src/devnet/anvil.ts';
@@ -38,6 +38,8 @@ import { lifecycleDriver, statusLine } from './lifecycle-driver.ts';
 const startedAt = Date.now();
 const root = new URL('..', import.meta.url).pathname;
 const out = join(root, 'build/conformance');
+/** The server's log (a JSON line per request among them), kept for a failure's request ids. */
+const serverLogPath = join(out, 'server.log');
 const seed = process.env.CONFORMANCE_SEED ?? '4663';
 const maxExamples = process.env.CONFORMANCE_MAX_EXAMPLES ?? '25';
 const operation = process.env.CONFORMANCE_OPERATION || undefined;
@@ -90,16 +92,36 @@ async function startServer(
   child.stderr?.on('data', (chunk: Buffer) => process.stderr.write(`[server] ${chunk}`));
   const [url, developersUrl] = await new Promise<[string, string]>((resolve, reject) => {
     let seen = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       seen += chunk.toString();
-      const service = /"msg":"custom-launch-api listening","url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(seen);
-      const developers = /"msg":"developer API listening","url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(seen);
-      if (service?.[1] && developers?.[1]) resolve([service[1], developers[1]]);
-    });
+      const service = loggedUrl(seen, 'custom-launch-api listening');
+      const developers = loggedUrl(seen, 'developer API listening');
+      if (service && developers) {
+        // From here the server's lines (one a request) only go to its log file, never kept in memory.
+        child.stdout?.off('data', onData);
+        resolve([service, developers]);
+      }
+    };
+    child.stdout?.pipe(createWriteStream(serverLogPath));
+    child.stdout?.on('data', onData);
     child.once('exit', (code) => reject(new Error(`the server exited during start-up (exit ${code})`)));
     setTimeout(() => reject(new Error('the server did not start within 60 s')), 60_000).unref();
   });
   return { child, url, developersUrl };
+}
+
+/** The `url` of the JSON log line whose `msg` is `msg` in the server's output so far (fields come in any order). */
+function loggedUrl(output: string, msg: string): string | undefined {
+  for (const line of output.split('\n')) {
+    if (!line.startsWith('{') || !line.includes(`"msg":"${msg}"`)) continue;
+    try {
+      const entry = JSON.parse(line) as { msg?: unknown; url?: unknown };
+      if (entry.msg === msg && typeof entry.url === 'string') return entry.url;
+    } catch {
+      // A line still being written: the next chunk completes it.
+    }
+  }
+  return undefined;
 }
 
 async function stopServer(child: ChildProcess): Promise<void> {

@@ -24,6 +24,7 @@ const serverSide = [
   'devnet',
   'cluster',
   'server',
+  'observability',
   'config.ts',
   'main.ts',
 ] as const;
@@ -49,6 +50,22 @@ export const forbidden: Record<string, readonly string[]> = {
   cluster: ['domain', 'chain', 'http', 'auth', 'admin', 'client', 'cli', 'server', 'main.ts'],
   server: ['admin', 'client', 'cli', 'main.ts'],
   admin: ['http', 'client', 'cli', 'cluster', 'server', 'main.ts'],
+  observability: [
+    'domain',
+    'chain',
+    'store',
+    'http',
+    'auth',
+    'errors',
+    'admin',
+    'devnet',
+    'client',
+    'cli',
+    'cluster',
+    'server',
+    'config.ts',
+    'main.ts',
+  ],
   'config.ts': ['domain', 'http', 'store', 'auth', 'admin', 'client', 'cli', 'cluster', 'server', 'main.ts'],
 };
 

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { IntakeLimits } from '../generated/types/service.ts';
 import { moduleLimits } from './core/module-files.ts';
+import { type LogLevel, levelOf, logLevels } from './observability/log-level.ts';
 
 /** Runtime configuration, read once from the environment. docs/configuration.md lists every variable. */
 export interface Config {
@@ -140,6 +141,18 @@ export interface Config {
   chainRpcTimeoutMs: number;
   /** How soon the bound deployment evidence is verified again while there is no verdict (DEPLOYMENT_EVIDENCE_RETRY_MS). */
   deploymentEvidenceRetryMs: number;
+  /** The logger's level (LOG_LEVEL: trace, debug, info, warn, error, fatal or silent; default info). */
+  logLevel: LogLevel;
+  /**
+   * The Prometheus scrape listener (METRICS_PORT, default off; METRICS_HOST, default 127.0.0.1): never the API's own
+   * origin. With METRICS_TOKEN set, a scrape must send `Authorization: Bearer <token>`.
+   */
+  metrics: { port: number | null; host: string; token: string | null };
+  /**
+   * How long a stopping server lets its in-flight requests and its background step finish after SIGTERM before it
+   * closes what is left (SHUTDOWN_GRACE_MS, default 10000).
+   */
+  shutdownGraceMs: number;
 }
 
 /** States a discovery entry can report (spec/schemas/discovery-manifest.v1.schema.json). */
@@ -271,15 +284,20 @@ function privateKey(env: NodeJS.ProcessEnv, name: string): string | null {
 /** The devnet's second well-known test account, so a local deployment has a fee recipient it controls. */
 export const defaultPlatformFeeRecipient = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 
-/** Builds the configuration from environment variables with the embedded defaults. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const inCi = env.CI === 'true' || env.NODE_ENV === 'test' || env.VITEST === 'true';
+/** Refuses a variable an earlier release read and this one replaced, rather than silently ignoring it. */
+function refuseReplaced(env: NodeJS.ProcessEnv): void {
   if (env.LIFECYCLE_MAX_ATTEMPTS) {
     // Silently ignoring it would let an operator believe launches still fail after a few attempts.
     throw new Error(
       'LIFECYCLE_MAX_ATTEMPTS was replaced: transient failures are retried until LIFECYCLE_VALIDATION_DEADLINE_MS (docs/configuration.md)',
     );
   }
+}
+
+/** Builds the configuration from environment variables with the embedded defaults. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const inCi = env.CI === 'true' || env.NODE_ENV === 'test' || env.VITEST === 'true';
+  refuseReplaced(env);
   return {
     host: env.HOST ?? '127.0.0.1',
     port: int(env, 'PORT', 8787),
@@ -290,6 +308,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     admissionPerHour: intInRange(env, 'ADMISSION_PER_HOUR', 120, 1, 1_000_000),
     admissionPerDay: intInRange(env, 'ADMISSION_PER_DAY', 500, 1, 1_000_000),
     ...processes(env),
+    ...observability(env),
     v4BodyLimitBytes: int(env, 'V4_BODY_LIMIT_BYTES', 4 * 1024 * 1024),
     v3BodyLimitBytes: 8_388_608,
     modulesLimits: {
@@ -360,6 +379,25 @@ function processes(env: NodeJS.ProcessEnv): Pick<Config, 'workers' | 'routeBudge
   if (workers > 1 && env.DATABASE_PATH === ':memory:')
     throw new Error('WORKERS above 1 needs DATABASE_PATH to be a file');
   return { routeBudgetPerMinute: int(env, 'ROUTE_BUDGET_PER_MINUTE', 600), workers };
+}
+
+/** The logs, the metrics listener and the shutdown's grace (docs/configuration.md). */
+function observability(env: NodeJS.ProcessEnv): Pick<Config, 'logLevel' | 'metrics' | 'shutdownGraceMs'> {
+  const level = (env.LOG_LEVEL ?? '').trim().toLowerCase();
+  if (level !== '' && !(logLevels as readonly string[]).includes(level)) {
+    throw new Error(`LOG_LEVEL must be one of ${logLevels.join(', ')}, got "${env.LOG_LEVEL}"`);
+  }
+  const token = env.METRICS_TOKEN ?? '';
+  if (token !== '' && token.length < 16) throw new Error('METRICS_TOKEN must be at least 16 characters');
+  return {
+    logLevel: levelOf(level),
+    metrics: {
+      port: env.METRICS_PORT === undefined || env.METRICS_PORT === 'off' ? null : int(env, 'METRICS_PORT', 0),
+      host: env.METRICS_HOST ?? '127.0.0.1',
+      token: token === '' ? null : token,
+    },
+    shutdownGraceMs: intInRange(env, 'SHUTDOWN_GRACE_MS', 10_000, 100, 600_000),
+  };
 }
 
 /** The listeners' timeouts and the chain reads' timings (docs/configuration.md). */

@@ -20,6 +20,7 @@ import type {
 } from './operation.ts';
 import { PartnerBudgets, RouteBudgets } from './rate-limit.ts';
 import { requestId, state } from './request-context.ts';
+import { observeRequests, type RequestObserver } from './request-observer.ts';
 import { type CompiledRoute, compileRoute, pathMatcher, withMemoizedMetadata } from './route-match.ts';
 import { buildRoutes, unmatchedBody } from './routes/index.ts';
 import { parsedJsonIssues, strictJsonIssues } from './strict-json.ts';
@@ -99,6 +100,8 @@ export function createApp(
     services?: Services;
     /** Replaces every route handler (the validator and auth stay): lets a test observe what the validator admits. */
     operations?: Record<string, OperationHandler>;
+    /** Called once per answered request (the request log and the request metrics of src/server/serve.ts). */
+    observe?: RequestObserver;
   },
 ): Express {
   const { db, config } = deps;
@@ -112,6 +115,7 @@ export function createApp(
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(requestId);
+  if (deps.observe) app.use(observeRequests(deps.observe));
   app.use(prepareRequest(operations, bodyParser(unmatchedBody(config))));
   securityOf.set(app, bearerAuth(db, now, routes, new PartnerBudgets(db, now)));
   app.use(sharedValidator(spec, config.validateResponses));

@@ -2,6 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { redactKeys } from '../auth/keys.ts';
 import { ApiError } from '../errors/api-error.ts';
 import type { ErrorCode } from '../errors/codes.ts';
+import { logger } from '../observability/logger.ts';
 import { state } from './request-context.ts';
 
 interface HttpLikeError {
@@ -79,7 +80,7 @@ const storageFullRetrySeconds = 30;
 /** Logs a failure that is not a public ApiError, with the request id and without request data. */
 export function logInternal(requestId: string, err: unknown): void {
   const detail = redactKeys(err instanceof Error ? `${err.name}: ${err.message}` : String(err));
-  console.error(JSON.stringify({ level: 'error', requestId, msg: 'unhandled failure', detail: detail.slice(0, 2000) }));
+  logger.error({ requestId, detail: detail.slice(0, 2000) }, 'unhandled failure');
 }
 
 /**

@@ -9,14 +9,13 @@ import cluster, { type Worker } from 'node:cluster';
 import { answerRouteWindows } from '../cluster/route-windows.ts';
 import type { Config } from '../config.ts';
 import { FixedWindows } from '../http/rate-limit.ts';
+import { logger } from '../observability/logger.ts';
 import { openDatabase } from '../store/db.ts';
 
 /** A worker that lived less than this died young: the next fork waits longer. */
 const youngMs = 10_000;
 /** The first and the longest wait before forking a replacement. */
 const backoffMs = { first: 100, max: 5_000 };
-
-const log = (entry: Record<string, unknown>) => console.log(JSON.stringify(entry));
 
 /** The wait before the next replacement after `deaths` workers in a row died young: 0 after an old one died. */
 export function respawnDelayMs(deaths: number): number {
@@ -40,7 +39,7 @@ export function runPrimary(config: Config): void {
     const worker = cluster.fork();
     bornAt.set(worker, Date.now());
     answerRouteWindows(worker, count);
-    worker.once('online', () => log({ level: 'info', msg: 'worker started', pid: worker.process.pid }));
+    worker.once('online', () => logger.info({ worker: worker.process.pid }, 'worker started'));
     worker.once('listening', () => {
       listened = true;
     });
@@ -49,14 +48,14 @@ export function runPrimary(config: Config): void {
     const lived = Date.now() - (bornAt.get(worker) ?? 0);
     bornAt.delete(worker);
     const expected = stopping;
-    log({ level: expected ? 'info' : 'warn', msg: 'worker exited', pid: worker.process.pid, code, signal });
+    logger[expected ? 'info' : 'warn']({ worker: worker.process.pid, code, signal }, 'worker exited');
     if (expected) {
       if (bornAt.size === 0) process.exit(exitCode);
       return;
     }
     if (!listened) {
       // No worker ever listened (a taken port, a bad file): forking again would fail the same way.
-      log({ level: 'error', msg: 'no worker started: stopping the cluster', code, signal });
+      logger.error({ code, signal }, 'no worker started: stopping the cluster');
       stopping = true;
       exitCode = 1;
       for (const w of bornAt.keys()) w.process.kill('SIGTERM');
@@ -71,12 +70,12 @@ export function runPrimary(config: Config): void {
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
-    log({ level: 'info', msg: 'stopping', signal });
+    logger.info({ signal }, 'stopping');
     if (bornAt.size === 0) process.exit(0);
     for (const worker of bornAt.keys()) worker.process.kill(signal);
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
-  log({ level: 'info', msg: 'cluster primary', pid: process.pid, workers: config.workers });
+  logger.info({ workers: config.workers }, 'cluster primary');
   for (let i = 0; i < config.workers; i++) fork();
 }

@@ -13,14 +13,14 @@ import type { Config } from '../config.ts';
 import { createApp, keepIdleConnections } from '../http/app.ts';
 import { answerClientErrors } from '../http/client-error.ts';
 import { createDeveloperApp, developerCorsHeaders } from '../http/developer-app.ts';
+import { logRequest } from '../http/request-log.ts';
+import { logger } from '../observability/logger.ts';
 import { buildChainGates, buildServices, buildWorkers, type Services, type Workers } from '../services.ts';
 import { type Db, openDatabase, openReadOnlyDatabase } from '../store/db.ts';
+import { drainServer, within } from './shutdown.ts';
 
 /** The lease whose holder runs every background worker of the file (process_leases.name). */
 export const backgroundLease = 'background';
-
-const log = (entry: Record<string, unknown>) => console.log(JSON.stringify(entry));
-const logError = (entry: Record<string, unknown>) => console.error(JSON.stringify(entry));
 
 /**
  * Starts every background worker of this process (the lifecycle workers of each lane, the trackers, the source
@@ -57,7 +57,7 @@ function exitOnListenError(server: Server, config: Config, port: number, variabl
           ? ` (port ${port} is taken: stop the other process or set PORT)`
           : ' (the port is taken: stop the other process or set DEVELOPERS_PORT)'
         : '';
-    logError({ level: 'error', msg: `cannot listen on ${config.host}:${port}${hint}`, code: err.code });
+    logger.error({ code: err.code }, `cannot listen on ${config.host}:${port}${hint}`);
     db?.close();
     process.exit(1);
   });
@@ -75,24 +75,67 @@ function startDeveloperApi(
   if (config.developersPort === null) return undefined;
   // Another connection cannot read an in-memory database, so there is nothing for the developer API to serve.
   if (config.databasePath === ':memory:') {
-    logError({ level: 'warn', msg: 'developer API not started: DATABASE_PATH is :memory: (set a file)' });
+    logger.warn('developer API not started: DATABASE_PATH is :memory: (set a file)');
     return undefined;
   }
   const db = openReadOnlyDatabase(config.databasePath, { busyTimeoutMs: config.busyTimeoutMs });
-  const app = createDeveloperApp({ db, config, services, chainDeployment });
+  const app = createDeveloperApp({ db, config, services, chainDeployment, observe: logRequest });
   const server = answerClientErrors(
     keepIdleConnections(app.listen(config.developersPort, config.host), config.http),
     developerCorsHeaders,
   );
   server.once('listening', () => {
-    log({
-      level: 'info',
-      msg: 'developer API listening',
-      url: `http://${config.host}:${boundPort(server, config.developersPort ?? 0)}`,
-    });
+    logger.info(
+      { url: `http://${config.host}:${boundPort(server, config.developersPort ?? 0)}` },
+      'developer API listening',
+    );
   });
   exitOnListenError(server, config, config.developersPort, 'DEVELOPERS_PORT');
   return { server, db };
+}
+
+/**
+ * The stop of a server process, bounded by SHUTDOWN_GRACE_MS: both listeners drain (no new connection; every request
+ * already read gets its complete answer) while the background workers finish their current step or, past the grace,
+ * leave it to their lease's expiry; then the file is closed. src/server/shutdown.ts drains a listener.
+ */
+async function shutDown(parts: {
+  config: Config;
+  server: Server;
+  developer: { server: Server; db: Db } | undefined;
+  background: () => LeaseHolder | undefined;
+  workers: Workers;
+  db: Db;
+  evidence: { stop: () => void } | null | undefined;
+}): Promise<void> {
+  const { config, server, developer, workers, db } = parts;
+  const started = Date.now();
+  parts.evidence?.stop();
+  const [service, developers, backgroundDone] = await Promise.all([
+    drainServer(server, config.shutdownGraceMs),
+    developer ? drainServer(developer.server, config.shutdownGraceMs) : Promise.resolve(undefined),
+    within(
+      Promise.resolve(parts.background()?.stop()).then(() => true),
+      config.shutdownGraceMs,
+      false,
+    ),
+  ]);
+  await within(
+    Promise.resolve(workers.stopReviewEvm()).then(() => true),
+    2_000,
+    false,
+  );
+  developer?.db.close();
+  db.close();
+  logger.info(
+    {
+      service: service.kind === 'drained' ? 'drained' : `closed ${service.connections} open connections`,
+      developerApi: developers === undefined ? null : developers.kind,
+      background: backgroundDone ? 'stopped' : 'step left to its lease',
+      ms: Date.now() - started,
+    },
+    'stopped',
+  );
 }
 
 /** Serves this process until SIGINT/SIGTERM (or, in a cluster worker, until its primary is gone). */
@@ -110,7 +153,7 @@ export async function serve(config: Config): Promise<void> {
     reviewWorkerRunning: () => leaseHeld(db, backgroundLease, Date.now()),
     referenceBinder: authorizer,
   });
-  const app = createApp({ db, config, services });
+  const app = createApp({ db, config, services, observe: logRequest });
   const workerId = `${hostname()}:${process.pid}:${randomUUID()}`;
   const workers = buildWorkers(services, authorizer, workerId);
   let background: LeaseHolder | undefined;
@@ -125,17 +168,16 @@ export async function serve(config: Config): Promise<void> {
       owner: workerId,
       leaseMs: config.lifecycle.leaseMs,
       start: () => startBackground(workers),
-      onChange: (holding) =>
-        log({ level: 'info', msg: holding ? 'background work started' : 'background work stopped', pid: process.pid }),
+      onChange: (holding) => logger.info(holding ? 'background work started' : 'background work stopped'),
     });
-    log({
-      level: 'info',
-      msg: 'custom-launch-api listening',
-      url: `http://${config.host}:${boundPort(server, config.port)}`,
-      database: config.databasePath,
-      validateResponses: config.validateResponses,
-      pid: process.pid,
-    });
+    logger.info(
+      {
+        url: `http://${config.host}:${boundPort(server, config.port)}`,
+        database: config.databasePath,
+        validateResponses: config.validateResponses,
+      },
+      'custom-launch-api listening',
+    );
     developer = startDeveloperApi(config, services, authorizer?.chainDeployment ?? null);
   });
   exitOnListenError(server, config, config.port, 'PORT', db);
@@ -144,18 +186,10 @@ export async function serve(config: Config): Promise<void> {
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    log({ level: 'info', msg: 'stopping', signal });
-    evidence?.stop();
-    developer?.server.close(() => developer?.db.close());
-    server.close(() => {
-      void Promise.resolve(background?.stop())
-        .then(() => workers.stopReviewEvm())
-        .then(() => {
-          db.close();
-          process.exit(0);
-        });
-    });
-    setTimeout(() => process.exit(0), 5000).unref();
+    logger.info({ signal, graceMs: config.shutdownGraceMs }, 'stopping');
+    void shutDown({ config, server, developer, background: () => background, workers, db, evidence }).then(() =>
+      process.exit(0),
+    );
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));

@@ -2,10 +2,12 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { hashKey } from '../../src/auth/keys.ts';
 import type { OperationHandler } from '../../src/http/operation.ts';
+import { logRequest } from '../../src/http/request-log.ts';
 import { buildOperations } from '../../src/http/routes/index.ts';
+import { captureLogs } from '../../src/observability/logger.ts';
 import { runAdmin } from '../support/admin.ts';
 import { auth, call, type Reply } from '../support/http.ts';
 import { startServerProcess } from '../support/process.ts';
@@ -74,7 +76,10 @@ describe('bounded 500', () => {
   let real: Record<string, OperationHandler> = {};
   const failing: Record<string, OperationHandler> = {};
   let logged: string[] = [];
-  let spy: ReturnType<typeof vi.spyOn> | undefined;
+  let capture: ReturnType<typeof captureLogs> | undefined;
+  /** The key id the database holds for a key (by its hash, the only form in which a key is stored). */
+  const keyIdOf = (apiKey: string) =>
+    s.db.prepare('SELECT key_id FROM api_keys WHERE key_hash = ?').pluck().get(hashKey(apiKey)) as string;
 
   beforeAll(async () => {
     // Every handler is the real one unless a test puts a failing one in `failing`: the app takes its handler map at
@@ -86,20 +91,20 @@ describe('bounded 500', () => {
         return handler(ctx);
       },
     });
-    s = await startServer({}, undefined, operations);
+    s = await startServer({}, undefined, operations, undefined, logRequest);
     real = buildOperations({ db: s.db, config: s.config, now: Date.now });
   });
   afterAll(() => s?.close());
   afterEach(() => {
-    spy?.mockRestore();
-    spy = undefined;
+    capture?.restore();
+    capture = undefined;
     for (const k of Object.keys(failing)) delete failing[k];
   });
-  const captureConsoleError = () => {
-    logged = [];
-    spy = vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => {
-      logged.push(args.map(String).join(' '));
-    });
+  /** Every line the process's logger writes from here (the failure's line and the request log's line). */
+  const captureLog = () => {
+    capture?.restore();
+    capture = captureLogs();
+    logged = capture.lines;
   };
 
   /** The 500 of a failing handler: ApiError INTERNAL with requestId, no key in body or headers, one redacted log line. */
@@ -112,12 +117,17 @@ describe('bounded 500', () => {
       expectNoKeyIn(r.text, key, 'the 500 body');
       expectNoKeyIn(headersText(r), key, 'the 500 headers');
     }
-    const lines = logged.filter((l) => l.includes(r.json.error.requestId));
-    expect(lines, logged.join('\n')).toHaveLength(1);
-    const line = JSON.parse(lines[0] ?? '{}');
-    expect(line).toMatchObject({ level: 'error', requestId: r.json.error.requestId });
-    expect(line.detail).toContain('boom');
-    expect(line.detail).toContain('clk_[redacted]');
+    const lines = logged.filter((l) => l.includes(r.json.error.requestId)).map((l) => JSON.parse(l));
+    const failure = lines.filter((l) => l.msg === 'unhandled failure');
+    expect(failure, logged.join('\n')).toHaveLength(1);
+    expect(failure[0]).toMatchObject({ level: 'error', requestId: r.json.error.requestId });
+    expect(failure[0].detail).toContain('boom');
+    expect(failure[0].detail).toContain('clk_[redacted]');
+    // The request log's line of the same request: the credential's key id, never its key.
+    const request = lines.filter((l) => l.msg === 'request');
+    expect(request, logged.join('\n')).toHaveLength(1);
+    expect(request[0]).toMatchObject({ level: 'error', requestId: r.json.error.requestId, status: 500 });
+    expect(keys.map(keyIdOf)).toContain(request[0].keyId);
     for (const key of keys) for (const l of logged) expectNoKeyIn(l, key, 'the log');
   }
 
@@ -128,10 +138,9 @@ describe('bounded 500', () => {
       failing.listCustomLaunchesV4 = () => {
         throw new Error(`boom ${key}`);
       };
-      captureConsoleError();
+      captureLog();
       const r = await call(`${s.url}/v4/chains/4663/custom-launches`, { headers: auth(key) });
       await expectBounded500(r, [key]);
-      spy?.mockRestore();
     }
   });
 
@@ -149,27 +158,25 @@ describe('bounded 500', () => {
     failing.listPartnerSubkeys = () => {
       throw new Error(`boom: root ${root.apiKey} issued ${subkey}; Authorization: Bearer ${root.apiKey}`);
     };
-    captureConsoleError();
+    captureLog();
     await expectBounded500(await call(`${s.url}/v1/partner/subkeys`, { headers: auth(root.apiKey) }), keys);
-    spy?.mockRestore();
 
     failing.rotatePartnerSubkey = () => {
       // Not an Error: logInternal stringifies it.
       throw `boom ${subkey}`;
     };
-    captureConsoleError();
+    captureLog();
     const rotate = await call(`${s.url}/v1/partner/subkeys/${issued.json.subkeyId}/rotate`, {
       method: 'POST',
       headers: auth(root.apiKey, { 'Idempotency-Key': idem() }),
       body: subkeyBody(),
     });
     await expectBounded500(rotate, keys);
-    spy?.mockRestore();
 
     failing.getCustomLaunchV4 = async () => {
       throw new TypeError(`boom (async) ${subkey}`);
     };
-    captureConsoleError();
+    captureLog();
     const get = await call(`${s.url}/v4/chains/4663/custom-launches/00000000-0000-4000-8000-000000000000`, {
       headers: auth(subkey),
     });
@@ -179,7 +186,7 @@ describe('bounded 500', () => {
   it('a failure inside authentication (a broken database) is a bounded 500, not a 401, and leaks no key', async () => {
     // Last test of this server: closing its database breaks every later request.
     const key = s.key();
-    captureConsoleError();
+    captureLog();
     s.db.close();
     const r = await call(`${s.url}/v4/chains/4663/custom-launches`, { headers: auth(key) });
     expectApiError(r, 500, 'INTERNAL');
@@ -607,6 +614,18 @@ describe('end-to-end scan: no key material in the log or the database (real proc
     for (const a of delivering) expect(a.startsWith('201 ')).toBe(true);
 
     for (const key of keys) expectNoKeyIn(logs, key, 'the server log');
+    // The request log has a line per answered request, each naming its credential by key id alone.
+    const requestLines = logs
+      .split('\n')
+      .filter((l) => l.includes('"msg":"request"'))
+      .map((l) => JSON.parse(l) as { requestId: string; keyId: string | null; status: number });
+    expect(requestLines.length).toBeGreaterThanOrEqual(answers.length);
+    const db0 = new Database(databasePath, { readonly: true });
+    const storedKeyIds = new Set(db0.prepare('SELECT key_id FROM api_keys').pluck().all() as string[]);
+    db0.close();
+    const named = requestLines.filter((l) => l.keyId !== null);
+    expect(named.length).toBeGreaterThan(0);
+    for (const l of named) expect(storedKeyIds.has(l.keyId as string), l.keyId as string).toBe(true);
 
     const files = readdirSync(dir).filter((f) => f.startsWith('scan.sqlite'));
     expect(files).toContain('scan.sqlite');

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bundleIsFresh, root, serverBundle, serverStamp } from '../../scripts/bundle/fresh.mjs';
+import { listeningUrlIn } from '../support/process.ts';
 
 const dirs: string[] = [];
 const tempDir = (prefix: string) => {
@@ -30,8 +31,8 @@ async function npmStart(): Promise<{ child: ChildProcess; url: string }> {
     let out = '';
     child.stdout?.on('data', (chunk: Buffer) => {
       out += chunk.toString();
-      const m = /"msg":"custom-launch-api listening","url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(out);
-      if (m?.[1]) resolve(m[1]);
+      const url = listeningUrlIn(out, 'custom-launch-api listening');
+      if (url) resolve(url);
     });
     child.once('exit', (code) => reject(new Error(`npm start exited early with ${code}: ${out}`)));
     setTimeout(() => reject(new Error('npm start did not listen within 45 s')), 45_000).unref();

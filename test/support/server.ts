@@ -13,6 +13,7 @@ import type { EvidenceStateKind } from '../../src/domain/public/deployment-evide
 import { createApp, keepIdleConnections } from '../../src/http/app.ts';
 import { answerClientErrors } from '../../src/http/client-error.ts';
 import type { OperationHandler } from '../../src/http/operation.ts';
+import type { RequestObserver } from '../../src/http/request-observer.ts';
 import { type Db, openDatabase } from '../../src/store/db.ts';
 
 /** The devnet's first funded account: the example requests' launchWallet. */
@@ -44,6 +45,8 @@ export async function startServer(
   operations?: Record<string, OperationHandler>,
   /** The bound deployment evidence's state, as a server bound to a chain deployment reports it. */
   evidence?: () => EvidenceStateKind,
+  /** Called once per answered request, as the request log of `npm start` is (src/http/request-log.ts). */
+  observe?: RequestObserver,
 ): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'custom-launch-test-'));
   const config: Config = {
@@ -59,6 +62,7 @@ export async function startServer(
     ...(now ? { now } : {}),
     ...(operations ? { operations } : {}),
     ...(evidence ? { evidence } : {}),
+    ...(observe ? { observe } : {}),
   });
   const { server, url } = await listenOnLoopback(app, { timeouts: config.http });
   return {

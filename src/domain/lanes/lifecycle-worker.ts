@@ -1,5 +1,6 @@
 import { redactKeys } from '../../auth/keys.ts';
 import type { Config } from '../../config.ts';
+import { logger } from '../../observability/logger.ts';
 import type { Db } from '../../store/db.ts';
 import { ClaimedJobs, claimBatchSize } from '../lifecycle/job-claims.ts';
 import { pollUntilStopped } from '../lifecycle/poll-loop.ts';
@@ -97,16 +98,15 @@ export abstract class LaneLifecycleWorker<S extends string, F extends LaneFields
 
   private retry(job: ClaimedLaneJob<S>, err: unknown): LaneStepResult<S, F> {
     const { code } = classifyStepFailure(err);
-    console.error(
-      JSON.stringify({
-        level: 'error',
-        msg: `${this.lane.name} lifecycle step failed`,
+    logger.error(
+      {
         launchId: job.launchId,
         status: job.status,
         attempt: job.attempt,
         code,
         detail: redactKeys(String(err)).slice(0, 500),
-      }),
+      },
+      `${this.lane.name} lifecycle step failed`,
     );
     const { backoffBaseMs, backoffMaxMs } = this.options.lifecycle;
     const delayMs = backoffDelayMs(job.attempt, { baseMs: backoffBaseMs, maxMs: backoffMaxMs }, this.options.random);

@@ -2,6 +2,7 @@ import type { CustomLaunchCreateRequestV4, CustomLaunchPreflightV2 } from '../..
 import { type Principal, redactKeys } from '../../auth/keys.ts';
 import { sha256Digest } from '../../core/canonical-json.ts';
 import { HexMemo } from '../../core/hex-bytes.ts';
+import { logger } from '../../observability/logger.ts';
 import {
   type AdmissionConfig,
   type AdmissionEvidence,
@@ -40,13 +41,7 @@ async function bindReferences(request: CustomLaunchCreateRequestV4, binder: Exte
   try {
     return await binder.bindExternalReferences(request);
   } catch (err) {
-    console.error(
-      JSON.stringify({
-        level: 'error',
-        msg: 'preflight reference binding failed',
-        detail: redactKeys(String(err)).slice(0, 500),
-      }),
-    );
+    logger.error({ detail: redactKeys(String(err)).slice(0, 500) }, 'preflight reference binding failed');
     return { status: 'not_run', reason: 'chain_unavailable' } as const;
   }
 }

@@ -1,4 +1,5 @@
 import { redactKeys } from '../../auth/keys.ts';
+import { logger } from '../../observability/logger.ts';
 
 /**
  * Runs `tick` until stopped, sleeping `pollMs` between ticks (or not, when `again` says the last tick found more
@@ -15,9 +16,7 @@ export function pollUntilStopped<T>(
   const loop = (async () => {
     while (running) {
       const result = await tick().catch((err: unknown) => {
-        console.error(
-          JSON.stringify({ level: 'error', msg: `${name} failed`, detail: redactKeys(String(err)).slice(0, 500) }),
-        );
+        logger.error({ detail: redactKeys(String(err)).slice(0, 500) }, `${name} failed`);
         return undefined;
       });
       // More work: the next tick still waits for the requests already arrived (a tick whose awaits all resolve at

@@ -7,6 +7,7 @@ import type {
 import { redactKeys } from '../../auth/keys.ts';
 import { describeRevert, revertDataOf } from '../../chain/revert.ts';
 import type { Config } from '../../config.ts';
+import { logger } from '../../observability/logger.ts';
 import type { SolidityAst, SolidityBuildSettings } from '../../solidity/compile-contracts.ts';
 import { type Db, immediateIfFree } from '../../store/db.ts';
 import { groupCommitOf } from '../../store/group-commit.ts';
@@ -293,15 +294,9 @@ export class LifecycleWorker {
   /** A transient failure: the next attempt (never after the deadline), or, once the deadline has passed, `failed`. */
   private retryOrFail(job: ClaimedJob, code: FindingCode, err: unknown): void {
     const { db, now, lifecycle } = this.deps;
-    console.error(
-      JSON.stringify({
-        level: 'error',
-        msg: 'lifecycle step failed',
-        launchId: job.launchId,
-        attempt: job.attempt,
-        code,
-        detail: redactKeys(String(err)).slice(0, 500),
-      }),
+    logger.error(
+      { launchId: job.launchId, attempt: job.attempt, code, detail: redactKeys(String(err)).slice(0, 500) },
+      'lifecycle step failed',
     );
     db.transaction(() => {
       if (!this.holdsLease(job.launchId)) return;

@@ -1,5 +1,6 @@
 import type { Hex } from 'viem';
 import { encodeMultiRoleRouterLaunch, type MultiRoleLaunchParams } from '../../chain/multi-role-launch-chain.ts';
+import { logger } from '../../observability/logger.ts';
 import { lanePoolParamsOf, signedLanePermit } from '../lanes/router-call.ts';
 import type { BuiltMultiRoleGraph } from './build.ts';
 import type { MultiRoleLaunchFields, MultiRoleLaunchRow } from './launch-store.ts';
@@ -101,14 +102,7 @@ export async function multiRoleSimulatingStep(
   const call = { from: permit.wallet, to: chain.router, value, data: transaction.data as Hex };
   const simulation = await chain.simulate(call);
   if (!simulation.ok) {
-    console.warn(
-      JSON.stringify({
-        level: 'warn',
-        msg: 'shared-lane simulation reverted',
-        launchId: row.launch_id,
-        revert: simulation.revert,
-      }),
-    );
+    logger.warn({ launchId: row.launch_id, revert: simulation.revert }, 'shared-lane simulation reverted');
     return actionRequired([...codes, 'MULTI_ROLE_SIMULATION_REVERTED']);
   }
   const gasPriceWei = await chain.gasPrice();

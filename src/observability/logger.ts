@@ -1,0 +1,62 @@
+/*
+ * The process's one structured logger (pino): one JSON line per event on standard output, `level` as its label
+ * (`info`, `warn`, `error`), `time` in ISO 8601, the process id. LOG_LEVEL sets the level (docs/configuration.md,
+ * Logs). Every string field goes through the key redaction, so a message that quotes a failure never carries a key.
+ */
+import pino, { type DestinationStream, type Logger } from 'pino';
+import { levelOf } from './log-level.ts';
+
+/** Keys look like `clk_` and 43 base64url characters; any such run is replaced wherever it appears in a field. */
+const keyPattern = /clk_[A-Za-z0-9_-]{8,}/g;
+
+function redacted(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return value.replace(keyPattern, 'clk_[redacted]');
+  if (depth > 4 || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((v) => redacted(v, depth + 1));
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redacted(v, depth + 1)]));
+}
+
+/**
+ * Where the lines go: standard output, written asynchronously (a reader that stops reading never blocks the event
+ * loop; pino flushes what is pending when the process exits). A test replaces it with `captureLogs`.
+ */
+let sink: DestinationStream = pino.destination({ dest: 1, sync: false });
+const forwarding: DestinationStream = { write: (line: string) => sink.write(line) };
+
+/** The root logger; `logger.child({ launchId })` gives a worker's logger for one launch. */
+export const logger: Logger = pino(
+  {
+    level: levelOf(process.env.LOG_LEVEL),
+    base: { pid: process.pid },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    formatters: {
+      level: (label) => ({ level: label }),
+      log: (object) => redacted(object) as Record<string, unknown>,
+    },
+    hooks: {
+      logMethod(args, method) {
+        const [first, ...rest] = args as unknown[];
+        const msg = typeof first === 'string' ? redacted(first) : first;
+        method.apply(this, [msg, ...rest.map((r) => redacted(r))] as Parameters<typeof method>);
+      },
+    },
+  },
+  forwarding,
+);
+
+/**
+ * Collects every line the logger writes until `restore()` (tests): the lines as written, one string each, parsed
+ * by `entries()`.
+ */
+export function captureLogs(): { lines: string[]; entries: () => Array<Record<string, unknown>>; restore: () => void } {
+  const previous = sink;
+  const lines: string[] = [];
+  sink = { write: (line: string) => lines.push(line.trimEnd()) };
+  return {
+    lines,
+    entries: () => lines.map((l) => JSON.parse(l) as Record<string, unknown>),
+    restore: () => {
+      sink = previous;
+    },
+  };
+}
