@@ -15,6 +15,7 @@ export default defineConfig({
     // they start.
     maxWorkers: Math.max(3, availableParallelism() - 1),
     globalSetup: ['test/support/global-setup.ts'],
+    setupFiles: ['test/support/quiet-logs.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // The type tests are checked with what they import (tsconfig.test-d.json), not the whole project again: `make test`

@@ -4,7 +4,7 @@
  * Logs). Every string field goes through the key redaction, so a message that quotes a failure never carries a key.
  */
 import pino, { type DestinationStream, type Logger } from 'pino';
-import { levelOf } from './log-level.ts';
+import { type LogLevel, levelOf } from './log-level.ts';
 
 /** Keys look like `clk_` and 43 base64url characters; any such run is replaced wherever it appears in a field. */
 const keyPattern = /clk_[A-Za-z0-9_-]{8,}/g;
@@ -45,18 +45,24 @@ export const logger: Logger = pino(
 );
 
 /**
- * Collects every line the logger writes until `restore()` (tests): the lines as written, one string each, parsed
- * by `entries()`.
+ * Collects every line the logger writes at `level` or above until `restore()` (tests): the lines as written, one
+ * string each, parsed by `entries()`.
  */
-export function captureLogs(): { lines: string[]; entries: () => Array<Record<string, unknown>>; restore: () => void } {
-  const previous = sink;
+export function captureLogs(level: LogLevel = 'info'): {
+  lines: string[];
+  entries: () => Array<Record<string, unknown>>;
+  restore: () => void;
+} {
+  const previous = { sink, level: logger.level };
   const lines: string[] = [];
   sink = { write: (line: string) => lines.push(line.trimEnd()) };
+  logger.level = level;
   return {
     lines,
     entries: () => lines.map((l) => JSON.parse(l) as Record<string, unknown>),
     restore: () => {
-      sink = previous;
+      sink = previous.sink;
+      logger.level = previous.level;
     },
   };
 }

@@ -25,6 +25,7 @@ export function respawnDelayMs(deaths: number): number {
 
 /** Runs the cluster primary for `config.workers` server processes until SIGINT/SIGTERM. */
 export function runPrimary(config: Config): void {
+  logger.level = config.logLevel;
   // The one migration of the file, before any worker opens it.
   openDatabase(config.databasePath, { busyTimeoutMs: config.busyTimeoutMs }).close();
   const windows = new FixedWindows();

@@ -140,6 +140,7 @@ async function shutDown(parts: {
 
 /** Serves this process until SIGINT/SIGTERM (or, in a cluster worker, until its primary is gone). */
 export async function serve(config: Config): Promise<void> {
+  logger.level = config.logLevel;
   const db = openDatabase(config.databasePath, { busyTimeoutMs: config.busyTimeoutMs });
   const { authorizer, evidence } = buildChainGates(config);
   // Listening starts after the first attempt, so a client never meets a lane that is merely still checking.

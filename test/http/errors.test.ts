@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findingCodes } from '../../src/domain/launches/finding-codes.ts';
 import { errorTable } from '../../src/errors/codes.ts';
+import { captureLogs } from '../../src/observability/logger.ts';
 import { auth, call, type Reply } from '../support/http.ts';
 import { exampleBytes, freshV4Bytes, startServer, type TestServer, v4Example } from '../support/server.ts';
 
@@ -251,8 +252,8 @@ describe('a bounded 500', () => {
   it('carries the request id and no secret, stack or internal message; the log has the request id', async () => {
     const broken = await startServer();
     const brokenKey = broken.key();
-    const logged: string[] = [];
-    const spy = vi.spyOn(console, 'error').mockImplementation((line: unknown) => void logged.push(String(line)));
+    const capture = captureLogs();
+    const logged = capture.lines;
     broken.db.close();
     try {
       const r = await call(`${broken.url}/v4/chains/4663/custom-launches`, { headers: auth(brokenKey) });
@@ -262,7 +263,7 @@ describe('a bounded 500', () => {
       expect(logged.join('\n')).toContain(r.json.error.requestId);
       expect(logged.join('\n')).not.toContain(brokenKey);
     } finally {
-      spy.mockRestore();
+      capture.restore();
       await broken.close().catch(() => undefined);
     }
   });

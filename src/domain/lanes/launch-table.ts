@@ -1,6 +1,7 @@
 import type { Hex } from 'viem';
 import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
+import { logTransition } from '../transition-log.ts';
 
 /** The launch table of a lane and its transition audit table (src/store/migrations.ts; V4: launches). */
 export interface LaneTables {
@@ -34,6 +35,7 @@ export function moveLaneLaunch(
       db,
       `INSERT INTO ${tables.transitions} (launch_id, from_status, to_status, worker, at) VALUES (?, ?, ?, ?, ?)`,
     ).run(move.launchId, move.from, move.to, move.worker, move.at);
+    logTransition(tables.transitions, move);
   }
   return true;
 }

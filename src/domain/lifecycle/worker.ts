@@ -16,6 +16,7 @@ import { type AdmissionConfig, type AdmissionFinding, evaluateAdmission } from '
 import { type FindingCode, findingCodes } from '../launches/finding-codes.ts';
 import { fundingNonceSeenInOtherRequest } from '../launches/funding-nonce-reuse.ts';
 import { findSourceSelfdestructs } from '../static-baseline/source-selfdestruct.ts';
+import { logTransition } from '../transition-log.ts';
 import type { LaunchAuthorizer } from './chain-gates.ts';
 import { ClaimedJobs, claimBatchSize, dueJobs, type LeasedJob } from './job-claims.ts';
 import { pollUntilStopped } from './poll-loop.ts';
@@ -359,6 +360,7 @@ export class LifecycleWorker {
         this.deps.db,
         'INSERT INTO launch_transitions (launch_id, from_status, to_status, worker, at) VALUES (?, ?, ?, ?, ?)',
       ).run(launchId, from, to, this.deps.workerId, at);
+      logTransition('launch_transitions', { launchId, from, to, worker: this.deps.workerId });
     }
   }
 }
