@@ -21,11 +21,15 @@
  * - `npm run admin -- v3 reevaluate [<launchId>]` re-runs the admission review of action_required base-layer
  *   launches (one, or all) under the current rule-set revision; one with no current hard block goes back to
  *   pending_review and on. Prints one JSON line per launch.
+ * - `npm run admin -- backup <file>` copies one snapshot of DATABASE_PATH into a new file while servers keep writing,
+ *   checks the copy and prints one JSON summary (docs/operator.md).
+ * - `npm run admin -- restore <backupFile>` checks a backup and puts it in the place of DATABASE_PATH, which no
+ *   running server may hold, and prints one JSON summary (docs/operator.md).
  */
 import { parseArgs } from 'node:util';
 import { mintPartnerRoot, mintWalletKey, revokeWalletKey, rootBudgetMaxima, walletScopes } from '../auth/keys.ts';
 import { readBaseDeployment } from '../chain/base-deployment.ts';
-import { loadConfig } from '../config.ts';
+import { type Config, loadConfig } from '../config.ts';
 import { pinnedBaseLaunchRules } from '../domain/base-layer/pinned-rules.ts';
 import { reevaluateBaseLaunches } from '../domain/base-layer/reevaluate.ts';
 import { retireBaseRules } from '../domain/base-layer/rule-sets.ts';
@@ -34,6 +38,8 @@ import { findingCodes } from '../domain/launches/finding-codes.ts';
 import { bringVerificationForward } from '../domain/lifecycle/source-verifier.ts';
 import { decideReview, reviewerPolicy } from '../domain/modules/review.ts';
 import { openDatabase } from '../store/db.ts';
+import { BackupError, backupDatabase, type CopyProgress } from './backup.ts';
+import { restoreDatabase } from './restore.ts';
 import { appendRegistryRecord, launchTargets } from './source-verification.ts';
 
 /** The root budgets of `partners create` when no flag names them (project design). */
@@ -53,6 +59,8 @@ const usage = `usage:
   npm run admin -- v3 rules retire <RULE_CODE...> --reason <text>
   npm run admin -- v3 reevaluate [<launchId>]
   npm run admin -- import-history <file.jsonl>
+  npm run admin -- backup <file>
+  npm run admin -- restore <backupFile>
 
 scopes (keys create): ${walletScopes.join(', ')}
 A partner root holds partner-subkeys:manage, custom-launch:create and custom-launch:read. Its defaults: expiry one
@@ -66,7 +74,9 @@ record appends to SOURCE_VERIFICATION_REGISTRY_PATH what a source-verification p
 v3 rules retire takes hard-block rule codes (${hardBlockRules().join(', ')}) and a reason of 1 to
 1024 characters; v3 reevaluate re-reviews action_required base-layer launches under the current revision.
 import-history reads JSON Lines (spec/schemas/history-import-line.v1.schema.json), validates every line before
-writing and writes nothing when one is invalid (docs/history.md).`;
+writing and writes nothing when one is invalid (docs/history.md).
+backup copies DATABASE_PATH while servers run into a new file (never an existing one) and checks the copy; restore
+checks a backup and replaces DATABASE_PATH with it, only while no server holds that file (docs/operator.md).`;
 
 /** The static-baseline rules an operator may retire: the hard-block codes of the finding-code table. */
 function hardBlockRules(): string[] {
@@ -98,8 +108,49 @@ const split = (list: string) =>
     .map((x) => x.trim())
     .filter(Boolean);
 
+/** A copy's progress on standard error, at most once a second (a long copy only). */
+function progressPrinter(): (progress: CopyProgress) => void {
+  let last = performance.now();
+  return ({ totalPages, remainingPages }) => {
+    if (performance.now() - last < 1000 || totalPages === 0) return;
+    last = performance.now();
+    const done = totalPages - remainingPages;
+    console.error(`backup: ${Math.floor((done * 100) / totalPages)}% (${done} of ${totalPages} pages)`);
+  };
+}
+
+/** `backup <file>` and `restore <backupFile>`: the exit code, after one JSON summary or an `error:` line. */
+async function backupOrRestore(
+  command: 'backup' | 'restore',
+  args: string[],
+  { databasePath, busyTimeoutMs }: Config,
+): Promise<number> {
+  const { positionals } = options(args, {});
+  if (positionals.length !== 1) fail(`${command} takes one file`);
+  const file = positionals[0] as string;
+  try {
+    const summary =
+      command === 'backup'
+        ? await backupDatabase(databasePath, file, {
+            busyTimeoutMs,
+            onProgress: progressPrinter(),
+          })
+        : restoreDatabase(file, databasePath);
+    console.log(JSON.stringify(summary));
+    return 0;
+  } catch (err) {
+    // A refusal says what to do; anything else (a full disk, a folder it may not write) names the command it stopped.
+    console.error(`error: ${err instanceof BackupError ? '' : `${command} failed: `}${(err as Error).message}`);
+    return 1;
+  }
+}
+
 const [group, action, ...rest] = process.argv.slice(2);
 const config = loadConfig();
+// They open the file themselves: a backup never creates or migrates it, a restore replaces it.
+if (group === 'backup' || group === 'restore') {
+  process.exit(await backupOrRestore(group, action === undefined ? rest : [action, ...rest], config));
+}
 const db = openDatabase(config.databasePath);
 try {
   if (group === 'keys' && action === 'create') {
