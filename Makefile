@@ -7,7 +7,7 @@ export REDOCLY_TELEMETRY := off
 export REDOCLY_SUPPRESS_UPDATE_NOTICE := true
 NPM_STAMP := node_modules/.install-stamp
 
-.PHONY: install start devnet test generate check-generated lint-spec lint typecheck unit conformance bench clean soak
+.PHONY: install start devnet test generate check-generated lint-spec lint typecheck unit conformance bench clean soak client-package
 VENV_STAMP := .venv/.install-stamp
 
 # Installs the locked dependencies when node_modules is missing or older than the lock file.
@@ -74,6 +74,14 @@ unit: install
 ## `make conformance OPERATION=<operationId>`: Schemathesis on that one operation alone (no stateful pass, no clients).
 conformance: install $(VENV_STAMP)
 	CONFORMANCE_OPERATION='$(OPERATION)' npx tsx conformance/run.ts
+
+## The npm package of the typed client and the custom-launch CLI (docs/clients.md): compiled JavaScript and
+## declarations in packages/client/dist/ (scripts/build-client-package.ts), then `npm pack` writes
+## build/client-package/custom-launch-client-<version>.tgz.
+client-package: install
+	npx tsx scripts/build-client-package.ts
+	mkdir -p build/client-package
+	cd packages/client && npm pack --pack-destination ../../build/client-package
 
 ## Performance figures (not a test; docs/performance.md): every section of scripts/bench/run.ts (the GET and the
 ## durable create beside the framework floor, the bare read and raw SQLite, the maximal preflight, the scanner beside a

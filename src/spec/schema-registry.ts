@@ -1,12 +1,16 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 
-/** Directory of the hand-maintained JSON Schema documents (spec/schemas). */
-export const schemaDir = new URL('../../spec/schemas/', import.meta.url).pathname;
+/**
+ * Directory of the hand-maintained JSON Schema documents (spec/schemas). A path from fileURLToPath, not a URL's
+ * pathname, which would spell a space in a folder's name (an install path) as %20.
+ */
+export const schemaDir = fileURLToPath(new URL('../../spec/schemas/', import.meta.url));
 /** Directory of the request-body examples (spec/examples). */
-export const exampleDir = new URL('../../spec/examples/', import.meta.url).pathname;
+export const exampleDir = fileURLToPath(new URL('../../spec/examples/', import.meta.url));
 /** The `$id` prefix every schema file uses; its tail is the file name. */
 export const schemaIdBase = 'https://custom-launch-api.dev/schemas/';
 
