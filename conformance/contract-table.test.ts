@@ -1284,6 +1284,34 @@ const developerRows: Row[] = [
   },
 ];
 
+// The contract the service publishes (spec/openapi/paths: openapi-document, openapi-developer-api-document, docs,
+// docs-redoc-script): no key, public caching and If-None-Match (components/parameters.yaml IfNoneMatch,
+// components/responses.yaml NotModified). Their bytes and ETags are checked in test/http/contract-documents.test.ts.
+const publishedFilePaths = ['/openapi.json', '/openapi/developer-api.json', '/docs', '/docs/redoc.standalone.js'];
+const publishedFileRows: Row[] = [
+  ...publishedFilePaths.map((path) => ({
+    section: 'openapi-document.yaml, openapi-developer-api-document.yaml, docs.yaml, docs-redoc-script.yaml: no key',
+    name: `GET ${path} without a key`,
+    given: (c: Ctx) => call(`${c.s.url}${path}`),
+    want: { status: 200, headers: { 'cache-control': 'public, max-age=300' } },
+  })),
+  ...publishedFilePaths.map((path) => ({
+    section: 'responses.yaml NotModified: If-None-Match naming the current ETag (project design)',
+    name: `GET ${path} with the ETag of the previous read`,
+    given: async (c: Ctx) => {
+      const first = await call(`${c.s.url}${path}`);
+      return call(`${c.s.url}${path}`, { headers: { 'If-None-Match': first.headers.get('etag') ?? '' } });
+    },
+    want: { status: 304, headers: { 'cache-control': 'public, max-age=300' } },
+  })),
+  ...[1024, 1025].map((length) => ({
+    section: 'parameters.yaml IfNoneMatch: at most 1024 characters (project design)',
+    name: `GET /openapi.json with an If-None-Match of ${length} characters`,
+    given: (c: Ctx) => call(`${c.s.url}/openapi.json`, { headers: { 'If-None-Match': `"${'a'.repeat(length - 2)}"` } }),
+    want: length <= 1024 ? { status: 200 } : { status: 400, code: 'INVALID_REQUEST' as const },
+  })),
+];
+
 // The permit-reissue disposition (decidePermitReissueV4, spec/openapi/paths/v4-permit-reissue-disposition.yaml;
 // permitReissue of spec/schemas/custom-launch-resource.v4.schema.json). A created launch reaches the wallet handoff
 // by SQL and its permit expires through the tracker's own expiry path at `expiredAtMs` (the decision deadline is
@@ -1577,6 +1605,7 @@ const rows: Row[] = [
   ...reissueRows,
   ...historyRows,
   ...developerRows,
+  ...publishedFileRows,
   // Page size and cursor (spec/openapi/components/parameters.yaml).
   ...[0, 1, 25, 26].map((limit) => ({
     section: 'parameters.yaml limit: page size',

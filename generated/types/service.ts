@@ -26,6 +26,106 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/docs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the API reference page
+         * @description Project design (the reference documents do not show this operation): an HTML page that renders this origin's
+         *     contract (`GET /openapi.json`, getServiceOpenApiDocument) with Redoc, whose browser bundle this server serves too
+         *     (`GET /docs/redoc.standalone.js`, getApiReferenceScript). The page loads nothing from another origin (no CDN, no
+         *     web fonts), so it works without internet access; its Content-Security-Policy allows only this origin, plus the
+         *     inline styles, `data:` images and `blob:` workers Redoc makes itself. Unauthenticated; no query and no body.
+         *     Read once, at start-up: its strong ETag names the bytes, and `If-None-Match` naming it answers 304 without a body.
+         */
+        get: operations["getApiReferencePage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/docs/redoc.standalone.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the API reference page's Redoc bundle
+         * @description Project design (the reference documents do not show this operation): the browser bundle of Redoc (the npm package
+         *     `redoc`, `bundles/redoc.standalone.js`, at the version the server was installed with) that the API reference page
+         *     (`GET /docs`, getApiReferencePage) runs, served from this origin so the page needs no CDN. Its one reference to
+         *     another origin, the sidebar's Redocly logo image (`https://cdn.redoc.ly/redoc/logo-mini.svg`), is replaced by an
+         *     empty inline SVG image, and its source-map comment is left out (the map is not served); every other byte is the
+         *     installed file's. Unauthenticated; no query and no body. Read once, at start-up: its strong ETag names the bytes,
+         *     and `If-None-Match` naming it answers 304 without a body.
+         */
+        get: operations["getApiReferenceScript"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the service contract as OpenAPI
+         * @description Project design (the reference documents do not show this operation): the OpenAPI 3.1 document of this origin in
+         *     one file, exactly the bytes of `generated/openapi/service.bundled.json` this server was deployed with (made from
+         *     `spec/` by `make generate`: every schema a named component, the request examples attached). It describes this
+         *     operation too. Unauthenticated; no query and no body. The server reads the file once, at start-up: its strong ETag
+         *     names those bytes, and `If-None-Match` naming it answers 304 without a body.
+         */
+        get: operations["getServiceOpenApiDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openapi/developer-api.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the developer API contract as OpenAPI
+         * @description Project design (the reference documents do not show this operation): the OpenAPI 3.1 document of the read-only
+         *     developer API (origin `{developers_url}`) in one file, exactly the bytes of
+         *     `generated/openapi/developer-api.bundled.json` this server was deployed with. Served here, on the service origin,
+         *     beside the service's own document (`getServiceOpenApiDocument`); the developer API's origin serves only its four
+         *     reads. Unauthenticated; no query and no body. Read once, at start-up: its strong ETag names those bytes, and
+         *     `If-None-Match` naming it answers 304 without a body.
+         */
+        get: operations["getDeveloperApiOpenApiDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/readyz": {
         parameters: {
             query?: never;
@@ -4718,6 +4818,16 @@ export type components = {
                 "application/json": components["schemas"]["ApiError"];
             };
         };
+        /** @description Project design: the ETag named in If-None-Match is the current one; no body. The client's copy is current. */
+        NotModified: {
+            headers: {
+                "Cache-Control": components["headers"]["PublishedFileCacheControl"];
+                ETag: components["headers"]["ETag"];
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description The request body exceeds the route's byte limit (PAYLOAD_TOO_LARGE). Nothing was persisted. */
         PayloadTooLarge: {
             headers: {
@@ -4778,6 +4888,8 @@ export type components = {
         Cursor: components["schemas"]["Cursor"];
         /** @description Binds the exact request bytes. The same key with the same bytes replays the first answer; with other bytes it is a 409 conflict. Project design: keys are kept per credential (the key that sent them), so another credential sending the same key starts its own record; a launch create keeps them per credential lineage instead, so a rotated subkey's replacement replays its predecessor's creates. On a launch create, the same intent under another key or credential lineage is 409 LAUNCH_INTENT_CONFLICT. */
         IdempotencyKey: components["schemas"]["IdempotencyKey"];
+        /** @description Project design: entity tags of copies the client holds (or `*`); when one equals the current ETag (compared weakly, as RFC 9110 says for If-None-Match) the answer is 304 without a body. */
+        IfNoneMatch: string;
         /** @description Launch identifier returned as launchId (not the per-call requestId). */
         LaunchId: components["schemas"]["Uuid"];
         /** @description Page size. */
@@ -4785,6 +4897,10 @@ export type components = {
     };
     requestBodies: never;
     headers: {
+        /** @description Project design: strong entity tag of the exact body bytes, `"sha256-` and the base64url (no padding) SHA-256 of the body, in double quotes. The bytes change only when the server is deployed again. */
+        ETag: string;
+        /** @description Project design: a file this server publishes as it was deployed (its contract documents and API reference page) may be cached by anyone for 300 seconds, then revalidated with If-None-Match. */
+        PublishedFileCacheControl: "public, max-age=300";
         /** @description Correlation id of this call (req_ and 32 lowercase hex digits; never a launchId), equal to error.requestId on errors. Quote it to support. */
         RequestId: components["schemas"]["RequestId"];
         /** @description Seconds to wait (delta-seconds) or an HTTP date before retrying the same request bytes. */
@@ -5045,6 +5161,7 @@ export type ResponseForbidden = components['responses']['Forbidden'];
 export type ResponseInternalError = components['responses']['InternalError'];
 export type ResponseLaunchCreateConflict = components['responses']['LaunchCreateConflict'];
 export type ResponseNotFound = components['responses']['NotFound'];
+export type ResponseNotModified = components['responses']['NotModified'];
 export type ResponsePayloadTooLarge = components['responses']['PayloadTooLarge'];
 export type ResponseTooManyRequests = components['responses']['TooManyRequests'];
 export type ResponseUnauthenticated = components['responses']['Unauthenticated'];
@@ -5053,8 +5170,11 @@ export type ResponseUnsupportedMediaType = components['responses']['UnsupportedM
 export type ParameterChainId = components['parameters']['ChainId'];
 export type ParameterCursor = components['parameters']['Cursor'];
 export type ParameterIdempotencyKey = components['parameters']['IdempotencyKey'];
+export type ParameterIfNoneMatch = components['parameters']['IfNoneMatch'];
 export type ParameterLaunchId = components['parameters']['LaunchId'];
 export type ParameterLimit = components['parameters']['Limit'];
+export type HeaderETag = components['headers']['ETag'];
+export type HeaderPublishedFileCacheControl = components['headers']['PublishedFileCacheControl'];
 export type HeaderRequestId = components['headers']['RequestId'];
 export type HeaderRetryAfter = components['headers']['RetryAfter'];
 export type $defs = Record<string, never>;
@@ -5084,6 +5204,162 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+        };
+    };
+    getApiReferencePage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Project design: entity tags of copies the client holds (or `*`); when one equals the current ETag (compared weakly, as RFC 9110 says for If-None-Match) the answer is 304 without a body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The API reference page. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["PublishedFileCacheControl"];
+                    /** @description Project design: only this origin, plus inline styles, `data:` images and `blob:` workers. */
+                    "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; worker-src 'self' blob:; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getApiReferenceScript: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Project design: entity tags of copies the client holds (or `*`); when one equals the current ETag (compared weakly, as RFC 9110 says for If-None-Match) the answer is 304 without a body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Redoc browser bundle. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["PublishedFileCacheControl"];
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getServiceOpenApiDocument: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Project design: entity tags of copies the client holds (or `*`); when one equals the current ETag (compared weakly, as RFC 9110 says for If-None-Match) the answer is 304 without a body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The service's OpenAPI document. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["PublishedFileCacheControl"];
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        components: {
+                            [key: string]: unknown;
+                        };
+                        info: {
+                            title: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @constant */
+                        openapi: "3.1.0";
+                        paths: {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getDeveloperApiOpenApiDocument: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Project design: entity tags of copies the client holds (or `*`); when one equals the current ETag (compared weakly, as RFC 9110 says for If-None-Match) the answer is 304 without a body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The developer API's OpenAPI document. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["PublishedFileCacheControl"];
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        components: {
+                            [key: string]: unknown;
+                        };
+                        info: {
+                            title: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @constant */
+                        openapi: "3.1.0";
+                        paths: {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     getReadiness: {

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { ChainDeploymentV1 } from '../../generated/types/service.ts';
@@ -18,6 +17,7 @@ import type { Db } from '../store/db.ts';
 import { migrations } from '../store/migrations.ts';
 import { loadDereferencedSpec, pathPattern } from './app.ts';
 import { errorMiddleware } from './error-middleware.ts';
+import { ifNoneMatchNames, strongEtag } from './etag.ts';
 import { pageOf } from './operation.ts';
 import { RouteBudgets } from './rate-limit.ts';
 import { requestId } from './request-context.ts';
@@ -155,20 +155,6 @@ function corsAndMethods(patterns: readonly RegExp[]): RequestHandler {
   };
 }
 
-/** The strong ETag of body bytes: `"sha256-<base64url of their SHA-256>"`. */
-export function strongEtag(bytes: string): string {
-  return `"sha256-${createHash('sha256').update(bytes, 'utf8').digest('base64url')}"`;
-}
-
-/** Whether an If-None-Match value names `etag` (or is `*`); a weak tag compares by its opaque part. */
-function matches(ifNoneMatch: string | undefined, etag: string): boolean {
-  if (ifNoneMatch === undefined) return false;
-  return ifNoneMatch
-    .split(',')
-    .map((t) => t.trim().replace(/^W\//, ''))
-    .some((t) => t === '*' || t === etag);
-}
-
 /** One read: its budget, then the body with its ETag and caching headers, or 304 when the client's copy is current. */
 function serveRead(operationId: string, read: DeveloperRead, budgets: RouteBudgets): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
@@ -179,7 +165,7 @@ function serveRead(operationId: string, read: DeveloperRead, budgets: RouteBudge
       const etag = strongEtag(JSON.stringify(body));
       res.setHeader('ETag', etag);
       res.setHeader('Cache-Control', developerCaching.cacheControl);
-      if (matches(req.headers['if-none-match'], etag)) {
+      if (ifNoneMatchNames(req.headers['if-none-match'], etag)) {
         res.status(304).end();
         return;
       }

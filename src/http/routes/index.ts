@@ -1,6 +1,7 @@
 import type { Config } from '../../config.ts';
 import { buildServices, type ServiceInputs, type Services } from '../../services.ts';
 import { type BodyPolicy, jsonBody, type OperationHandler, type RouteTable } from '../operation.ts';
+import { contractDocumentRoutes } from './contract-documents.ts';
 import { legacyRoutes } from './legacy.ts';
 import { moduleRoutes } from './modules.ts';
 import { multiRoleLaunchRoutes } from './multi-role-launches.ts';
@@ -16,6 +17,7 @@ import { v4LaunchRoutes } from './v4-launches.ts';
 export function buildRoutes(services: Services): RouteTable {
   return {
     ...publicReadRoutes(services),
+    ...contractDocumentRoutes(services.config),
     ...v4LaunchRoutes(services),
     ...v3LaunchRoutes(services),
     ...multiRoleLaunchRoutes(services),
