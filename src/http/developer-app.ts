@@ -20,7 +20,8 @@ import { errorMiddleware } from './error-middleware.ts';
 import { ifNoneMatchNames, strongEtag } from './etag.ts';
 import { pageOf } from './operation.ts';
 import { RouteBudgets } from './rate-limit.ts';
-import { requestId } from './request-context.ts';
+import { requestId, state } from './request-context.ts';
+import { observeRequests, type RequestObserver } from './request-observer.ts';
 
 const specPath = new URL('../../generated/openapi/developer-api.dereferenced.json', import.meta.url);
 
@@ -41,6 +42,8 @@ export interface DeveloperAppDeps {
   /** The V4 lane's chain deployment when the chain gates run (the authorizer's); null otherwise. */
   chainDeployment?: ChainDeploymentV1 | null;
   now?: () => number;
+  /** Called once per answered request (the request log and metrics of src/server/serve.ts). */
+  observe?: RequestObserver;
 }
 
 type DeveloperRead = (query: Record<string, unknown>) => unknown;
@@ -101,6 +104,7 @@ export function createDeveloperApp(deps: DeveloperAppDeps): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(requestId);
+  if (deps.observe) app.use(observeRequests(deps.observe));
   app.use(corsAndMethods(operations.map((o) => o.pattern)));
   app.use(
     OpenApiValidator.middleware({
@@ -158,6 +162,7 @@ function corsAndMethods(patterns: readonly RegExp[]): RequestHandler {
 /** One read: its budget, then the body with its ETag and caching headers, or 304 when the client's copy is current. */
 function serveRead(operationId: string, read: DeveloperRead, budgets: RouteBudgets): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
+    state(res).operationId = operationId;
     try {
       await budgets.take(operationId, req.socket.remoteAddress ?? 'unknown');
       const body = read(req.query as Record<string, unknown>);
