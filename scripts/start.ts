@@ -4,7 +4,8 @@
  * prints its RPC URL, and points the server at it; with CHAIN_4663_RPC_URLS it uses that chain instead. Likewise,
  * without CHAIN_1_RPC_URLS it brings up the base-layer devnet (chain id 1 on BASE_DEVNET_PORT, default 8546, with the
  * v4 PoolManager, the V3 lane's contracts and dUSD); with CHAIN_1_RPC_URLS, BASE_DEPLOYMENT_PATH must name that base
- * layer's deployment document. The devnets stop with the server.
+ * layer's deployment document. The devnets stop with the server. The metrics listener is on, at METRICS_PORT 9464 on
+ * 127.0.0.1, unless METRICS_PORT says otherwise (docs/configuration.md, Metrics).
  */
 import { fileURLToPath } from 'node:url';
 import { stopAnvilAtExit } from '../src/devnet/anvil.ts';
@@ -67,4 +68,6 @@ if (!process.env.CHAIN_1_RPC_URLS) {
     }),
   );
 }
+// The Prometheus listener on its conventional exporter port, unless the environment says otherwise (`off`: none).
+process.env.METRICS_PORT ??= '9464';
 await import('../bin/server.mjs');

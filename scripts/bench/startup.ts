@@ -61,6 +61,8 @@ async function makeStartFigure(dir: string, notes: string[]): Promise<BenchFigur
   const env = serverEnv(join(dir, 'make-start.sqlite'), {
     DEVNET_PORT: String(devnetPort),
     BASE_DEVNET_PORT: String(baseDevnetPort),
+    // On, as `make start` has it, on a free port rather than its default 9464.
+    METRICS_PORT: '0',
   });
   try {
     const seconds = await secondsToListen('make', ['--no-print-directory', ...makeFlags(notes), 'start'], env);

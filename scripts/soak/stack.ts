@@ -53,6 +53,8 @@ export function soakEnv(ports: SoakPorts, databasePath: string): Record<string, 
     DEVELOPERS_PORT: String(ports.developers),
     DEVNET_PORT: String(ports.devnet),
     BASE_DEVNET_PORT: String(ports.baseDevnet),
+    // The metrics listener `make start` turns on, on a free port (its default, 9464, may be another stack's).
+    METRICS_PORT: '0',
     DATABASE_PATH: databasePath,
     ADMISSION_PER_HOUR: '1000000',
     ADMISSION_PER_DAY: '1000000',

@@ -1,5 +1,6 @@
-import { type Address, createPublicClient, type Hex, http, type PublicClient } from 'viem';
+import { type Address, createPublicClient, type Hex, type PublicClient } from 'viem';
 import { devnetUsdAbi } from '../../generated/contracts/abis.ts';
+import { providerTransport } from './provider-transport.ts';
 
 /**
  * What the base layer's EIP-3009 funding token reports on chain 1 (latest state): whether an authorization nonce of
@@ -34,7 +35,10 @@ export interface ViemFundingToken extends FundingTokenReader {
  * (spec/openapi/paths/v3-custom-launch-funding-authorization.yaml) and the lifecycle's typed data.
  */
 export function fundingTokenReader(rpcUrl: string): ViemFundingToken {
-  const c = createPublicClient({ transport: http(rpcUrl, { timeout: 10_000, retryCount: 0 }) });
+  // The first base-layer provider position (CHAIN_1_RPC_URLS[0], or the base deployment's own URL).
+  const c = createPublicClient({
+    transport: providerTransport(rpcUrl, { chain: '1', position: 0 }, { timeout: 10_000, retryCount: 0 }),
+  });
   return {
     authorizationState: (token, authorizer, nonce) =>
       c.readContract({

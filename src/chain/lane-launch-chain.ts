@@ -6,7 +6,6 @@ import {
   createPublicClient,
   decodeFunctionData,
   type Hex,
-  http,
   keccak256,
   type Log,
   type PublicClient,
@@ -18,6 +17,7 @@ import type { ContractBinding } from './deployment-document.ts';
 import type { Checkpoint } from './launch-chain.ts';
 import { blocksWithTransactions, type ObservedTransaction, observedTransactionOf } from './launch-observer.ts';
 import type { LaunchPermit } from './launch-permit.ts';
+import { providerTransport } from './provider-transport.ts';
 import { describeRevert, revertDataOf } from './revert.ts';
 import { readTokenDecimals } from './token-decimals.ts';
 
@@ -84,8 +84,15 @@ export abstract class LaneLaunchChain {
   constructor(site: LaneChainSite) {
     if (site.rpcUrls.length !== 2) throw new Error(`the ${site.lane} chain needs two ${site.setting}`);
     this.chainId = site.chainId;
-    this.clients = site.rpcUrls.map((url) =>
-      createPublicClient({ chain: site.chainAt(url), transport: http(url, { retryCount: 1, timeout: 20_000 }) }),
+    this.clients = site.rpcUrls.map((url, position) =>
+      createPublicClient({
+        chain: site.chainAt(url),
+        transport: providerTransport(
+          url,
+          { chain: String(site.chainId), position },
+          { retryCount: 1, timeout: 20_000 },
+        ),
+      }),
     ) as unknown as readonly [PublicClient, PublicClient];
   }
 

@@ -1,4 +1,4 @@
-import { type Address, createPublicClient, type Hex, http, keccak256, type PublicClient } from 'viem';
+import { type Address, createPublicClient, type Hex, keccak256, type PublicClient } from 'viem';
 import type { ChainDeploymentV1, CustomLaunchCreateRequestV4 } from '../../generated/types/service.ts';
 import { predictGraphTarget } from '../core/create2.ts';
 import { callbackFlags } from '../core/hook-permissions.ts';
@@ -7,6 +7,7 @@ import { chain4663 } from './chain.ts';
 import { isExecutionRevert, ProviderDisagreement } from './chain-failure.ts';
 import { bindExternalReference, type SourceVerificationRecord } from './external-references.ts';
 import { type CallbackVerdict, probeHookCallbacks } from './hook-probe.ts';
+import { providerTransport } from './provider-transport.ts';
 import { describeRevert, revertDataOf } from './revert.ts';
 
 type GraphTarget = CustomLaunchCreateRequestV4['graphBundle']['targets'][number];
@@ -67,10 +68,14 @@ export class LaunchChain {
   private readonly clients: readonly [PublicClient, PublicClient];
 
   constructor(private readonly config: LaunchChainConfig) {
-    this.clients = config.rpcUrls.map((url) =>
+    this.clients = config.rpcUrls.map((url, position) =>
       createPublicClient({
         chain: chain4663(url),
-        transport: http(url, { retryCount: 1, timeout: config.rpcTimeoutMs ?? 20_000 }),
+        transport: providerTransport(
+          url,
+          { chain: '4663', position },
+          { retryCount: 1, timeout: config.rpcTimeoutMs ?? 20_000 },
+        ),
       }),
     ) as unknown as readonly [PublicClient, PublicClient];
   }

@@ -3,7 +3,6 @@ import {
   createPublicClient,
   decodeFunctionData,
   type Hex,
-  http,
   type PublicClient,
   parseEventLogs,
   TransactionNotFoundError,
@@ -12,6 +11,7 @@ import {
 import { launchStampRouterAbi } from '../../generated/contracts/abis.ts';
 import { chain4663 } from './chain.ts';
 import { noneOn, sameOnBoth } from './chain-failure.ts';
+import { providerTransport } from './provider-transport.ts';
 import { readTokenDecimals } from './token-decimals.ts';
 
 /** A transaction as the tracker compares it with the exact wallet transaction. */
@@ -96,6 +96,14 @@ export function observedTransactionOf(tx: {
   };
 }
 
+/** A client of chain 4663 on the provider at `position`, each request tried twice and given `timeoutMs`. */
+function observerClient(url: string, position: number, timeoutMs: number): PublicClient {
+  return createPublicClient({
+    chain: chain4663(url),
+    transport: providerTransport(url, { chain: '4663', position }, { retryCount: 1, timeout: timeoutMs }),
+  }) as PublicClient;
+}
+
 /**
  * The tracker's chain reads over two provider URLs: progress is read only by polling, the head is the lower of the
  * two providers' heads, a block hash, a transaction and a receipt count only when both providers answer them alike
@@ -104,12 +112,7 @@ export function observedTransactionOf(tx: {
  * for it). Each request gives up after `timeoutMs` (CHAIN_RPC_TIMEOUT_MS).
  */
 export function viemLaunchObserver(rpcUrls: readonly string[], options: { timeoutMs?: number } = {}): LaunchObserver {
-  const clients = rpcUrls.map((url) =>
-    createPublicClient({
-      chain: chain4663(url),
-      transport: http(url, { retryCount: 1, timeout: options.timeoutMs ?? 20_000 }),
-    }),
-  ) as PublicClient[];
+  const clients = rpcUrls.map((url, position) => observerClient(url, position, options.timeoutMs ?? 20_000));
   const first = clients[0];
   if (!first || clients.length !== 2) throw new Error('the launch observer needs two CHAIN_4663_RPC_URLS');
   const tagNumber = async (client: PublicClient, blockTag: 'safe' | 'finalized') =>

@@ -1,7 +1,8 @@
-import { type Address, createPublicClient, http, type PublicClient, parseAbi } from 'viem';
+import { type Address, createPublicClient, type PublicClient, parseAbi } from 'viem';
 import type { L2InitialBuyUsdQuoteV1 } from '../../generated/types/service.ts';
 import type { Config } from '../config.ts';
 import { ApiError } from '../errors/api-error.ts';
+import { providerTransport } from './provider-transport.ts';
 
 /** Chainlink AggregatorV3 reads: the native/USD reference for the USD 1 initial buy. */
 export const aggregatorV3Abi = parseAbi([
@@ -33,7 +34,10 @@ export class PriceFeed {
     private readonly feed: Address,
     private readonly retryAfterSeconds: number,
   ) {
-    this.client = createPublicClient({ transport: http(rpcUrl, { timeout: 5_000, retryCount: 0 }) });
+    // The quote reads the first of CHAIN_4663_RPC_URLS (priceFeedFromConfig).
+    this.client = createPublicClient({
+      transport: providerTransport(rpcUrl, { chain: '4663', position: 0 }, { timeout: 5_000, retryCount: 0 }),
+    });
   }
 
   async quote(nowMs: number): Promise<L2InitialBuyUsdQuoteV1> {

@@ -1,6 +1,7 @@
-import { createPublicClient, type Hex, http, keccak256 } from 'viem';
+import { createPublicClient, type Hex, keccak256 } from 'viem';
 import type { ChainDeploymentV1 } from '../../generated/types/service.ts';
 import { digestOf } from '../core/request-hashes.ts';
+import { providerTransport } from './provider-transport.ts';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -59,8 +60,14 @@ export async function verifyChainDeploymentEvidence(
   options: EvidenceReadOptions = {},
 ): Promise<EvidenceVerification> {
   const own = documentProblems(doc);
-  const clients = rpcUrls.map((url) =>
-    createPublicClient({ transport: http(url, { retryCount: 1, timeout: options.timeoutMs ?? 20_000 }) }),
+  const clients = rpcUrls.map((url, position) =>
+    createPublicClient({
+      transport: providerTransport(
+        url,
+        { chain: '4663', position },
+        { retryCount: 1, timeout: options.timeoutMs ?? 20_000 },
+      ),
+    }),
   );
   const raw: Raw = (i, method, params) => clients[i]?.request({ method, params } as never) as Promise<Json>;
   let perProvider: Array<{ problems: string[]; final: boolean }>;

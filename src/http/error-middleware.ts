@@ -3,6 +3,7 @@ import { redactKeys } from '../auth/keys.ts';
 import { ApiError } from '../errors/api-error.ts';
 import type { ErrorCode } from '../errors/codes.ts';
 import { logger } from '../observability/logger.ts';
+import { countSqliteBusy } from '../observability/metrics.ts';
 import { state } from './request-context.ts';
 
 interface HttpLikeError {
@@ -68,8 +69,10 @@ export function toApiError(err: unknown, res: Response): ApiError {
  */
 export function storageRefusal(code: unknown): ApiError | undefined {
   if (typeof code !== 'string') return undefined;
-  if (code === 'SQLITE_BUSY' || code.startsWith('SQLITE_BUSY_'))
+  if (code === 'SQLITE_BUSY' || code.startsWith('SQLITE_BUSY_')) {
+    countSqliteBusy('request');
     return new ApiError('UNAVAILABLE', { retryAfterSeconds: 1 });
+  }
   if (code === 'SQLITE_FULL') return new ApiError('STORAGE_FULL', { retryAfterSeconds: storageFullRetrySeconds });
   return undefined;
 }

@@ -11,6 +11,7 @@ import type { Config } from '../config.ts';
 import { FixedWindows } from '../http/rate-limit.ts';
 import { logger } from '../observability/logger.ts';
 import { openDatabase } from '../store/db.ts';
+import { serveClusterMetrics } from './metrics-listener.ts';
 
 /** A worker that lived less than this died young: the next fork waits longer. */
 const youngMs = 10_000;
@@ -30,6 +31,8 @@ export function runPrimary(config: Config): void {
   openDatabase(config.databasePath, { busyTimeoutMs: config.busyTimeoutMs }).close();
   const windows = new FixedWindows();
   const count = (key: string, limit: number, windowMs: number) => windows.count(key, limit, windowMs);
+  // The workers' metrics, aggregated: the workers themselves do not listen (METRICS_PORT).
+  const metrics = serveClusterMetrics(config);
   const bornAt = new Map<Worker, number>();
   let stopping = false;
   let listened = false;
@@ -72,6 +75,7 @@ export function runPrimary(config: Config): void {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'stopping');
+    void metrics?.close();
     if (bornAt.size === 0) process.exit(0);
     for (const worker of bornAt.keys()) worker.process.kill(signal);
   };

@@ -14,9 +14,12 @@ import { createApp, keepIdleConnections } from '../http/app.ts';
 import { answerClientErrors } from '../http/client-error.ts';
 import { createDeveloperApp, developerCorsHeaders } from '../http/developer-app.ts';
 import { logRequest } from '../http/request-log.ts';
+import type { RequestObservation } from '../http/request-observer.ts';
 import { logger } from '../observability/logger.ts';
+import { recordRequest } from '../observability/metrics.ts';
 import { buildChainGates, buildServices, buildWorkers, type Services, type Workers } from '../services.ts';
 import { type Db, openDatabase, openReadOnlyDatabase } from '../store/db.ts';
+import { serveMetrics } from './metrics-listener.ts';
 import { drainServer, within } from './shutdown.ts';
 
 /** The lease whose holder runs every background worker of the file (process_leases.name). */
@@ -40,6 +43,12 @@ function startBackground(workers: Workers): () => Promise<void> {
   return async () => {
     await Promise.all(stops.map((stop) => stop?.()));
   };
+}
+
+/** The request log's line and the request metrics (with METRICS_PORT set) of one answered request. */
+function logAndCount(observation: RequestObservation): void {
+  logRequest(observation);
+  recordRequest(observation);
 }
 
 /** The port a listener is bound to (the configured one until it listens). */
@@ -154,7 +163,8 @@ export async function serve(config: Config): Promise<void> {
     reviewWorkerRunning: () => leaseHeld(db, backgroundLease, Date.now()),
     referenceBinder: authorizer,
   });
-  const app = createApp({ db, config, services, observe: logRequest });
+  const metrics = serveMetrics(config, db);
+  const app = createApp({ db, config, services, observe: metrics ? logAndCount : logRequest });
   const workerId = `${hostname()}:${process.pid}:${randomUUID()}`;
   const workers = buildWorkers(services, authorizer, workerId);
   let background: LeaseHolder | undefined;
@@ -188,6 +198,7 @@ export async function serve(config: Config): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal, graceMs: config.shutdownGraceMs }, 'stopping');
+    void metrics?.close();
     void shutDown({ config, server, developer, background: () => background, workers, db, evidence }).then(() =>
       process.exit(0),
     );

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { countSqliteBusy } from '../observability/metrics.ts';
 import { migrations } from './migrations.ts';
 
 /** An open SQLite database handle. */
@@ -65,7 +66,10 @@ export function immediateIfFree<T>(db: Db, fn: () => T): T | undefined {
     return db.transaction(fn).immediate();
   } catch (err) {
     const code = (err as { code?: unknown }).code;
-    if (typeof code === 'string' && code.startsWith('SQLITE_BUSY')) return undefined;
+    if (typeof code === 'string' && code.startsWith('SQLITE_BUSY')) {
+      countSqliteBusy('claim');
+      return undefined;
+    }
     throw err;
   } finally {
     db.pragma(`busy_timeout = ${waitMs}`);

@@ -1,3 +1,4 @@
+import { countSqliteBusy, observeCommitSeconds } from '../observability/metrics.ts';
 import type { Db } from './db.ts';
 
 /** One queued write: its work, and the promise that settles after the batch's commit. */
@@ -69,13 +70,18 @@ export class GroupCommit {
     if (this.queue.length > 0) this.schedule();
     if (batch.length === 0) return;
     const outcomes: Outcome[] = [];
+    // better-sqlite3 runs COMMIT once the function returns: the time from there is the commit, disk sync included.
+    let worked = 0n;
     try {
       this.db
         .transaction(() => {
           for (const write of batch) outcomes.push(this.attempt(write, outcomes.length));
+          worked = process.hrtime.bigint();
         })
         .immediate();
+      observeCommitSeconds(Number(process.hrtime.bigint() - worked) / 1e9);
     } catch (error) {
+      if (isBusy(error)) countSqliteBusy('group_commit');
       if (error instanceof TransactionLost) {
         batch[error.index]?.reject(error.failure);
         this.queue = [...batch.filter((_, i) => i !== error.index), ...this.queue];
@@ -101,6 +107,12 @@ export class GroupCommit {
       return { ok: false, error };
     }
   }
+}
+
+/** SQLITE_BUSY or one of its extended codes: BEGIN IMMEDIATE or COMMIT found the file locked past the busy timeout. */
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
 }
 
 const groups = new WeakMap<Db, GroupCommit>();

@@ -13,6 +13,8 @@ export interface ServerProcess {
   url: string;
   /** The developer API's origin (DEVELOPERS_PORT), once its listening line is logged. */
   developerUrl(): Promise<string>;
+  /** The metrics listener's origin (METRICS_PORT), once its listening line is logged; rejects after `timeoutMs`. */
+  metricsUrl(timeoutMs?: number): Promise<string>;
   child: ChildProcess;
   /** SIGKILL: the process dies mid-whatever, as a crash would. */
   kill(): Promise<void>;
@@ -104,9 +106,11 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
       throw new Error('the developer API did not start within 10 s');
     }
   };
+  const metricsUrl = (timeoutMs = 10_000): Promise<string> => lines.waitFor('metrics listening', timeoutMs);
   return {
     url,
     developerUrl,
+    metricsUrl,
     child,
     kill: async () => {
       if (!gone(child)) child.kill('SIGKILL');

@@ -1,6 +1,7 @@
 import { redactKeys } from '../../auth/keys.ts';
 import type { Config } from '../../config.ts';
 import { logger } from '../../observability/logger.ts';
+import { countLifecycleRetry, type WorkerLane } from '../../observability/metrics.ts';
 import type { Db } from '../../store/db.ts';
 import { ClaimedJobs, claimBatchSize } from '../lifecycle/job-claims.ts';
 import { pollUntilStopped } from '../lifecycle/poll-loop.ts';
@@ -13,6 +14,12 @@ import {
   type LaneJobTables,
   type LaneStepResult,
 } from './lifecycle-jobs.ts';
+
+/** The lane a worker's retries are counted under (custom_launch_lifecycle_retries_total), by its jobs table. */
+const metricLanes: Record<LaneJobTables['jobs'], WorkerLane> = {
+  v3_lifecycle_jobs: 'v3',
+  multi_role_lifecycle_jobs: 'multi-role',
+};
 
 /** A lane's worker: its name in logs, its tables, the statuses whose step it runs, its store and clock. */
 export interface LaneWorkerLane<S extends string> {
@@ -110,6 +117,7 @@ export abstract class LaneLifecycleWorker<S extends string, F extends LaneFields
     );
     const { backoffBaseMs, backoffMaxMs } = this.options.lifecycle;
     const delayMs = backoffDelayMs(job.attempt, { baseMs: backoffBaseMs, maxMs: backoffMaxMs }, this.options.random);
+    countLifecycleRetry(metricLanes[this.lane.tables.jobs], code);
     return { kind: 'retry', code, delayMs };
   }
 }

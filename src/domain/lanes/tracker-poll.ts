@@ -47,6 +47,8 @@ export class LanePoll<Stamp extends LaneStamp> {
   readonly blockHash: (height: bigint) => Promise<Hex | null>;
   readonly scan: () => Promise<LaneScan<Stamp> | null>;
   private readonly advances: Array<{ launchId: string; status: string; to: bigint }> = [];
+  /** Blocks between the head and the last block searched for the launch searched least far; null before a scan. */
+  private lag: bigint | null = null;
 
   constructor(
     chain: LaneTrackedChain<Stamp>,
@@ -69,6 +71,7 @@ export class LanePoll<Stamp extends LaneStamp> {
       const from = lowest + 1n;
       const last = from + BigInt(maxBlocks) - 1n;
       const to = head.number < last ? head.number : last;
+      this.lag = head.number - lowest;
       if (from > to) return null;
       const stamps = new Map<string, Array<LaneStampEvent<Stamp>>>();
       for (const event of await chain.stampEvents(from, to)) {
@@ -80,9 +83,18 @@ export class LanePoll<Stamp extends LaneStamp> {
         const intent = intentOf(tx.input)?.toLowerCase();
         if (intent) calls.set(intent, [...(calls.get(intent) ?? []), tx]);
       }
+      this.lag = head.number - to;
       return { from, to, stamps, calls };
     });
     this.scan = () => scan(null);
+  }
+
+  /**
+   * The tracker's lag after this poll: the blocks from the last one searched (the lowest cursor, or the end of the
+   * range read) to the head; 0 when no launch was searched; null when the head or the range could not be read.
+   */
+  lagBlocks(searched: number): bigint | null {
+    return searched === 0 ? 0n : this.lag;
   }
 
   /** Moves a launch's search cursor to `to` at the end of the poll, only while it keeps `status`. */

@@ -1,11 +1,20 @@
 import type { Hex } from 'viem';
+import { setTrackerLag, type WorkerLane } from '../../observability/metrics.ts';
 import { statement } from '../../store/statements.ts';
 import { pollUntilStopped } from '../lifecycle/poll-loop.ts';
 import { classifyStepFailure } from '../lifecycle/retry-policy.ts';
+import type { LaneTables } from './launch-table.ts';
 import { recordLanePoll } from './lifecycle-jobs.ts';
 import type { LaneStamp, LaneTrackedChain, LaneTrackedRow, LaneTrackerContext, TrackedLane } from './tracker-commit.ts';
 import { LanePoll } from './tracker-poll.ts';
 import { laneSearchCursor } from './tracker-submission.ts';
+
+/** The lane and chain a tracker's lag is labelled with, by its launch table. */
+const lagLabels: Record<LaneTables['launches'], [WorkerLane, string]> = {
+  launches: ['v4', '4663'],
+  v3_launches: ['v3', '1'],
+  multi_role_launches: ['multi-role', '4663'],
+};
 
 /**
  * The poll loop of a lane's tracker (the base-layer V3 lane, the shared MultiRole V2 lane): every poll reads the
@@ -65,12 +74,18 @@ export abstract class LaneTracker<Row extends LaneTrackedRow, Stamp extends Lane
         for (const [launchId, code] of outcomes) recordLanePoll(ctx.db, tables, launchId, code, nowMs);
       })
       .immediate();
+    const lag = poll.lagBlocks(cursors.length);
+    if (lag !== null) setTrackerLag(...lagLabels[tables.launches], lag);
     if (failed !== undefined) throw failed;
     return rows.length;
   }
 
-  /** Polls every `pollMs` until stopped. Returns the stop function. */
+  /** Polls every `pollMs` until stopped. Returns the stop function, after which this process reports no lag. */
   start(pollMs: number): () => Promise<void> {
-    return pollUntilStopped(`${this.base.name} tracker poll`, () => this.tick(), pollMs);
+    const stop = pollUntilStopped(`${this.base.name} tracker poll`, () => this.tick(), pollMs);
+    return async () => {
+      await stop();
+      setTrackerLag(...lagLabels[this.base.lane.tables.launches], null);
+    };
   }
 }

@@ -16,6 +16,7 @@ import {
 import { utf8Order } from '../../core/canonical-json.ts';
 import { predictGraphTarget } from '../../core/create2.ts';
 import { authorizedOnward } from '../../core/launch-statuses.ts';
+import { setTrackerLag } from '../../observability/metrics.ts';
 import type { Db } from '../../store/db.ts';
 import { statement } from '../../store/statements.ts';
 import { oncePerKey } from '../lanes/tracker-poll.ts';
@@ -167,7 +168,10 @@ export class LaunchTracker {
          FROM launches WHERE status IN (${trackedStatuses.map(() => '?').join(', ')})
          AND wallet_transaction_json IS NOT NULL ORDER BY seq`,
     ).all(...trackedStatuses) as TrackedRow[];
-    if (rows.length === 0) return 0;
+    if (rows.length === 0) {
+      setTrackerLag('v4', '4663', 0n);
+      return 0;
+    }
     let head: Head;
     let checkpoints: Checkpoints;
     try {
@@ -181,7 +185,7 @@ export class LaunchTracker {
     const failures = new Map<TrackedRow, unknown>();
     const { searches, mined } = this.sortRows(rows, failures);
     const hashAt = oncePerKey((height: bigint) => this.deps.observer.agreedBlockHash(height));
-    await this.followSearches(searches, head, hashAt, failures);
+    setTrackerLag('v4', '4663', await this.followSearches(searches, head, hashAt, failures));
     for (const { row, evidence } of mined) {
       await this.followMined(row, evidence, checkpoints, hashAt).catch((err: unknown) => failures.set(row, err));
     }
@@ -191,9 +195,13 @@ export class LaunchTracker {
     return rows.length;
   }
 
-  /** Polls until stopped. Returns the stop function. */
+  /** Polls until stopped. Returns the stop function, after which this process reports no lag. */
   start(): () => Promise<void> {
-    return pollUntilStopped('launch tracker poll', () => this.tick(), this.deps.pollMs);
+    const stop = pollUntilStopped('launch tracker poll', () => this.tick(), this.deps.pollMs);
+    return async () => {
+      await stop();
+      setTrackerLag('v4', '4663', null);
+    };
   }
 
   /**
@@ -237,21 +245,25 @@ export class LaunchTracker {
   /**
    * The search of every launch awaiting its exact transaction over one block range read once (pollBlocks): each
    * launch is handed what names it; the launches nothing names only move their cursor on (in one transaction), and
-   * a launch whose search reached the head has its permit's expiry checked after that.
+   * a launch whose search reached the head has its permit's expiry checked after that. Resolves the tracker's lag:
+   * the blocks between the head and the last one searched for the launch searched least far.
    */
   private async followSearches(
     searches: Search[],
     head: Head,
     hashAt: (height: bigint) => Promise<Hex | null>,
     failures: Map<TrackedRow, unknown>,
-  ): Promise<void> {
-    if (searches.length === 0) return;
+  ): Promise<bigint> {
+    if (searches.length === 0) return 0n;
     let scan: BlockScan | null;
     try {
       scan = await pollBlocks(this.deps.observer, searches, head, this.deps.maxBlocksPerPoll ?? 500);
     } catch (err) {
       for (const { row } of searches) failures.set(row, err);
-      return;
+      // Nothing was read: the launch searched least far stays where it was (bigint: no Math.min).
+      let lowest = head.number;
+      for (const { cursor } of searches) if (cursor < lowest) lowest = cursor;
+      return head.number - lowest;
     }
     const advanced: Array<{ row: TrackedRow; to: bigint }> = [];
     const atHead: Search[] = [];
@@ -279,6 +291,7 @@ export class LaunchTracker {
         failures.set(search.row, err);
       }
     }
+    return scan === null ? 0n : head.number - scan.to;
   }
 
   /**

@@ -8,6 +8,7 @@ import { redactKeys } from '../../auth/keys.ts';
 import { describeRevert, revertDataOf } from '../../chain/revert.ts';
 import type { Config } from '../../config.ts';
 import { logger } from '../../observability/logger.ts';
+import { countLifecycleRetry } from '../../observability/metrics.ts';
 import type { SolidityAst, SolidityBuildSettings } from '../../solidity/compile-contracts.ts';
 import { type Db, immediateIfFree } from '../../store/db.ts';
 import { groupCommitOf } from '../../store/group-commit.ts';
@@ -314,6 +315,7 @@ export class LifecycleWorker {
           `UPDATE lifecycle_jobs SET state = 'retry_wait', next_attempt_ms = ?, lease_owner = NULL, lease_expires_ms = NULL,
              last_error_code = ?, updated_at = ? WHERE launch_id = ?`,
         ).run(Math.min(nowMs + delay, job.deadlineMs), code, at, job.launchId);
+        countLifecycleRetry('v4', code);
         return;
       }
       const deadline = new Date(job.deadlineMs).toISOString();
