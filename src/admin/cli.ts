@@ -37,6 +37,7 @@ import { HistoryImportError, importHistoryFile } from '../domain/history/import.
 import { findingCodes } from '../domain/launches/finding-codes.ts';
 import { bringVerificationForward } from '../domain/lifecycle/source-verifier.ts';
 import { decideReview, reviewerPolicy } from '../domain/modules/review.ts';
+import { logger, logToStandardError } from '../observability/logger.ts';
 import { openDatabase } from '../store/db.ts';
 import { BackupError, backupDatabase, type CopyProgress } from './backup.ts';
 import { restoreDatabase } from './restore.ts';
@@ -147,6 +148,10 @@ async function backupOrRestore(
 
 const [group, action, ...rest] = process.argv.slice(2);
 const config = loadConfig();
+// What the commands' domain code logs (a re-evaluated launch's status change, say) goes to standard error: standard
+// output carries each command's JSON answer alone.
+logToStandardError();
+logger.level = config.logLevel;
 // They open the file themselves: a backup never creates or migrates it, a restore replaces it.
 if (group === 'backup' || group === 'restore') {
   process.exit(await backupOrRestore(group, action === undefined ? rest : [action, ...rest], config));

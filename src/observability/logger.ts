@@ -45,6 +45,14 @@ export const logger: Logger = pino(
 );
 
 /**
+ * Sends the log to standard error, written synchronously (the admin CLI: its standard output is the JSON its callers
+ * parse, and it exits as soon as its command is done).
+ */
+export function logToStandardError(): void {
+  sink = pino.destination({ dest: 2, sync: true });
+}
+
+/**
  * Collects every line the logger writes at `level` or above until `restore()` (tests): the lines as written, one
  * string each, parsed by `entries()`.
  */

@@ -80,6 +80,7 @@ function startDeveloperApi(
   config: Config,
   services: Services,
   chainDeployment: Parameters<typeof createDeveloperApp>[0]['chainDeployment'],
+  observe: (observation: RequestObservation) => void,
 ): { server: Server; db: Db } | undefined {
   if (config.developersPort === null) return undefined;
   // Another connection cannot read an in-memory database, so there is nothing for the developer API to serve.
@@ -88,7 +89,7 @@ function startDeveloperApi(
     return undefined;
   }
   const db = openReadOnlyDatabase(config.databasePath, { busyTimeoutMs: config.busyTimeoutMs });
-  const app = createDeveloperApp({ db, config, services, chainDeployment, observe: logRequest });
+  const app = createDeveloperApp({ db, config, services, chainDeployment, observe });
   const server = answerClientErrors(
     keepIdleConnections(app.listen(config.developersPort, config.host), config.http),
     developerCorsHeaders,
@@ -164,7 +165,9 @@ export async function serve(config: Config): Promise<void> {
     referenceBinder: authorizer,
   });
   const metrics = serveMetrics(config, db);
-  const app = createApp({ db, config, services, observe: metrics ? logAndCount : logRequest });
+  // The developer API's reads are counted beside the service's: their operationIds are their own.
+  const observe = metrics ? logAndCount : logRequest;
+  const app = createApp({ db, config, services, observe });
   const workerId = `${hostname()}:${process.pid}:${randomUUID()}`;
   const workers = buildWorkers(services, authorizer, workerId);
   let background: LeaseHolder | undefined;
@@ -189,7 +192,7 @@ export async function serve(config: Config): Promise<void> {
       },
       'custom-launch-api listening',
     );
-    developer = startDeveloperApi(config, services, authorizer?.chainDeployment ?? null);
+    developer = startDeveloperApi(config, services, authorizer?.chainDeployment ?? null, observe);
   });
   exitOnListenError(server, config, config.port, 'PORT', db);
 

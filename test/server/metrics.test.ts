@@ -126,6 +126,7 @@ describe('GET /metrics with METRICS_PORT and METRICS_TOKEN', () => {
     walletKey = walletKeyInFile(path, ['custom-launch:create', 'custom-launch:read']);
     server = await start({
       DATABASE_PATH: path,
+      DEVELOPERS_PORT: '0',
       METRICS_PORT: '0',
       METRICS_TOKEN: token,
       CHAIN_4663_RPC_URLS: [1, 2]
@@ -142,6 +143,8 @@ describe('GET /metrics with METRICS_PORT and METRICS_TOKEN', () => {
     serviceMetrics = await call(`${server.url}/metrics`, { headers: bearer });
     expect((await call(`${server.url}/v4/chains/4663/initial-buy-quote`)).status).toBe(503);
     expect(await create(server.url, walletKey, 'metrics-create-0001')).toBe(202);
+    const developerUrl = await server.developerUrl();
+    for (let i = 0; i < 2; i++) expect((await call(`${developerUrl}/api/v2/status`)).status).toBe(200);
   }, 60_000);
 
   afterAll(async () => {
@@ -173,6 +176,8 @@ describe('GET /metrics with METRICS_PORT and METRICS_TOKEN', () => {
     expect(sampleValue(families, requests, { operation: 'none', status: '404' })).toBe(1);
     expect(sampleValue(families, requests, { operation: 'getL2InitialBuyUsdQuoteV1', status: '503' })).toBe(1);
     expect(sampleValue(families, requests, { operation: 'createCustomLaunchV4', status: '202' })).toBe(1);
+    // The developer API's reads, on its own listener, by their own operationIds.
+    expect(sampleValue(families, requests, { operation: 'getDeveloperStatus', status: '200' })).toBe(2);
 
     const seconds = 'custom_launch_http_request_duration_seconds';
     expect(families.get(seconds)?.type).toBe('histogram');

@@ -24,6 +24,7 @@ import type { FindingCode } from '../launches/finding-codes.ts';
 import { storedRequest } from '../launches/launch-resource.ts';
 import { awaitPermitReissue, failUndecidedPermitReissues, launchFailure } from '../launches/permit-reissue.ts';
 import { finalizedPublicLaunch, type PublicLaunchEntry, recordPublicLaunch } from '../public/public-launches.ts';
+import { logTransition } from '../transition-log.ts';
 import { pollUntilStopped } from './poll-loop.ts';
 import { classifyStepFailure, maxShownAttempt } from './retry-policy.ts';
 
@@ -608,6 +609,12 @@ export class LaunchTracker {
           db,
           'INSERT INTO launch_transitions (launch_id, from_status, to_status, worker, at) VALUES (?, ?, ?, ?, ?)',
         ).run(row.launch_id, status, next, this.deps.workerId, at);
+        logTransition('launch_transitions', {
+          launchId: row.launch_id,
+          from: status,
+          to: next,
+          worker: this.deps.workerId,
+        });
         status = next;
       }
       if (change.feedItem) {
