@@ -1,6 +1,7 @@
 import { createPublicClient, type Hex, keccak256 } from 'viem';
 import type { ChainDeploymentV1 } from '../../generated/types/service.ts';
 import { digestOf } from '../core/request-hashes.ts';
+import { logger } from '../observability/logger.ts';
 import { providerTransport } from './provider-transport.ts';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -254,10 +255,11 @@ export function watchDeploymentEvidence(
   let logged = '';
   const run = async () => {
     state = await verifyChainDeploymentEvidence(doc, rpcUrls, options);
-    const log = { level: state.kind === 'verified' ? 'info' : 'error', msg: `deployment evidence ${state.kind}` };
-    const line = JSON.stringify('problems' in state ? { ...log, problems: state.problems } : log);
+    const fields = 'problems' in state ? { problems: state.problems } : {};
+    const line = JSON.stringify([state.kind, fields]);
     // A retry that finds the same again is not logged again.
-    if (line !== logged) console.log(line);
+    if (line !== logged)
+      logger[state.kind === 'verified' ? 'info' : 'error'](fields, `deployment evidence ${state.kind}`);
     logged = line;
     const verdict = state.kind === 'verified' || state.kind === 'tampered';
     if (!verdict && !stopped) timer = setTimeout(run, options.retryMs ?? 10_000);
