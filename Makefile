@@ -66,8 +66,9 @@ typecheck: install
 	npx tsc -p tsconfig.json --noEmit
 
 ## The browser test (test/browser/) drives Debian's Chromium: installed first when missing and we are root with apt-get.
-## A failed install fails nothing: the test is then skipped with its reason.
-unit: install
+## A failed install fails nothing: the test is then skipped with its reason. The .venv gives test/server/metrics.test.ts
+## the Prometheus project's exposition-format parser (prometheus_client).
+unit: install $(VENV_STAMP)
 	@if [ ! -x /usr/bin/chromium ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	    echo "installing Chromium for test/browser/ (apt-get, log in build/chromium-install.log)"; mkdir -p build; \

@@ -1,8 +1,10 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auth, call, closeLoopback, listenLoopback } from '../support/http.ts';
 import { type ServerProcess, startServerProcess } from '../support/process.ts';
@@ -12,6 +14,7 @@ import { freshV4Bytes, walletKeyInFile } from '../support/server.ts';
 // The Prometheus listener (docs/configuration.md, Metrics) of a real server process: its requests, launches and
 // process metrics, its token, its absence when METRICS_PORT is off, and a cluster's aggregate.
 
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const dirs: string[] = [];
 const servers: ServerProcess[] = [];
 const token = 'metrics-token-0123456789';
@@ -46,6 +49,26 @@ function sampleValue(families: Map<string, MetricFamily>, name: string, labels: 
   const found = samplesOf(families, name).filter((s) => Object.entries(labels).every(([k, v]) => s.labels[k] === v));
   expect(found.length).toBeLessThanOrEqual(1);
   return found[0]?.value;
+}
+
+/**
+ * The samples of an exposition text as prometheus_client's parser reads them (the Prometheus project's Python client,
+ * installed into .venv from conformance/requirements.txt): [name, labels, value as JavaScript prints it].
+ */
+function officialSamples(text: string): Array<[string, Record<string, string>, string]> {
+  const script = [
+    'import json, sys',
+    'from prometheus_client.parser import text_string_to_metric_families',
+    'def js(v):',
+    '    if v != v: return "NaN"',
+    '    if v in (float("inf"), float("-inf")): return "Infinity" if v > 0 else "-Infinity"',
+    '    return repr(int(v)) if v == int(v) and abs(v) < 1e21 else repr(v)',
+    'out = [[s.name, s.labels, js(s.value)] for f in text_string_to_metric_families(sys.stdin.read()) for s in f.samples]',
+    'print(json.dumps(out))',
+  ].join('\n');
+  const run = spawnSync(join(repoRoot, '.venv/bin/python'), ['-c', script], { input: text, encoding: 'utf8' });
+  expect(run.status, run.stderr).toBe(0);
+  return JSON.parse(run.stdout) as Array<[string, Record<string, string>, string]>;
 }
 
 const sum = (samples: Sample[]) => samples.reduce((total, s) => total + s.value, 0);
@@ -224,6 +247,17 @@ describe('GET /metrics with METRICS_PORT and METRICS_TOKEN', () => {
       expect(value).not.toContain(walletKey.slice(4, 16));
       expect(value).not.toMatch(/\/\/|127\.0\.0\.1|\/v[12]\//);
     }
+  });
+
+  it("reads alike through the Prometheus project's own parser (prometheus_client's, in .venv)", async () => {
+    const res = await fetch(`${metricsUrl}/metrics`, { headers: bearer });
+    const text = await res.text();
+    const ours = [...parsePrometheusText(text).values()].flatMap((f) =>
+      f.samples.map((s) => JSON.stringify([s.name, Object.entries(s.labels).sort(), String(s.value)])),
+    );
+    const theirs = officialSamples(text).map((s) => JSON.stringify([s[0], Object.entries(s[1]).sort(), s[2]]));
+    expect(theirs.length).toBeGreaterThan(50);
+    expect(new Set(ours)).toEqual(new Set(theirs));
   });
 
   it("exposes node's process metrics", async () => {
