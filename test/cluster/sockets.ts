@@ -27,6 +27,20 @@ function socketInodes(pid: number): Set<string> {
   return inodes;
 }
 
+/** The ports `pid` listens on (TCP sockets in state LISTEN among its descriptors). */
+export function listeningPorts(pid: number): number[] {
+  const inodes = socketInodes(pid);
+  const ports: number[] = [];
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
+      const cols = line.trim().split(/\s+/);
+      if (cols.length < 10 || cols[3] !== '0A' || !inodes.has(cols[9] as string)) continue;
+      ports.push(Number.parseInt(cols[1]?.split(':').at(-1) ?? '', 16));
+    }
+  }
+  return ports;
+}
+
 /** The socket inode of each connection to `serverPort`, by the client's port. */
 function serverSideInodes(serverPort: number): Map<number, string> {
   const byClientPort = new Map<number, string>();
