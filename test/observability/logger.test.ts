@@ -3,12 +3,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { root, serverBundle } from '../../scripts/bundle/fresh.mjs';
+import { root } from '../../scripts/bundle/fresh.mjs';
 import { loadConfig } from '../../src/config.ts';
 import { logTransition } from '../../src/domain/transition-log.ts';
 import { logRequest } from '../../src/http/request-log.ts';
 import { captureLogs, logger } from '../../src/observability/logger.ts';
 import { listeningPorts } from '../cluster/sockets.ts';
+import { serverBundle } from '../support/process.ts';
 
 /*
  * The structured log (src/observability/logger.ts, docs/configuration.md Logs): JSON lines with a level label, an ISO
