@@ -33,6 +33,7 @@ import { stopAnvilAtExit } from '../src/devnet/anvil.ts';
 import { baseDevnetServerEnv, startBaseDevnet } from '../src/devnet/base-devnet.ts';
 import { devnetServerEnv, startDevnet } from '../src/devnet/devnet.ts';
 import { openDatabase } from '../src/store/db.ts';
+import { listeningUrlIn } from '../test/support/process.ts';
 import { lifecycleDriver, statusLine } from './lifecycle-driver.ts';
 
 const startedAt = Date.now();
@@ -94,8 +95,8 @@ async function startServer(
     let seen = '';
     const onData = (chunk: Buffer) => {
       seen += chunk.toString();
-      const service = loggedUrl(seen, 'custom-launch-api listening');
-      const developers = loggedUrl(seen, 'developer API listening');
+      const service = listeningUrlIn(seen, 'custom-launch-api listening');
+      const developers = listeningUrlIn(seen, 'developer API listening');
       if (service && developers) {
         // From here the server's lines (one a request) only go to its log file, never kept in memory.
         child.stdout?.off('data', onData);
@@ -108,20 +109,6 @@ async function startServer(
     setTimeout(() => reject(new Error('the server did not start within 60 s')), 60_000).unref();
   });
   return { child, url, developersUrl };
-}
-
-/** The `url` of the JSON log line whose `msg` is `msg` in the server's output so far (fields come in any order). */
-function loggedUrl(output: string, msg: string): string | undefined {
-  for (const line of output.split('\n')) {
-    if (!line.startsWith('{') || !line.includes(`"msg":"${msg}"`)) continue;
-    try {
-      const entry = JSON.parse(line) as { msg?: unknown; url?: unknown };
-      if (entry.msg === msg && typeof entry.url === 'string') return entry.url;
-    } catch {
-      // A line still being written: the next chunk completes it.
-    }
-  }
-  return undefined;
 }
 
 async function stopServer(child: ChildProcess): Promise<void> {

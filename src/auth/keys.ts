@@ -47,13 +47,7 @@ export interface PartnerBudgetLimits {
 const keyPrefix = 'clk_';
 const keyPattern = /^clk_[A-Za-z0-9_-]{43}$/;
 
-/**
- * Replaces anything shaped like an API key in `text` (an error message that echoed a header, say) so it can be
- * logged: a key never reaches a log, even by accident.
- */
-export function redactKeys(text: string): string {
-  return text.replace(/clk_[A-Za-z0-9_-]{8,}/g, 'clk_[redacted]');
-}
+export { redactKeys } from '../core/key-redaction.ts';
 
 /** SHA-256 hex of a key: the only form in which a key is stored. */
 export function hashKey(apiKey: string): string {

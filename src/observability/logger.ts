@@ -4,16 +4,24 @@
  * Logs). Every string field goes through the key redaction, so a message that quotes a failure never carries a key.
  */
 import pino, { type DestinationStream, type Logger } from 'pino';
+import { redactKeys } from '../core/key-redaction.ts';
 import { type LogLevel, levelOf } from './log-level.ts';
 
-/** Keys look like `clk_` and 43 base64url characters; any such run is replaced wherever it appears in a field. */
-const keyPattern = /clk_[A-Za-z0-9_-]{8,}/g;
-
+/**
+ * `value` with every string redacted (src/core/key-redaction.ts), to 4 levels deep. Copied only where a string
+ * changed: a line without a key (nearly every request line) is passed on as it came.
+ */
 function redacted(value: unknown, depth = 0): unknown {
-  if (typeof value === 'string') return value.replace(keyPattern, 'clk_[redacted]');
+  if (typeof value === 'string') return redactKeys(value);
   if (depth > 4 || value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map((v) => redacted(v, depth + 1));
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redacted(v, depth + 1)]));
+  let copy: Record<string, unknown> | unknown[] | undefined;
+  for (const [k, v] of Object.entries(value)) {
+    const r = redacted(v, depth + 1);
+    if (r === v) continue;
+    copy ??= Array.isArray(value) ? [...value] : { ...value };
+    (copy as Record<string, unknown>)[k] = r;
+  }
+  return copy ?? value;
 }
 
 /**
