@@ -268,7 +268,7 @@ const laneLinkPaths = ['/multi-role-custom-launches', '/custom-launches', '/fina
 const reports: StReport[] = [];
 const passNames: string[] = [];
 /**
- * Runs conformance/clients/<language>/run.sh (generates the client from the spec, builds it, makes one authenticated
+ * Runs conformance/clients/<language>/call.sh (generates the client from the spec, builds it, makes one authenticated
  * call and reads the developer API's token list) against the running server; its output is kept for the report.
  */
 function runClient(
@@ -276,7 +276,7 @@ function runClient(
   target: { url: string; developersUrl: string; apiKey: string },
 ): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn('bash', [join(root, `conformance/clients/${language}/run.sh`)], {
+    const child = spawn('bash', [join(root, `conformance/clients/${language}/call.sh`)], {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe'],
       env: {

@@ -1,7 +1,8 @@
 /*
  * Makes everything in generated/ from spec/, the only source of shapes; generated files are never edited by hand,
  * and CI fails on any drift (`--check`):
- *   generated/openapi/<api>.bundled.json       one-file OpenAPI for other languages' generators and Schemathesis
+ *   generated/openapi/<api>.bundled.json       one-file OpenAPI for the server and Schemathesis
+ *   generated/openapi/<api>.clients.json       the same for other languages' client generators (client-generator-forms.ts)
  *   generated/openapi/<api>.dereferenced.json  fully dereferenced, no $id/$schema: what express-openapi-validator loads
  *   generated/types/<api>.ts                   openapi-typescript paths/components/operations
  *   generated/schemas/<resource>.ts            json-schema-to-typescript, one file per resource schema
@@ -14,6 +15,7 @@ import { bundle, createConfig } from '@redocly/openapi-core';
 import { compile } from 'json-schema-to-typescript';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { compileContracts } from '../src/solidity/compile-contracts.ts';
+import { forClientGenerators } from './client-generator-forms.ts';
 
 const root = new URL('..', import.meta.url).pathname;
 const check = process.argv.includes('--check');
@@ -140,53 +142,6 @@ function attachExamples(doc: { [key: string]: Json }): { [key: string]: Json } {
     }
   }
   return doc;
-}
-
-/**
- * The bundle for other languages' client generators (generated/openapi/service.clients.json). Common generators
- * cannot load two JSON Schema 2020-12 forms this contract uses, so it states them in forms they accept:
- * a closed tuple (`prefixItems` + `items: false`) becomes an array of the same length whose items are any of the
- * tuple's members, a `const` array becomes an array of the same length over those values, and a boolean schema
- * in a subschema position becomes its object form (`false` is `{not: {}}`, `true` is `{}`). Responses are
- * unchanged on the wire; the server and Schemathesis validate against the exact bundle.
- */
-function forClientGenerators(node: Json): Json {
-  if (Array.isArray(node)) return node.map(forClientGenerators);
-  if (node === null || typeof node !== 'object') return node;
-  const out: { [key: string]: Json } = {};
-  const asObject = (v: Json): Json => (v === false ? { not: {} } : v === true ? {} : forClientGenerators(v));
-  for (const [k, v] of Object.entries(node)) {
-    if (k === 'properties' && v && typeof v === 'object' && !Array.isArray(v)) {
-      out[k] = Object.fromEntries(Object.entries(v).map(([name, sub]) => [name, asObject(sub)]));
-    } else if (['items', 'not', 'if', 'then', 'else', 'contains'].includes(k) && typeof v === 'boolean') {
-      out[k] = asObject(v);
-    } else if (['allOf', 'anyOf', 'oneOf'].includes(k) && Array.isArray(v)) {
-      out[k] = v.map(asObject);
-    } else out[k] = forClientGenerators(v);
-  }
-  if (Array.isArray(out.prefixItems)) {
-    const members = out.prefixItems;
-    const unique = [...new Map(members.map((m) => [JSON.stringify(m), m])).values()];
-    delete out.prefixItems;
-    const consts = unique.map((m) => (m && typeof m === 'object' && !Array.isArray(m) ? m.const : undefined));
-    if (unique.length > 1 && consts.every((c) => typeof c === 'string')) {
-      // Members that are only string constants are one string enum (generators mishandle anyOf of consts).
-      out.items = { type: 'string', enum: consts as string[] };
-    } else {
-      out.items = unique.length === 1 ? (unique[0] ?? {}) : { anyOf: unique };
-    }
-    out.minItems = members.length;
-    out.maxItems = members.length;
-  }
-  if (Array.isArray(out.const)) {
-    const values = out.const;
-    delete out.const;
-    out.type = 'array';
-    out.items = { enum: [...new Set(values.map((v) => JSON.stringify(v)))].map((v) => JSON.parse(v) as Json) };
-    out.minItems = values.length;
-    out.maxItems = values.length;
-  }
-  return out;
 }
 
 function withBanner(doc: { [key: string]: Json }): string {

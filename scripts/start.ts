@@ -7,6 +7,7 @@
  * layer's deployment document. The devnets stop with the server. The metrics listener is on, at METRICS_PORT 9464 on
  * 127.0.0.1, unless METRICS_PORT says otherwise (docs/configuration.md, Metrics).
  */
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stopAnvilAtExit } from '../src/devnet/anvil.ts';
 import { baseDevnetDefaultPort, baseDevnetServerEnv, startBaseDevnet } from '../src/devnet/base-devnet.ts';
@@ -19,13 +20,17 @@ function portOf(name: string, fallback: number): number {
   return port;
 }
 
+/** Where the devnets write their deployment documents: DEVNET_DIR, default var/devnet/ in the project folder. */
+const outputDir = process.env.DEVNET_DIR
+  ? resolve(process.env.DEVNET_DIR)
+  : fileURLToPath(new URL('../var/devnet/', import.meta.url));
+
 if (process.env.CHAIN_1_RPC_URLS && !process.env.BASE_DEPLOYMENT_PATH) {
   throw new Error("CHAIN_1_RPC_URLS is set: set BASE_DEPLOYMENT_PATH to that base layer's deployment document too");
 }
 
 if (!process.env.CHAIN_4663_RPC_URLS) {
   const port = portOf('DEVNET_PORT', 8545);
-  const outputDir = fileURLToPath(new URL('../var/devnet/', import.meta.url));
   console.log(JSON.stringify({ level: 'info', msg: 'starting the chain-4663 devnet', port }));
   const devnet = await startDevnet({ port, outputDir });
   const { deployment } = devnet;
@@ -48,7 +53,6 @@ if (!process.env.CHAIN_4663_RPC_URLS) {
 
 if (!process.env.CHAIN_1_RPC_URLS) {
   const port = portOf('BASE_DEVNET_PORT', baseDevnetDefaultPort);
-  const outputDir = fileURLToPath(new URL('../var/devnet/', import.meta.url));
   console.log(JSON.stringify({ level: 'info', msg: 'starting the base-layer devnet', port, chainId: 1 }));
   const baseDevnet = await startBaseDevnet({ port, outputDir });
   const { deployment } = baseDevnet;

@@ -1,0 +1,188 @@
+/*
+ * The clients variant of a bundled OpenAPI document (generated/openapi/<api>.clients.json): the same contract, with
+ * the JSON Schema 2020-12 forms that the pinned client generators (docs/clients.md: openapi-python-client,
+ * oapi-codegen, openapi-generator's Java and Rust targets) cannot load or model stated in forms they accept. Every
+ * rewrite keeps what a conforming server sends valid under the result (each rewritten schema accepts a superset of
+ * the original); the server, the request validator and Schemathesis use the exact bundle. docs/clients.md lists each
+ * rewrite with its reason.
+ */
+
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type JsonObject = { [key: string]: Json };
+
+const isObject = (v: Json | undefined): v is JsonObject => v !== null && typeof v === 'object' && !Array.isArray(v);
+/** Keywords that describe and never constrain: ignored when comparing two members of a tuple. */
+const annotations = new Set(['$comment', 'description', 'title', 'examples', 'example']);
+
+function withoutAnnotations(node: Json): Json {
+  if (Array.isArray(node)) return node.map(withoutAnnotations);
+  if (!isObject(node)) return node;
+  return Object.fromEntries(
+    Object.entries(node)
+      .filter(([k]) => !annotations.has(k))
+      .map(([k, v]) => [
+        k,
+        k === 'properties' && isObject(v) ? propertiesWithoutAnnotations(v) : withoutAnnotations(v),
+      ]),
+  );
+}
+
+function propertiesWithoutAnnotations(properties: JsonObject): JsonObject {
+  // Property names are data here, not keywords: a property called `title` stays.
+  return Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, withoutAnnotations(v)]));
+}
+
+const key = (node: Json): string => JSON.stringify(withoutAnnotations(node));
+
+/**
+ * The rewritten document (see the file comment). Rewrites, each for a form a pinned generator refuses or models
+ * wrongly:
+ * 1. A boolean schema in a subschema position becomes its object form (`false` is `{not: {}}`, `true` is `{}`).
+ * 2. A closed tuple (`prefixItems` + `items: false`) becomes an array of the same length over one item schema,
+ *    `tupleItems` of its members.
+ * 3. A `const` array becomes an array of the same length over those values.
+ * 4. An `enum` whose values are all objects with the same members becomes a closed object over those members, each
+ *    the enum of the values it takes.
+ * 5. A component's property whose inline schema oapi-codegen would name `<Component><Property>` when another component
+ *    already has that name gets `x-go-type-name: <Component><Property>Value` (`namedApart`).
+ */
+export function forClientGenerators(document: Json): Json {
+  return namedApart(rewritten(document));
+}
+
+function rewritten(node: Json): Json {
+  if (Array.isArray(node)) return node.map(rewritten);
+  if (!isObject(node)) return node;
+  const out: JsonObject = {};
+  const asObject = (v: Json): Json => (v === false ? { not: {} } : v === true ? {} : rewritten(v));
+  for (const [k, v] of Object.entries(node)) {
+    if (k === 'properties' && isObject(v)) {
+      out[k] = Object.fromEntries(Object.entries(v).map(([name, sub]) => [name, asObject(sub)]));
+    } else if (['items', 'not', 'if', 'then', 'else', 'contains'].includes(k) && typeof v === 'boolean') {
+      out[k] = asObject(v);
+    } else if (['allOf', 'anyOf', 'oneOf'].includes(k) && Array.isArray(v)) {
+      out[k] = v.map(asObject);
+    } else out[k] = rewritten(v);
+  }
+  if (Array.isArray(out.prefixItems)) {
+    const members = out.prefixItems;
+    delete out.prefixItems;
+    out.items = tupleItems(members);
+    out.minItems = members.length;
+    out.maxItems = members.length;
+  }
+  if (Array.isArray(out.const)) {
+    const values = out.const;
+    delete out.const;
+    out.type = 'array';
+    // Its values' enum, itself rewritten (rule 4 when the values are objects).
+    out.items = rewritten({
+      enum: [...new Set(values.map((v) => JSON.stringify(v)))].map((v) => JSON.parse(v) as Json),
+    });
+    out.minItems = values.length;
+    out.maxItems = values.length;
+  }
+  if (Array.isArray(out.enum) && out.enum.length > 0 && out.enum.every(isObject)) {
+    Object.assign(out, objectOfEnumValues(out.enum as JsonObject[]));
+    delete out.enum;
+  }
+  return out;
+}
+
+/**
+ * One item schema for a tuple's members. The generators model an `anyOf` of look-alike objects as a union whose
+ * branches cannot be told apart (duplicate methods in Go, a dropped schema in Python), so members are merged where
+ * they can be:
+ * - members that differ only in annotations are one schema;
+ * - string constants are one string enum;
+ * - members that each narrow the same `$ref` (`allOf: [{$ref}, {properties: …}]`) are that `$ref`;
+ * - closed objects with the same property names are one closed object whose every property merges the members'
+ *   (one schema when they agree, an enum when each is a constant of one type, else `anyOf`);
+ * - anything else is `anyOf` over the distinct members.
+ * The position each member held is lost; the description keeps it, and the server checks it.
+ */
+export function tupleItems(members: Json[]): Json {
+  const unique = [...new Map(members.map((m) => [key(m), m])).values()];
+  if (unique.length === 1) return unique[0] ?? {};
+  const merged = mergedConstants(unique);
+  if (merged) return merged;
+  const refs = unique.map(narrowedRef);
+  if (refs.every((r) => r !== undefined && r === refs[0])) return { $ref: refs[0] as string };
+  const objects = mergedObjects(unique);
+  return objects ?? { anyOf: unique };
+}
+
+/** `{type, enum}` when every schema is a `const` of one JSON type; undefined otherwise. */
+function mergedConstants(schemas: Json[]): Json | undefined {
+  const consts = schemas.map((s) => (isObject(s) && 'const' in s ? s.const : undefined));
+  if (consts.some((c) => c === undefined || c === null || typeof c === 'object')) return undefined;
+  const types = new Set(consts.map((c) => (Number.isInteger(c) ? 'integer' : typeof c)));
+  if (types.size !== 1) return undefined;
+  const [type] = [...types];
+  if (type === 'boolean') return { type: 'boolean' };
+  return { type: type as string, enum: [...new Set(consts)] as Json[] };
+}
+
+/** The `$ref` a schema of the form `allOf: [{$ref}, {type: object, properties}]` narrows; undefined otherwise. */
+function narrowedRef(schema: Json): string | undefined {
+  if (!isObject(schema) || !Array.isArray(schema.allOf) || Object.keys(withoutAnnotations(schema) ?? {}).length !== 1)
+    return undefined;
+  const [base, ...rest] = schema.allOf;
+  if (!isObject(base) || typeof base.$ref !== 'string') return undefined;
+  const narrows = (s: Json) =>
+    isObject(s) && Object.keys(withoutAnnotations(s) ?? {}).every((k) => k === 'type' || k === 'properties');
+  return rest.every(narrows) ? base.$ref : undefined;
+}
+
+/** One closed object over objects with the same property names and closure; undefined when they differ. */
+function mergedObjects(schemas: Json[]): Json | undefined {
+  if (!schemas.every((s) => isObject(s) && s.type === 'object' && isObject(s.properties))) return undefined;
+  const objects = schemas as Array<JsonObject & { properties: JsonObject }>;
+  const [first] = objects;
+  if (!first) return undefined;
+  const names = Object.keys(first.properties).sort().join('\n');
+  const shape = (o: JsonObject) => JSON.stringify([o.required ?? [], o.additionalProperties ?? null]);
+  if (!objects.every((o) => Object.keys(o.properties).sort().join('\n') === names && shape(o) === shape(first)))
+    return undefined;
+  const properties: JsonObject = {};
+  for (const name of Object.keys(first.properties)) {
+    const each = objects.map((o) => o.properties[name] as Json);
+    const unique = [...new Map(each.map((s) => [key(s), s])).values()];
+    properties[name] = unique.length === 1 ? (unique[0] ?? {}) : (mergedConstants(unique) ?? { anyOf: unique });
+  }
+  const merged: JsonObject = { type: 'object', properties };
+  if (first.required !== undefined) merged.required = first.required;
+  if (first.additionalProperties !== undefined) merged.additionalProperties = first.additionalProperties;
+  return merged;
+}
+
+/** `{type: object, required, properties: {name: {type, enum}}}` over objects with the same member names. */
+function objectOfEnumValues(values: JsonObject[]): JsonObject {
+  const names = [...new Set(values.flatMap((v) => Object.keys(v)))];
+  const properties: JsonObject = {};
+  for (const name of names) {
+    const seen = [...new Set(values.map((v) => JSON.stringify(v[name] ?? null)))].map((v) => JSON.parse(v) as Json);
+    properties[name] = mergedConstants(seen.map((c) => ({ const: c }))) ?? { enum: seen };
+  }
+  const required = names.filter((name) => values.every((v) => name in v));
+  return { type: 'object', additionalProperties: false, required, properties };
+}
+
+/**
+ * Rule 5 of forClientGenerators: oapi-codegen names the inline schema of property `p` of component `C` `C` + `P` and
+ * stops (`duplicate typename`) when a component already has that name (`Image.mediaType` against `ImageMediaType`).
+ * Such a property schema gets oapi-codegen's own naming extension; every other generator ignores `x-` keywords.
+ */
+function namedApart(document: Json): Json {
+  const schemas = isObject(document) && isObject(document.components) ? document.components.schemas : undefined;
+  if (!isObject(schemas)) return document;
+  const names = new Set(Object.keys(schemas));
+  for (const [component, schema] of Object.entries(schemas)) {
+    if (!isObject(schema) || !isObject(schema.properties)) continue;
+    for (const [property, sub] of Object.entries(schema.properties)) {
+      const derived = `${component}${property.charAt(0).toUpperCase()}${property.slice(1)}`;
+      if (isObject(sub) && sub.$ref === undefined && names.has(derived)) sub['x-go-type-name'] = `${derived}Value`;
+    }
+  }
+  return document;
+}
