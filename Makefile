@@ -7,7 +7,7 @@ export REDOCLY_TELEMETRY := off
 export REDOCLY_SUPPRESS_UPDATE_NOTICE := true
 NPM_STAMP := node_modules/.install-stamp
 
-.PHONY: install start devnet test generate check-generated lint-spec lint typecheck unit conformance bench clean soak client-package
+.PHONY: install start devnet test generate check-generated lint-spec lint typecheck unit conformance clients bench clean soak client-package
 VENV_STAMP := .venv/.install-stamp
 
 # Installs the locked dependencies when node_modules is missing or older than the lock file.
@@ -85,6 +85,14 @@ unit: install $(VENV_STAMP)
 ## `make conformance OPERATION=<operationId>`: Schemathesis on that one operation alone (no stateful pass, no clients).
 conformance: install $(VENV_STAMP)
 	CONFORMANCE_OPERATION='$(OPERATION)' npx tsx conformance/run.ts
+
+## The clients in five languages (docs/clients.md): TypeScript, Python, Go, Java and Rust clients generated from the
+## spec with their pinned generators, built, and each driven through the same launch (capabilities, preflight, create
+## with an Idempotency-Key, replay, conflict, sources, authorized, a limit=1 list followed to its end, the finalized
+## feed) against make start's stack of its own (conformance/clients/run.ts). Needs Go, Java 17 with Maven and cargo;
+## Maven's repository and cargo's target folder are kept in build/cache/. CLIENTS_LANGUAGES=go,java runs only those.
+clients: install $(VENV_STAMP)
+	npx tsx conformance/clients/run.ts
 
 ## The npm package of the typed client and the custom-launch CLI (docs/clients.md): compiled JavaScript and
 ## declarations in packages/client/dist/ (scripts/build-client-package.ts), then `npm pack` writes

@@ -45,9 +45,45 @@ const key = (node: Json): string => JSON.stringify(withoutAnnotations(node));
  *    the enum of the values it takes.
  * 5. A component's property whose inline schema oapi-codegen would name `<Component><Property>` when another component
  *    already has that name gets `x-go-type-name: <Component><Property>Value` (`namedApart`).
+ * 6. An `anyOf` or `oneOf` of constraints only (no member names a type, a `$ref`, members, items or values), beside a
+ *    `type`, is left out: openapi-generator's Java target types such a property as a class `AnyOf` it never writes
+ *    (`bytes` of a module submission file: `anyOf: [{maxLength}, {pattern}]`).
+ * 7. A `const` without a `type` gets the JSON type of its value (the same values; the Java target types it `Object`).
  */
 export function forClientGenerators(document: Json): Json {
   return namedApart(rewritten(document));
+}
+
+/**
+ * The clients variant for openapi-generator's targets (Java and Rust; generated/openapi/<api>.clients-openapi-generator.json):
+ * forClientGenerators, then rule 8. openapi-generator 7.17 to 7.25 resolves the `{type: 'null'}` member of a union to
+ * a class `ModelNull` it never writes, so generated Java does not compile; its own normalizer rule for such unions
+ * (SIMPLIFY_ONEOF_ANYOF) no longer applies to them. openapi-python-client and oapi-codegen type the union as optional
+ * (`X | None`, `*X`), and need it, so this rule is for this variant alone.
+ * 8. A `oneOf` or `anyOf` of `{type: 'null'}` and one other schema becomes that schema with `nullable: true` (a `$ref`
+ *    beside the union's other keywords; an inline schema's keywords merged in).
+ */
+export function forOpenapiGenerator(document: Json): Json {
+  return nullableUnionsCollapsed(forClientGenerators(document));
+}
+
+function nullableUnionsCollapsed(node: Json): Json {
+  if (Array.isArray(node)) return node.map(nullableUnionsCollapsed);
+  if (!isObject(node)) return node;
+  const out: JsonObject = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, nullableUnionsCollapsed(v)]));
+  for (const combinator of ['oneOf', 'anyOf']) {
+    const members = out[combinator];
+    if (!Array.isArray(members) || members.length !== 2) continue;
+    const others = members.filter((m) => !(isObject(m) && key(m) === key({ type: 'null' })));
+    const [other] = others;
+    if (others.length !== 1 || !isObject(other)) continue;
+    delete out[combinator];
+    const clash = Object.keys(other).some((k) => k in out && !annotations.has(k));
+    if (clash) out.allOf = [other];
+    else for (const [k, v] of Object.entries(other)) if (!(k in out)) out[k] = v;
+    out.nullable = true;
+  }
+  return out;
 }
 
 function rewritten(node: Json): Json {
@@ -82,6 +118,14 @@ function rewritten(node: Json): Json {
     out.minItems = values.length;
     out.maxItems = values.length;
   }
+  for (const combinator of ['anyOf', 'oneOf']) {
+    const members = out[combinator];
+    if (typeof out.type === 'string' && Array.isArray(members) && members.every(constraintOnly)) delete out[combinator];
+  }
+  if ('const' in out && out.type === undefined && !Array.isArray(out.const)) {
+    const type = jsonType(out.const);
+    if (type !== undefined) out.type = type;
+  }
   if (Array.isArray(out.enum) && out.enum.length > 0 && out.enum.every(isObject)) {
     Object.assign(out, objectOfEnumValues(out.enum as JsonObject[]));
     delete out.enum;
@@ -89,11 +133,23 @@ function rewritten(node: Json): Json {
   return out;
 }
 
+/** Keywords that give a schema its kind; a schema with none of them only constrains (rule 6). */
+const kinds = ['type', '$ref', 'properties', 'items', 'prefixItems', 'enum', 'const', 'allOf', 'anyOf', 'oneOf', 'not'];
+const constraintOnly = (member: Json): boolean => isObject(member) && !kinds.some((k) => k in member);
+
+/** The JSON Schema type of a value; undefined for objects and arrays. */
+function jsonType(value: Json | undefined): string | undefined {
+  if (value === null) return 'null';
+  if (typeof value === 'boolean' || typeof value === 'string') return typeof value;
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+  return undefined;
+}
+
 /**
  * One item schema for a tuple's members. The generators model an `anyOf` of look-alike objects as a union whose
  * branches cannot be told apart (duplicate methods in Go, a dropped schema in Python), so members are merged where
  * they can be:
- * - members that differ only in annotations are one schema;
+ * - members that differ only in annotations are one schema, with the annotations they share;
  * - string constants are one string enum;
  * - members that each narrow the same `$ref` (`allOf: [{$ref}, {properties: …}]`) are that `$ref`;
  * - closed objects with the same property names are one closed object whose every property merges the members'
@@ -102,14 +158,31 @@ function rewritten(node: Json): Json {
  * The position each member held is lost; the description keeps it, and the server checks it.
  */
 export function tupleItems(members: Json[]): Json {
-  const unique = [...new Map(members.map((m) => [key(m), m])).values()];
-  if (unique.length === 1) return unique[0] ?? {};
+  const unique = distinct(members);
+  if (unique.length === 1) return commonAnnotations(members);
   const merged = mergedConstants(unique);
   if (merged) return merged;
   const refs = unique.map(narrowedRef);
   if (refs.every((r) => r !== undefined && r === refs[0])) return { $ref: refs[0] as string };
   const objects = mergedObjects(unique);
   return objects ?? { anyOf: unique };
+}
+
+/** The schemas without repeats (compared without annotations), each where it first appears. */
+function distinct(schemas: Json[]): Json[] {
+  const seen = new Map<string, Json>();
+  for (const schema of schemas) if (!seen.has(key(schema))) seen.set(key(schema), schema);
+  return [...seen.values()];
+}
+
+/** The first of schemas equal but for annotations, keeping only the annotations they all share. */
+function commonAnnotations(schemas: Json[]): Json {
+  const [first] = schemas;
+  if (!isObject(first)) return first ?? {};
+  const shared = Object.entries(first).filter(
+    ([k, v]) => !annotations.has(k) || schemas.every((s) => isObject(s) && JSON.stringify(s[k]) === JSON.stringify(v)),
+  );
+  return Object.fromEntries(shared);
 }
 
 /** `{type, enum}` when every schema is a `const` of one JSON type; undefined otherwise. */
@@ -147,8 +220,8 @@ function mergedObjects(schemas: Json[]): Json | undefined {
   const properties: JsonObject = {};
   for (const name of Object.keys(first.properties)) {
     const each = objects.map((o) => o.properties[name] as Json);
-    const unique = [...new Map(each.map((s) => [key(s), s])).values()];
-    properties[name] = unique.length === 1 ? (unique[0] ?? {}) : (mergedConstants(unique) ?? { anyOf: unique });
+    const unique = distinct(each);
+    properties[name] = unique.length === 1 ? commonAnnotations(each) : (mergedConstants(unique) ?? { anyOf: unique });
   }
   const merged: JsonObject = { type: 'object', properties };
   if (first.required !== undefined) merged.required = first.required;

@@ -3,6 +3,7 @@
  * and CI fails on any drift (`--check`):
  *   generated/openapi/<api>.bundled.json       one-file OpenAPI for the server and Schemathesis
  *   generated/openapi/<api>.clients.json       the same for other languages' client generators (client-generator-forms.ts)
+ *   generated/openapi/<api>.clients-openapi-generator.json   the same for openapi-generator's Java and Rust targets
  *   generated/openapi/<api>.dereferenced.json  fully dereferenced, no $id/$schema: what express-openapi-validator loads
  *   generated/types/<api>.ts                   openapi-typescript paths/components/operations
  *   generated/schemas/<resource>.ts            json-schema-to-typescript, one file per resource schema
@@ -15,7 +16,7 @@ import { bundle, createConfig } from '@redocly/openapi-core';
 import { compile } from 'json-schema-to-typescript';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { compileContracts } from '../src/solidity/compile-contracts.ts';
-import { forClientGenerators } from './client-generator-forms.ts';
+import { forClientGenerators, forOpenapiGenerator } from './client-generator-forms.ts';
 
 const root = new URL('..', import.meta.url).pathname;
 const check = process.argv.includes('--check');
@@ -169,6 +170,10 @@ async function build(): Promise<Map<string, string>> {
     files.set(
       `generated/openapi/${name}.clients.json`,
       withBanner(forClientGenerators(bundled) as { [key: string]: Json }),
+    );
+    files.set(
+      `generated/openapi/${name}.clients-openapi-generator.json`,
+      withBanner(forOpenapiGenerator(bundled) as { [key: string]: Json }),
     );
     // Dereference the one-file bundle (internal refs only); a cycle is an error, so the result is plain JSON.
     const inlined = (await $RefParser.dereference(structuredClone(bundled), {

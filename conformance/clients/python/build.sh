@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Generates the Python client of the clients scenario (conformance/clients/README.md) from the spec with
 # openapi-python-client (pinned in conformance/requirements.txt, in the project's .venv) into build/clients/python/,
-# and imports every module it wrote. A schema the generator cannot model, or a module that does not import, fails
-# with the generator's or Python's own message. CLIENTS_SPEC names another bundle (default: the clients bundle).
+# imports every module it wrote, and type-checks scenario.py against it with mypy --strict (pinned there too). A
+# schema the generator cannot model, a module that does not import, or a call the client no longer types fails with
+# the generator's, Python's or mypy's own message. CLIENTS_SPEC names another bundle (default: the clients bundle).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
 spec="${CLIENTS_SPEC:-$root/generated/openapi/service.clients.json}"
@@ -29,3 +30,7 @@ for module in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
     count += 1
 print(f"python: custom_launch_api_client generated, {count} modules import")
 PY
+# The scenario against the generated client's types: a spec change that breaks a call it makes fails here.
+MYPYPATH="$out/client" "$root/.venv/bin/mypy" --strict --no-error-summary --cache-dir "$root/build/cache/mypy" \
+  "$root/conformance/clients/python/scenario.py"
+echo "python: scenario.py type-checked (mypy --strict)"

@@ -3,11 +3,13 @@
 Reads CLIENTS_BASE_URL, CLIENTS_API_KEY (never printed) and CLIENTS_INPUTS; prints one line a step and exits 1 at
 the first mismatch.
 """
+import io
 import json
 import os
 import re
 import sys
 import time
+from typing import Any, Literal, NoReturn
 
 from custom_launch_api_client import AuthenticatedClient, Client
 from custom_launch_api_client.api.launches_v4 import (
@@ -32,21 +34,21 @@ from custom_launch_api_client.models import (
     CustomLaunchSourceFileReceiptV1,
     CustomLaunchWalletTransactionV4,
 )
-from custom_launch_api_client.types import UNSET, File
+from custom_launch_api_client.types import UNSET, File, Response, Unset
 
-CHAIN = "4663"
+CHAIN: Literal["4663"] = "4663"
 
 
 def step(name: str, line: str) -> None:
     print(f"{name}: {line}", flush=True)
 
 
-def mismatch(name: str, what: str) -> None:
+def mismatch(name: str, what: str) -> NoReturn:
     print(f"{name}: MISMATCH {what}", flush=True)
     sys.exit(1)
 
 
-def show(response) -> str:
+def show(response: Any) -> str:
     return f"{int(response.status_code)} {response.content[:400]!r}"
 
 
@@ -82,7 +84,7 @@ step(
 )
 
 
-def create(body):
+def create(body: CustomLaunchCreateRequestV4Profile410) -> Response[ApiError | CustomLaunchResourceV4]:
     return create_custom_launch_v4.sync_detailed(
         CHAIN, client=client, body=body, idempotency_key=inputs["idempotencyKey"]
     )
@@ -111,8 +113,8 @@ step("conflict", f"409 {error.error.code}, requestId {error.error.request_id}, r
 
 delivered = []
 for source in inputs["sourceFiles"]:
-    with open(source["path"], "rb") as f:
-        payload = f.read()
+    with open(source["path"], "rb") as source_file:
+        payload = io.BytesIO(source_file.read())
     put = put_custom_launch_source_file_v4.sync_detailed(
         CHAIN, launch_id, source["sha256"], client=client, body=File(payload=payload)
     )
@@ -153,7 +155,7 @@ step(
 )
 
 seen = set()
-cursor = UNSET
+cursor: str | Unset = UNSET
 pages = 0
 on_page = 0
 while True:
