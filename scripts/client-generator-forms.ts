@@ -56,32 +56,47 @@ export function forClientGenerators(document: Json): Json {
 
 /**
  * The clients variant for openapi-generator's targets (Java and Rust; generated/openapi/<api>.clients-openapi-generator.json):
- * forClientGenerators, then rule 8. openapi-generator 7.17 to 7.25 resolves the `{type: 'null'}` member of a union to
- * a class `ModelNull` it never writes, so generated Java does not compile; its own normalizer rule for such unions
- * (SIMPLIFY_ONEOF_ANYOF) no longer applies to them. openapi-python-client and oapi-codegen type the union as optional
- * (`X | None`, `*X`), and need it, so this rule is for this variant alone.
- * 8. A `oneOf` or `anyOf` of `{type: 'null'}` and one other schema becomes that schema with `nullable: true` (a `$ref`
- *    beside the union's other keywords; an inline schema's keywords merged in).
+ * forClientGenerators, then rules 8 to 11. openapi-python-client and oapi-codegen need none of them, and rule 8's
+ * spelling would cost them the optional member they now type (`X | None`, `*X`), so they read the other variant.
+ * 8. A union member `{type: 'null'}` is spelled `{enum: [null]}` (the same values): openapi-generator 7.17 to 7.25
+ *    resolves the first spelling to a class `ModelNull` it never writes (Java does not compile), while its normalizer
+ *    (SIMPLIFY_ONEOF_ANYOF) takes the second for what it is and types the union as the other member, nullable.
+ * 9. `if`/`then`/`else` are left out, and an `allOf` member left with nothing else: the Rust target stops on a
+ *    property of a schema with such an `allOf` (a NullPointerException naming the model) and types every reference
+ *    to a schema with a top-level `if` as an untyped JSON value.
+ * 10. An integer or number `const` becomes `minimum` and `maximum` of that value: the Rust target makes it an enum
+ *    named after the member, and `Default` (the page-size limit's `default`) is a trait there.
+ * 11. A boolean `const` becomes its type alone: the Rust target makes it an enum of the string "false".
  */
 export function forOpenapiGenerator(document: Json): Json {
-  return nullableUnionsCollapsed(forClientGenerators(document));
+  return forOpenapiGeneratorTargets(forClientGenerators(document));
 }
 
-function nullableUnionsCollapsed(node: Json): Json {
-  if (Array.isArray(node)) return node.map(nullableUnionsCollapsed);
+/** Rules 8 to 11 of forOpenapiGenerator, over a document forClientGenerators made. */
+function forOpenapiGeneratorTargets(node: Json): Json {
+  if (Array.isArray(node)) return node.map(forOpenapiGeneratorTargets);
   if (!isObject(node)) return node;
-  const out: JsonObject = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, nullableUnionsCollapsed(v)]));
+  const out: JsonObject = Object.fromEntries(
+    Object.entries(node)
+      .filter(([k]) => !conditionals.includes(k))
+      .map(([k, v]) => [k, forOpenapiGeneratorTargets(v)]),
+  );
+  if (Array.isArray(out.allOf)) {
+    const kept = out.allOf.filter(
+      (member) => !isObject(member) || Object.keys(withoutAnnotations(member) ?? {}).length > 0,
+    );
+    if (kept.length > 0) out.allOf = kept;
+    else delete out.allOf;
+  }
+  if (typeof out.const === 'number') {
+    out.minimum = out.const;
+    out.maximum = out.const;
+    delete out.const;
+  } else if (typeof out.const === 'boolean') delete out.const;
   for (const combinator of ['oneOf', 'anyOf']) {
     const members = out[combinator];
-    if (!Array.isArray(members) || members.length !== 2) continue;
-    const others = members.filter((m) => !(isObject(m) && key(m) === key({ type: 'null' })));
-    const [other] = others;
-    if (others.length !== 1 || !isObject(other)) continue;
-    delete out[combinator];
-    const clash = Object.keys(other).some((k) => k in out && !annotations.has(k));
-    if (clash) out.allOf = [other];
-    else for (const [k, v] of Object.entries(other)) if (!(k in out)) out[k] = v;
-    out.nullable = true;
+    if (!Array.isArray(members)) continue;
+    out[combinator] = members.map((m) => (isObject(m) && key(m) === key({ type: 'null' }) ? { enum: [null] } : m));
   }
   return out;
 }
@@ -136,6 +151,9 @@ function rewritten(node: Json): Json {
 /** Keywords that give a schema its kind; a schema with none of them only constrains (rule 6). */
 const kinds = ['type', '$ref', 'properties', 'items', 'prefixItems', 'enum', 'const', 'allOf', 'anyOf', 'oneOf', 'not'];
 const constraintOnly = (member: Json): boolean => isObject(member) && !kinds.some((k) => k in member);
+
+/** The conditional keywords rule 9 leaves out. */
+const conditionals = ['if', 'then', 'else'];
 
 /** The JSON Schema type of a value; undefined for objects and arrays. */
 function jsonType(value: Json | undefined): string | undefined {

@@ -20,7 +20,7 @@ const bundle = (name: string) => JSON.parse(readFileSync(join(root, 'generated/o
 /** A validator of `schema` (2020-12, full formats; OpenAPI's and oapi-codegen's keywords allowed). */
 function validator(schema: Json): (data: unknown) => boolean {
   const ajv = new Ajv2020({ strict: false, allErrors: true });
-  addFormats(ajv, { mode: 'full' });
+  addFormats.default(ajv, { mode: 'full' });
   return ajv.compile(schema as object);
 }
 
@@ -199,25 +199,58 @@ describe('the clients variant of a schema, further', () => {
     expect(forClientGenerators({ const: false })).toEqual({ const: false, type: 'boolean' });
   });
 
-  it("collapses a union of null and one schema for openapi-generator's targets alone", () => {
-    const union = {
+  it("spells the null member of a union enum: [null] for openapi-generator's targets alone", () => {
+    const union: Json = {
       description: 'Null before authorized.',
-      oneOf: [{ type: 'null' }, { $ref: '#/components/schemas/WalletTransaction' }],
+      oneOf: [{ type: 'null' }, { $ref: '#/$defs/WalletTransaction' }],
+      $defs: { WalletTransaction: { type: 'object', required: ['to'], properties: { to: { type: 'string' } } } },
     };
-    expect(forOpenapiGenerator(union)).toEqual({
-      description: 'Null before authorized.',
-      $ref: '#/components/schemas/WalletTransaction',
-      nullable: true,
-    });
+    const rewritten = forOpenapiGenerator(union);
+    expect(rewritten).toEqual({ ...union, oneOf: [{ enum: [null] }, { $ref: '#/$defs/WalletTransaction' }] });
     expect(forClientGenerators(union)).toEqual(union);
-    // An inline member whose keywords clash with the union's goes into allOf; a union of three stays.
-    expect(forOpenapiGenerator({ type: 'object', anyOf: [{ type: 'string' }, { type: 'null' }] })).toEqual({
+    // The same values: null and a transaction pass both, anything else neither.
+    for (const [instance, valid] of [
+      [null, true],
+      [{ to: '0x' }, true],
+      [{}, false],
+      ['x', false],
+    ] as const) {
+      expect(validator(union)(instance)).toBe(valid);
+      expect(validator(rewritten)(instance)).toBe(valid);
+    }
+  });
+});
+
+describe("the clients variant for openapi-generator's targets", () => {
+  it('leaves out conditionals, and allOf members left empty', () => {
+    const conditional: Json = {
       type: 'object',
-      allOf: [{ type: 'string' }],
-      nullable: true,
+      properties: { kind: { type: 'string' }, targets: { type: 'array' } },
+      allOf: [
+        { if: { properties: { kind: { const: 'direct' } } }, then: { required: ['targets'] } },
+        { $comment: 'only a comment', if: { required: ['kind'] }, then: { required: ['targets'] } },
+      ],
+      if: { required: ['kind'] },
+      then: { required: ['targets'] },
+    };
+    const rewritten = forOpenapiGenerator(conditional);
+    expect(rewritten).toEqual({
+      type: 'object',
+      properties: { kind: { type: 'string' }, targets: { type: 'array' } },
     });
-    const three = { oneOf: [{ type: 'null' }, { type: 'string' }, { type: 'integer' }] };
-    expect(forOpenapiGenerator(three)).toEqual(three);
+    // Superset: what the conditions refused passes now, and what they allowed still does.
+    expect(validator(conditional)({ kind: 'direct' })).toBe(false);
+    expect(validator(rewritten)({ kind: 'direct' })).toBe(true);
+    expect(validator(rewritten)({ kind: 'direct', targets: [] })).toBe(true);
+  });
+
+  it('states a numeric const as its bounds and a boolean const as its type', () => {
+    expect(forOpenapiGenerator({ type: 'integer', const: 10 })).toEqual({ type: 'integer', minimum: 10, maximum: 10 });
+    expect(forOpenapiGenerator({ const: false })).toEqual({ type: 'boolean' });
+    expect(forOpenapiGenerator({ type: 'string', const: 'x' })).toEqual({ type: 'string', const: 'x' });
+    for (const value of [9, 10, 11]) {
+      expect(validator(forOpenapiGenerator({ type: 'integer', const: 10 }))(value)).toBe(value === 10);
+    }
   });
 });
 
