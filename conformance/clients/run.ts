@@ -4,12 +4,15 @@
  *
  *   1. The stack of `make start` (scripts/start.ts: both devnets and the server) on free ports, its SQLite file and
  *      devnet documents under build/clients/; or, with CLIENTS_BASE_URL, a stack already running (see `target`).
- *   2. While it starts, every language's build.sh generates its client from the spec with its pinned generator and
- *      compiles the scenario against it, two at a time (a failure prints the generator's or compiler's output).
+ *   2. While it starts, drift: each build.sh from a copy of its bundle in which CustomLaunchPreflightV2.launchIntentHash
+ *      (a member every scenario reads) is renamed; each must fail, with a message of its generator or compiler that
+ *      names the member. Then every language's build.sh generates its client from the spec with its pinned generator
+ *      and compiles the scenario against it, two at a time (a failure prints the generator's or compiler's output).
  *   3. A wallet key for the examples' wallet; a seed launch of that wallet followed to `finalized`; and per language
  *      two fresh packs of examples/example-launch (conformance/clients/inputs.ts).
  *   4. Every language's run.sh, one after the other, each line of it shown under the language's name.
- *   5. A summary (also build/clients/summary.txt); exit 1 when any language failed to build or any step mismatched.
+ *   5. A summary (also build/clients/summary.txt); exit 1 when any language failed to build, any step mismatched or
+ *      any drifted build did not fail so.
  *
  * CLIENTS_LANGUAGES=go,java runs only those. Nothing is printed of the key.
  */
@@ -28,12 +31,24 @@ const out = join(root, 'build/clients');
 const projectDir = join(root, 'examples/example-launch');
 /** The languages, in the order they run, with the generator each pins (docs/clients.md). */
 const languages = [
-  { name: 'typescript', generator: 'openapi-typescript 7.13.0 + openapi-fetch 0.17.0' },
-  { name: 'python', generator: 'openapi-python-client 0.29.1' },
-  { name: 'go', generator: 'oapi-codegen v2.8.2' },
-  { name: 'java', generator: 'openapi-generator 7.25.0 (java, native)' },
-  { name: 'rust', generator: 'openapi-generator 7.25.0 (rust, reqwest)' },
+  { name: 'typescript', generator: 'openapi-typescript 7.13.0 + openapi-fetch 0.17.0', bundle: 'service.bundled.json' },
+  { name: 'python', generator: 'openapi-python-client 0.29.1', bundle: 'service.clients.json' },
+  { name: 'go', generator: 'oapi-codegen v2.8.2', bundle: 'service.clients.json' },
+  {
+    name: 'java',
+    generator: 'openapi-generator 7.25.0 (java, jersey3)',
+    bundle: 'service.clients-openapi-generator.json',
+  },
+  {
+    name: 'rust',
+    generator: 'openapi-generator 7.25.0 (rust, reqwest)',
+    bundle: 'service.clients-openapi-generator.json',
+  },
 ] as const;
+/** Terminal colour codes (Maven prints some even with style.color=never). */
+const colours = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
+/** The drift check's change: a member every scenario reads, renamed in a copy of each bundle. */
+const drift = { schema: 'CustomLaunchPreflightV2', from: 'launchIntentHash', to: 'launchIntentDigest' };
 const steps = [
   'capabilities',
   'preflight',
@@ -126,6 +141,63 @@ function freePort(): Promise<number> {
       );
     });
   });
+}
+
+/** Writes each bundle with the drift change into build/clients/drift/; answers the path per bundle file name. */
+function driftBundles(): Map<string, string> {
+  const dir = join(out, 'drift');
+  mkdirSync(dir, { recursive: true });
+  const paths = new Map<string, string>();
+  for (const file of new Set(languages.map((l) => l.bundle))) {
+    const document = JSON.parse(readFileSync(join(root, 'generated/openapi', file), 'utf8'));
+    const schema = document.components.schemas[drift.schema];
+    schema.properties[drift.to] = schema.properties[drift.from];
+    delete schema.properties[drift.from];
+    schema.required = schema.required.map((name: string) => (name === drift.from ? drift.to : name));
+    const path = join(dir, file);
+    writeFileSync(path, JSON.stringify(document));
+    paths.set(file, path);
+  }
+  return paths;
+}
+
+/**
+ * Builds each language again from its drifted bundle, two at a time: a build that fails with a line naming the
+ * renamed member (in the language's spelling) shows the drift; one that passes, or fails otherwise, does not.
+ */
+async function driftCheck(
+  selected: ReadonlyArray<(typeof languages)[number]>,
+): Promise<Map<string, string | undefined>> {
+  const bundles = driftBundles();
+  const shown = new Map<string, string | undefined>();
+  const spellings = /launchIntentHash|launch_intent_hash|LaunchIntentHash/;
+  const queue = [...selected];
+  const worker = async () => {
+    for (let language = queue.shift(); language !== undefined; language = queue.shift()) {
+      const env = { ...process.env, CLIENTS_SPEC: bundles.get(language.bundle) };
+      const outcome = await runScript(join(root, `conformance/clients/${language.name}/build.sh`), env);
+      // The compiler's line naming the member, with the line before when that one holds the error (javac's `symbol:`).
+      const lines = outcome.output.split('\n');
+      const at = lines.findIndex((l) => spellings.test(l));
+      const before = lines[at - 1] ?? '';
+      const line =
+        at === -1
+          ? undefined
+          : /error/i.test(before) && !/error/i.test(lines[at] ?? '')
+            ? `${before.trim()} ${lines[at]?.trim()}`
+            : lines[at];
+      const ok = outcome.status !== 0 && line !== undefined;
+      const plain = line?.replace(colours, '').trim();
+      shown.set(language.name, ok ? plain : undefined);
+      if (ok) say(`  ${language.name}: build failed (exit ${outcome.status}): ${plain?.slice(0, 220)}`);
+      else {
+        say(`  ${language.name}: DRIFT NOT SHOWN (exit ${outcome.status}); its output:`);
+        for (const l of outcome.output.trimEnd().split('\n')) say(`    ${l}`);
+      }
+    }
+  };
+  await Promise.all([worker(), worker()]);
+  return shown;
 }
 
 interface Target {
@@ -239,8 +311,14 @@ async function main(): Promise<number> {
       : "  starting make start's stack (scripts/start.ts: both devnets and the server) on free ports",
   );
   const stack = target();
-  // The builds run while the devnets start; the stack's start is awaited after them.
+  // The builds run while the devnets start; the stack's start is awaited after them. The drifted builds go first, so
+  // that what build/clients/ holds at the end is each client built from its real bundle.
   stack.catch(() => {});
+  say(
+    `\n== drift: each client built from its bundle with ${drift.schema}.${drift.from} renamed ${drift.to}; each build must fail naming it`,
+  );
+  const drifted = await driftCheck(selected);
+  say('\n== building each client from its bundle');
   const builds = await buildAll(
     selected.map((l) => l.name),
     2,
@@ -290,17 +368,25 @@ async function main(): Promise<number> {
   }
 
   const rows = results.map((r) => {
-    const ok = r.build.status === 0 && r.run?.status === 0 && r.passed.length === steps.length;
-    const verdict = r.build.status !== 0 ? 'build failed' : ok ? 'passed' : `failed (exit ${r.run?.status})`;
+    const driftShown = drifted.get(r.name) !== undefined;
+    const ok = r.build.status === 0 && r.run?.status === 0 && r.passed.length === steps.length && driftShown;
+    const verdict =
+      r.build.status !== 0
+        ? 'build failed'
+        : r.run?.status !== 0 || r.passed.length !== steps.length
+          ? `failed (exit ${r.run?.status})`
+          : driftShown
+            ? 'passed, drift shown'
+            : 'drift not shown';
     return {
       ...r,
       ok,
-      line: `${r.name.padEnd(11)} ${`${r.passed.length}/${steps.length}`.padEnd(6)} build ${`${r.build.seconds.toFixed(0)} s`.padEnd(6)} run ${`${(r.run?.seconds ?? 0).toFixed(0)} s`.padEnd(6)} ${verdict.padEnd(16)} ${r.generator}`,
+      line: `${r.name.padEnd(11)} ${`${r.passed.length}/${steps.length}`.padEnd(6)} build ${`${r.build.seconds.toFixed(0)} s`.padEnd(6)} run ${`${(r.run?.seconds ?? 0).toFixed(0)} s`.padEnd(6)} ${verdict.padEnd(20)} ${r.generator}`,
     };
   });
   const failed = rows.filter((r) => !r.ok).map((r) => r.name);
   const summary = [
-    `clients: ${rows.length - failed.length} of ${rows.length} languages passed every step (${elapsed()})`,
+    `clients: ${rows.length - failed.length} of ${rows.length} languages passed every step and failed to build on drift (${elapsed()})`,
     ...rows.map((r) => `  ${r.line}`),
   ].join('\n');
   say(`\n== summary\n${summary}`);

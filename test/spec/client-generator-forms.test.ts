@@ -223,16 +223,17 @@ describe('the clients variant of a schema, further', () => {
 
 describe("the clients variant for openapi-generator's targets", () => {
   it('leaves out conditionals, and allOf members left empty', () => {
-    const conditional: Json = {
-      type: 'object',
-      properties: { kind: { type: 'string' }, targets: { type: 'array' } },
-      allOf: [
-        { if: { properties: { kind: { const: 'direct' } } }, then: { required: ['targets'] } },
-        { $comment: 'only a comment', if: { required: ['kind'] }, then: { required: ['targets'] } },
+    // JSON text: a literal object with a `then` member reads as a thenable to the linter.
+    const conditional = JSON.parse(`{
+      "type": "object",
+      "properties": { "kind": { "type": "string" }, "targets": { "type": "array" } },
+      "allOf": [
+        { "if": { "properties": { "kind": { "const": "direct" } } }, "then": { "required": ["targets"] } },
+        { "$comment": "only a comment", "if": { "required": ["kind"] }, "then": { "required": ["targets"] } }
       ],
-      if: { required: ['kind'] },
-      then: { required: ['targets'] },
-    };
+      "if": { "required": ["kind"] },
+      "then": { "required": ["targets"] }
+    }`) as Json;
     const rewritten = forOpenapiGenerator(conditional);
     expect(rewritten).toEqual({
       type: 'object',
@@ -270,7 +271,7 @@ describe('the clients bundle', () => {
     const found: string[] = [];
     const walk = (node: unknown, pointer: string): void => {
       if (Array.isArray(node)) {
-        node.forEach((v, i) => walk(v, `${pointer}/${i}`));
+        for (const [i, v] of node.entries()) walk(v, `${pointer}/${i}`);
         return;
       }
       if (node === null || typeof node !== 'object') return;

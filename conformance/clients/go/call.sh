@@ -13,7 +13,7 @@ oapi_codegen='github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen@v2.8.2'
 command -v go >/dev/null || { echo "go client: Go is required (go not found)" >&2; exit 1; }
 cd "$here"
 rm -rf apiclient devclient caller && mkdir apiclient devclient
-# The clients bundles: kin-openapi cannot load closed tuples or boolean schemas; see scripts/generate.ts.
+# The clients bundle: the contract in forms the generators load; see scripts/client-generator-forms.ts.
 go run "$oapi_codegen" -config oapi-codegen.yaml "$root/generated/openapi/service.clients.json"
 go run "$oapi_codegen" -config oapi-codegen-developer.yaml "$root/generated/openapi/developer-api.clients.json"
 go build -o caller .

@@ -8,7 +8,7 @@ out="$root/build/conformance/clients/python"
 : "${CONFORMANCE_BASE_URL:?set CONFORMANCE_BASE_URL}" "${CONFORMANCE_API_KEY:?set CONFORMANCE_API_KEY}"
 : "${CONFORMANCE_DEVELOPERS_URL:?set CONFORMANCE_DEVELOPERS_URL}"
 rm -rf "$out" && mkdir -p "$out"
-# The clients bundle: generators cannot load closed tuples (prefixItems + items: false); see scripts/generate.ts.
+# The clients bundle: the contract in forms the generators load; see scripts/client-generator-forms.ts.
 "$root/.venv/bin/openapi-python-client" generate \
   --path "$root/generated/openapi/service.clients.json" \
   --config "$root/conformance/clients/python/config.yaml" \
