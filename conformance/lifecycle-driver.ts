@@ -23,13 +23,8 @@ import { createLaunchClient } from '../src/client/launches/client.ts';
 import { packLaunchProject } from '../src/client/launches/pack/pack.ts';
 import { deliverSourceFile, manifestFiles } from '../src/client/launches/sources.ts';
 import { schemaProblems } from '../src/spec/schema-registry.ts';
+import { anvilAccount0, blocksToFinalize, blocksToPost, devnetController } from './devnet-controller.ts';
 
-/** The anvil accounts the devnet unlocks that the driver signs for (eth_sendTransaction needs no key). */
-const anvilAccount0 = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
-/** The tracker commits `finalized` once the `finalized` checkpoint (latest - 64 on anvil) covers the block. */
-const blocksToFinalize = 65;
-/** `ethereum_posted` once the `safe` checkpoint (latest - 32) covers it, still short of `finalized`. */
-const blocksToPost = 40;
 const waitingStatuses = ['awaiting_wallet_signature', 'wallet_action_required', 'action_required', 'failed'];
 const minedStatuses = ['sequencer_soft_confirmed', 'ethereum_posted', 'finalized'];
 
@@ -66,27 +61,7 @@ export function lifecycleDriver(options: DriverOptions) {
   const client = createLaunchClient({ baseUrl: options.url, apiKey: options.apiKey });
   const headers = { Authorization: `Bearer ${options.apiKey}` };
 
-  const rpc = async (method: string, params: unknown[]): Promise<unknown> => {
-    const r = await fetch(options.rpcUrl, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-    });
-    const answer = (await r.json()) as { result?: unknown; error?: { message: string } };
-    if (answer.error) throw new Error(`${method}: ${answer.error.message}`);
-    return answer.result;
-  };
-  const mine = (blocks: number) => rpc('anvil_mine', [`0x${blocks.toString(16)}`]);
-  const send = (tx: { from: string; to: string; valueWei: string; data: string; gasLimit: string }) =>
-    rpc('eth_sendTransaction', [
-      {
-        from: tx.from,
-        to: tx.to,
-        value: `0x${BigInt(tx.valueWei).toString(16)}`,
-        data: tx.data,
-        gas: `0x${BigInt(tx.gasLimit).toString(16)}`,
-      },
-    ]) as Promise<string>;
+  const { mine, send } = devnetController(options.rpcUrl);
 
   /** One GET checked against the spec; answers the parsed body (undefined when the answer broke the contract). */
   const checkedGet = async (path: string, schemaFile: string, what: string): Promise<unknown> => {

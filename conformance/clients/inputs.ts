@@ -12,6 +12,7 @@ import type { ChainDeploymentV1, CustomLaunchResourceV4 } from '../../generated/
 import { createLaunchClient } from '../../src/client/launches/client.ts';
 import { packLaunchProject } from '../../src/client/launches/pack/pack.ts';
 import { deliverSourceFile, manifestFiles } from '../../src/client/launches/sources.ts';
+import { anvilAccount0, blocksToFinalize, devnetController } from '../devnet-controller.ts';
 
 /** One language's inputs file: what its scenario program sends (conformance/clients/README.md). */
 export interface ScenarioInputs {
@@ -54,10 +55,8 @@ export function writeScenarioInputs(options: {
   return file;
 }
 
-/** The anvil account the devnet unlocks and the examples' wallet: eth_sendTransaction needs no key for it. */
-export const exampleWallet = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
-/** The tracker commits `finalized` once the `finalized` checkpoint (latest - 64 on anvil) covers the block. */
-const blocksToFinalize = 65;
+/** The examples' wallet: anvil account 0, which the devnet unlocks. */
+export const exampleWallet = anvilAccount0;
 
 /**
  * A launch of the wallet followed to `finalized` with the repository's own client: created, its sources delivered,
@@ -93,30 +92,13 @@ export async function seedFinalizedLaunch(options: {
     }
     throw new Error(`seed launch ${launchId} stayed ${last?.status ?? 'unread'}, not ${statuses.join(' | ')}`);
   };
-  const rpc = async (method: string, params: unknown[]): Promise<unknown> => {
-    const r = await fetch(rpcUrl, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-    });
-    const answer = (await r.json()) as { result?: unknown; error?: { message: string } };
-    if (answer.error) throw new Error(`${method}: ${answer.error.message}`);
-    return answer.result;
-  };
+  const devnet = devnetController(rpcUrl);
   const awaiting = await until(['awaiting_wallet_signature']);
   const tx = awaiting.walletTransaction;
   if (!tx || tx.from.toLowerCase() !== exampleWallet) throw new Error(`seed launch ${launchId}: no wallet transaction`);
-  await rpc('eth_sendTransaction', [
-    {
-      from: tx.from,
-      to: tx.to,
-      value: `0x${BigInt(tx.valueWei).toString(16)}`,
-      data: tx.data,
-      gas: `0x${BigInt(tx.gasLimit).toString(16)}`,
-    },
-  ]);
+  await devnet.send(tx);
   await until(['sequencer_soft_confirmed', 'ethereum_posted', 'finalized']);
-  await rpc('anvil_mine', [`0x${blocksToFinalize.toString(16)}`]);
+  await devnet.mine(blocksToFinalize);
   await until(['finalized']);
   options.log(`seed launch ${launchId} finalized`);
   return launchId;
