@@ -139,6 +139,25 @@ fn json_str<T: serde::Serialize>(v: &T) -> String {
     }
 }
 
+/// Sends the V4 create with `key` and decodes the launch, exiting on any status but `expected`.
+fn create_expecting(
+    step: &str,
+    config: &Configuration,
+    key: &str,
+    request: &models::CustomLaunchCreateRequestV4,
+    expected: u16,
+) -> models::CustomLaunchResourceV4 {
+    let rc = launches::create_custom_launch_v4(config, CHAIN, key, request.clone())
+        .unwrap_or_else(|e| mismatch(step, &format!("expected {expected}, got {}", describe(&e))));
+    if rc.status.as_u16() != expected {
+        mismatch(step, &format!("expected {expected}, got {}", rc.status.as_u16()));
+    }
+    decoded(step, &rc, |s| match s {
+        launches::CreateCustomLaunchV4Success::Status200(m) | launches::CreateCustomLaunchV4Success::Status202(m) => Some(m),
+        _ => None,
+    }, "CustomLaunchResourceV4")
+}
+
 fn env(name: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| {
         eprintln!("environment variable {name} is not set");
@@ -211,27 +230,13 @@ fn main() {
     // 3. create
     let step = "create";
     let key = inputs["idempotencyKey"].as_str().unwrap_or_else(|| mismatch(step, "inputs.idempotencyKey is not a string")).to_string();
-    let rc = launches::create_custom_launch_v4(&authed, CHAIN, &key, request.clone()).unwrap_or_else(|e| mismatch(step, &format!("expected 202, got {}", describe(&e))));
-    if rc.status.as_u16() != 202 {
-        mismatch(step, &format!("expected 202, got {}", rc.status.as_u16()));
-    }
-    let created: models::CustomLaunchResourceV4 = decoded(step, &rc, |s| match s {
-        launches::CreateCustomLaunchV4Success::Status200(m) | launches::CreateCustomLaunchV4Success::Status202(m) => Some(m),
-        _ => None,
-    }, "CustomLaunchResourceV4");
+    let created = create_expecting(step, &authed, &key, &request, 202);
     let launch_id = created.launch_id.clone();
     line(step, &format!("202, launchId {launch_id}, status {}", created.status));
 
     // 4. replay
     let step = "replay";
-    let rc = launches::create_custom_launch_v4(&authed, CHAIN, &key, request.clone()).unwrap_or_else(|e| mismatch(step, &format!("expected 200, got {}", describe(&e))));
-    if rc.status.as_u16() != 200 {
-        mismatch(step, &format!("expected 200, got {}", rc.status.as_u16()));
-    }
-    let replayed: models::CustomLaunchResourceV4 = decoded(step, &rc, |s| match s {
-        launches::CreateCustomLaunchV4Success::Status200(m) | launches::CreateCustomLaunchV4Success::Status202(m) => Some(m),
-        _ => None,
-    }, "CustomLaunchResourceV4");
+    let replayed = create_expecting(step, &authed, &key, &request, 200);
     if replayed.launch_id != launch_id {
         mismatch(step, &format!("expected launchId {launch_id}, got {}", replayed.launch_id));
     }
