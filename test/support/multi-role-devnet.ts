@@ -1,15 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  type Address,
-  createPublicClient,
-  createTestClient,
-  createWalletClient,
-  type Hex,
-  http,
-  type PublicClient,
-} from 'viem';
+import { createPublicClient, createTestClient, type Hex, http, type PublicClient } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { chain4663 } from '../../src/chain/chain.ts';
 import { PermitAttester } from '../../src/chain/launch-permit.ts';
@@ -23,6 +15,7 @@ import { pinnedMultiRoleLaunchRules } from '../../src/domain/multi-role/pinned-r
 import { MultiRoleTracker } from '../../src/domain/multi-role/tracker.ts';
 import { type Db, openDatabase } from '../../src/store/db.ts';
 import { testLifecycle } from './lifecycle.ts';
+import { sendSigned } from './wallet-send.ts';
 
 /** Anvil's account 0: the devnet's operator and the example's launch wallet. */
 export const account0 = privateKeyToAccount(devnetOperatorKey);
@@ -86,16 +79,8 @@ export async function broadcastFrom0(
   tx: { to: string; valueWei: string; data: string },
   gas = 12_000_000n,
 ): Promise<Hex> {
-  const wallet = createWalletClient({ account: account0, chain: chain4663(rpcUrl), transport: http(rpcUrl) });
   const reader = createPublicClient({ chain: chain4663(rpcUrl), transport: http(rpcUrl) });
-  const hash = await wallet.sendTransaction({
-    chain: wallet.chain,
-    account: account0,
-    to: tx.to as Address,
-    value: BigInt(tx.valueWei),
-    data: tx.data as Hex,
-    gas,
-  });
+  const hash = await sendSigned(rpcUrl, chain4663(rpcUrl), account0, { ...tx, gas });
   await reader.waitForTransactionReceipt({ hash });
   return hash;
 }

@@ -15,6 +15,7 @@ import { auth, call } from './http.ts';
 import { reissueDecisionBody } from './permit-reissue.ts';
 import { exampleProject } from './sources.ts';
 import { readV4Launch, untilV4Status } from './v4-launch-status.ts';
+import { sendSigned } from './wallet-send.ts';
 
 /**
  * The example project's manifest as the frozen profile 4.0.0 (no funding plan, no initial buy, so no native/USD quote
@@ -149,12 +150,8 @@ export function v4DevnetLaunches(running: DevnetServer) {
   };
   /** The controller signs and broadcasts `tx` from account 0; resolves its receipt. */
   const send = async (tx: { to: string; valueWei: string; data: string; gasLimit: string }) => {
-    const hash = await walletClient.sendTransaction({
-      account: privateKeyToAccount(devnetOperatorKey),
-      chain,
-      to: tx.to as Hex,
-      value: BigInt(tx.valueWei),
-      data: tx.data as Hex,
+    const hash = await sendSigned(devnet.deployment.rpcUrl, chain, privateKeyToAccount(devnetOperatorKey), {
+      ...tx,
       gas: BigInt(tx.gasLimit),
     });
     return reader.waitForTransactionReceipt({ hash });
