@@ -39,10 +39,11 @@ devnet: install
 	npx tsx scripts/devnet.ts
 
 ## Everything CI runs: drift check, spec lint, code lint, type check, schema/example check, the vitest suite,
-## and the conformance run against a real server. The four checks run two at a time; then the vitest suite and the
-## conformance run share the machine (each prints its output when it ends), as each leaves most of a core idle alone.
+## and the conformance run against a real server. The four checks run two at a time, the type check (the longest)
+## started first; then the vitest suite and the conformance run share the machine (each prints its output when it
+## ends), as each leaves most of a core idle alone.
 test: install
-	@$(MAKE) --no-print-directory -j2 --output-sync=target check-generated lint-spec lint typecheck
+	@$(MAKE) --no-print-directory -j2 --output-sync=target typecheck check-generated lint-spec lint
 	@$(MAKE) --no-print-directory -j2 --output-sync=target unit conformance
 	@echo; echo "== summary"; npx tsx scripts/test-summary.ts build/vitest-report.json; cat build/conformance/summary.txt
 
@@ -62,8 +63,10 @@ lint: install
 	npx tsx scripts/check-architecture.ts
 	npx tsx scripts/check-comments.ts src test conformance scripts
 
+## Incremental: tsc keeps what it checked in build/tsc/ and checks again only what changed and what depends on it
+## (about 6 s of 36 on an unchanged tree). `make clean` removes it.
 typecheck: install
-	npx tsc -p tsconfig.json --noEmit
+	npx tsc -p tsconfig.json --noEmit --incremental --tsBuildInfoFile build/tsc/project.tsbuildinfo
 
 ## The browser test (test/browser/) drives Debian's Chromium: installed first when missing and we are root with apt-get.
 ## A failed install fails nothing: the test is then skipped with its reason. The .venv gives test/server/metrics.test.ts
