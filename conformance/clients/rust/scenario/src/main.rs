@@ -45,6 +45,15 @@ fn describe<T>(e: &Error<T>) -> String {
     }
 }
 
+/// The response of a generated operation when it answered `expected`; any other answer exits on `step`.
+fn answered<S, E>(step: &str, result: Result<ResponseContent<S>, Error<E>>, expected: u16) -> ResponseContent<S> {
+    let rc = result.unwrap_or_else(|e| mismatch(step, &format!("expected {expected}, got {}", describe(&e))));
+    if rc.status.as_u16() != expected {
+        mismatch(step, &format!("expected {expected}, got {}", rc.status.as_u16()));
+    }
+    rc
+}
+
 /// The entity of a successful response as the generated model `M`. The generated code decodes with `.ok()`
 /// into an untagged enum; when that yields nothing, decode again with `M` to show serde's own message.
 fn decoded<S, M: serde::de::DeserializeOwned + Clone>(
@@ -147,11 +156,7 @@ fn create_expecting(
     request: &models::CustomLaunchCreateRequestV4,
     expected: u16,
 ) -> models::CustomLaunchResourceV4 {
-    let rc = launches::create_custom_launch_v4(config, CHAIN, key, request.clone())
-        .unwrap_or_else(|e| mismatch(step, &format!("expected {expected}, got {}", describe(&e))));
-    if rc.status.as_u16() != expected {
-        mismatch(step, &format!("expected {expected}, got {}", rc.status.as_u16()));
-    }
+    let rc = answered(step, launches::create_custom_launch_v4(config, CHAIN, key, request.clone()), expected);
     decoded(step, &rc, |s| match s {
         launches::CreateCustomLaunchV4Success::Status200(m) | launches::CreateCustomLaunchV4Success::Status202(m) => Some(m),
         _ => None,
@@ -185,10 +190,7 @@ fn main() {
 
     // 1. capabilities
     let step = "capabilities";
-    let rc = public::get_custom_launch_capabilities_v4(&authed, CHAIN).unwrap_or_else(|e| mismatch(step, &format!("expected 200, got {}", describe(&e))));
-    if rc.status.as_u16() != 200 {
-        mismatch(step, &format!("expected 200, got {}", rc.status.as_u16()));
-    }
+    let rc = answered(step, public::get_custom_launch_capabilities_v4(&authed, CHAIN), 200);
     let caps: models::CustomLaunchCapabilitiesV2 = decoded(step, &rc, |s| match s {
         public::GetCustomLaunchCapabilitiesV4Success::Status200(m) => Some(m),
         _ => None,
@@ -207,10 +209,7 @@ fn main() {
     let step = "preflight";
     let request = request_model(step, "request", &inputs["request"]);
     let (intent_hash, launch_wallet) = request_fields(&request);
-    let rc = launches::preflight_custom_launch_v4(&authed, CHAIN, request.clone()).unwrap_or_else(|e| mismatch(step, &format!("expected 200, got {}", describe(&e))));
-    if rc.status.as_u16() != 200 {
-        mismatch(step, &format!("expected 200, got {}", rc.status.as_u16()));
-    }
+    let rc = answered(step, launches::preflight_custom_launch_v4(&authed, CHAIN, request.clone()), 200);
     let pre: models::CustomLaunchPreflightV2 = decoded(step, &rc, |s| match s {
         launches::PreflightCustomLaunchV4Success::Status200(m) => Some(m),
         _ => None,
@@ -304,7 +303,7 @@ fn main() {
     let started = Instant::now();
     let mut seen: Vec<String> = Vec::new();
     let launch = loop {
-        let rc = launches::get_custom_launch_v4(&authed, CHAIN, &launch_id).unwrap_or_else(|e| mismatch(step, &format!("expected 200, got {}", describe(&e))));
+        let rc = answered(step, launches::get_custom_launch_v4(&authed, CHAIN, &launch_id), 200);
         let l: models::CustomLaunchResourceV4 = decoded(step, &rc, |s| match s {
             launches::GetCustomLaunchV4Success::Status200(m) => Some(m),
             _ => None,
@@ -399,10 +398,7 @@ fn main() {
 
     // 9. finalized feed (public: the configuration carries no credential)
     let step = "finalized feed";
-    let rc = public::list_finalized_custom_launches_v4(&anonymous, CHAIN, None, None).unwrap_or_else(|e| mismatch(step, &format!("expected 200, got {}", describe(&e))));
-    if rc.status.as_u16() != 200 {
-        mismatch(step, &format!("expected 200, got {}", rc.status.as_u16()));
-    }
+    let rc = answered(step, public::list_finalized_custom_launches_v4(&anonymous, CHAIN, None, None), 200);
     let feed: models::CustomLaunchFinalizedListV4 = decoded(step, &rc, |s| match s {
         public::ListFinalizedCustomLaunchesV4Success::Status200(m) => Some(m),
         _ => None,
