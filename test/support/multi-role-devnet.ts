@@ -79,10 +79,7 @@ export async function broadcastFrom0(
   tx: { to: string; valueWei: string; data: string },
   gas = 12_000_000n,
 ): Promise<Hex> {
-  const reader = createPublicClient({ chain: chain4663(rpcUrl), transport: http(rpcUrl) });
-  const hash = await sendSigned(rpcUrl, chain4663(rpcUrl), account0, { ...tx, gas });
-  await reader.waitForTransactionReceipt({ hash });
-  return hash;
+  return (await sendSigned(rpcUrl, chain4663(rpcUrl), account0, { ...tx, gas })).transactionHash;
 }
 
 /** Ticks the worker, and the tracker when the worker had nothing due, until the launch has `status`. */

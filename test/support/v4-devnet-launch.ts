@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createPublicClient, createTestClient, createWalletClient, decodeFunctionData, type Hex, http } from 'viem';
+import { createPublicClient, createTestClient, decodeFunctionData, type Hex, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { launchStampRouterAbi } from '../../generated/contracts/abis.ts';
@@ -92,7 +92,6 @@ export function v4DevnetLaunches(running: DevnetServer) {
   const chain = chain4663(devnet.deployment.rpcUrl);
   const testClient = createTestClient({ mode: 'anvil', chain, transport: http(devnet.deployment.rpcUrl) });
   const reader = createPublicClient({ chain, transport: http(devnet.deployment.rpcUrl) });
-  const walletClient = createWalletClient({ chain, transport: http(devnet.deployment.rpcUrl) });
   /** The packed request of each launch created here (the test plays the controller that packed it). */
   const requests = new Map<string, CustomLaunchCreateRequestV4>();
 
@@ -150,11 +149,10 @@ export function v4DevnetLaunches(running: DevnetServer) {
   };
   /** The controller signs and broadcasts `tx` from account 0; resolves its receipt. */
   const send = async (tx: { to: string; valueWei: string; data: string; gasLimit: string }) => {
-    const hash = await sendSigned(devnet.deployment.rpcUrl, chain, privateKeyToAccount(devnetOperatorKey), {
+    return sendSigned(devnet.deployment.rpcUrl, chain, privateKeyToAccount(devnetOperatorKey), {
       ...tx,
       gas: BigInt(tx.gasLimit),
     });
-    return reader.waitForTransactionReceipt({ hash });
   };
   /**
    * The controller's permit-reissue decision with the wallet key (spec/openapi/paths/v4-permit-reissue-disposition.yaml
@@ -230,7 +228,6 @@ export function v4DevnetLaunches(running: DevnetServer) {
     chain,
     testClient,
     reader,
-    walletClient,
     requests,
     launchOf,
     until,

@@ -1,4 +1,12 @@
-import { type Chain, createPublicClient, createWalletClient, type Hex, http, keccak256 } from 'viem';
+import {
+  type Chain,
+  createPublicClient,
+  createWalletClient,
+  type Hex,
+  http,
+  keccak256,
+  type TransactionReceipt,
+} from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 
 /** A wallet transaction as the service hands it off (the gas limit is the caller's to give). */
@@ -10,8 +18,8 @@ export interface WalletSend {
 }
 
 /**
- * Signs `tx` from `account` with the account's pending nonce, sends it as raw bytes and resolves its hash once the
- * node holds it. The hash is known before sending, so a send whose answer was lost still resolves: viem's transport
+ * Signs `tx` from `account` with the account's pending nonce, sends it as raw bytes and resolves its receipt once it is
+ * mined, reverted or not. The hash is known before sending, so a send whose answer was lost still resolves: viem's transport
  * resends a call that failed on the way (a reset connection, a 5xx), and the node then refuses the second copy
  * ('nonce too low', 'already known') although the first one is in. Any other refusal is thrown as the node gave it.
  */
@@ -20,7 +28,7 @@ export async function sendSigned(
   chain: Chain,
   account: PrivateKeyAccount,
   tx: WalletSend,
-): Promise<Hex> {
+): Promise<TransactionReceipt> {
   const reader = createPublicClient({ chain, transport: http(rpcUrl) });
   const wallet = createWalletClient({ chain, transport: http(rpcUrl) });
   const [nonce, fees] = await Promise.all([
@@ -45,5 +53,5 @@ export async function sendSigned(
     const held = await reader.getTransaction({ hash }).catch(() => undefined);
     if (!held) throw err;
   }
-  return hash;
+  return reader.waitForTransactionReceipt({ hash });
 }
